@@ -1,0 +1,294 @@
+// Package devices is the adapter contract: the small capability interfaces a
+// device may implement, the value types they exchange, the sentinel errors
+// that tell a permanent "unsupported" from a retryable "unreachable", and the
+// registry through which adapters hand their devices to the hub.
+//
+// The package imports nothing of Bifrost's; adapters (devices/sim,
+// devices/neewer, …) and the service layer both depend on it.
+package devices
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// ID is a device's stable identity, "ADAPTER:NATIVE_ID" (e.g. "sim:key-light",
+// "sonos:RINCON_…").
+type ID string
+
+// Kind is what a device is to the house.
+type Kind string
+
+const (
+	KindLight  Kind = "light"
+	KindMedia  Kind = "media"
+	KindPower  Kind = "power"
+	KindRemote Kind = "remote"
+	KindSensor Kind = "sensor"
+)
+
+// Kinds lists every kind, in display order.
+var Kinds = []Kind{KindLight, KindMedia, KindPower, KindRemote, KindSensor}
+
+// Sentinel errors. Adapters wrap them (fmt.Errorf("…: %w", ErrUnreachable)) so
+// callers can tell a device that cannot do something from one that cannot be
+// reached right now.
+var (
+	// ErrUnsupported: the device cannot do this, ever. Permanent.
+	ErrUnsupported = errors.New("not supported by this device")
+	// ErrUnreachable: the device did not answer. Retryable.
+	ErrUnreachable = errors.New("device unreachable")
+	// ErrInvalid: the device refused a value (e.g. an unknown input name).
+	ErrInvalid = errors.New("invalid value for this device")
+	// ErrTimeout: a command did not finish within its timeout. It wraps
+	// ErrUnreachable, so errors.Is(err, ErrUnreachable) holds.
+	ErrTimeout = &timeoutError{}
+)
+
+type timeoutError struct{}
+
+func (*timeoutError) Error() string        { return "device did not answer in time" }
+func (*timeoutError) Unwrap() error        { return ErrUnreachable }
+func (*timeoutError) Is(target error) bool { _, ok := target.(*timeoutError); return ok }
+
+// Info describes a device as its adapter knows it.
+type Info struct {
+	ID      ID
+	Adapter string // "sim", "neewer", "sonos", …
+	Kind    Kind
+	Name    string // the adapter's name for it; a user-given name overrides it
+	Model   string
+	// Room is the adapter's suggestion for a room on first discovery (the
+	// simulated home uses it); empty when the adapter has no opinion.
+	Room string
+}
+
+// Device is what every device implements.
+type Device interface {
+	Info() Info
+	// Online reports whether the device is reachable as far as the adapter
+	// knows, without doing I/O.
+	Online() bool
+}
+
+// LightCaps are what a light can do.
+type LightCaps struct {
+	Dimmable bool `json:"dimmable"`
+	// Color is true when the light takes a colour (hex / xy).
+	Color bool `json:"color"`
+	// Gamut is the Hue gamut ("A", "B", "C") a colour light takes xy in, or
+	// "" when it takes any xy (HSI lamps convert from RGB themselves).
+	Gamut string `json:"gamut,omitempty"`
+	// KelvinMin/KelvinMax are the colour-temperature range; 0 when the
+	// light has no colour temperature.
+	KelvinMin int      `json:"kelvin_min,omitempty"`
+	KelvinMax int      `json:"kelvin_max,omitempty"`
+	Effects   []string `json:"effects,omitempty"`
+}
+
+// HasTemperature reports whether the light takes a colour temperature.
+func (c LightCaps) HasTemperature() bool { return c.KelvinMax > 0 }
+
+// Color is a light colour in the two forms lamps take: sRGB hex and CIE xy.
+type Color struct {
+	Hex string  `json:"hex"` // "RRGGBB", upper case, no '#'
+	X   float64 `json:"x"`
+	Y   float64 `json:"y"`
+}
+
+// Colour modes of a lit light.
+const (
+	ModeTemperature = "temperature"
+	ModeColor       = "color"
+	ModeEffect      = "effect"
+)
+
+// LightState is a light's full state.
+type LightState struct {
+	On         bool   `json:"on"`
+	Brightness int    `json:"brightness"` // 0–100 %
+	Mode       string `json:"mode,omitempty"`
+	Kelvin     int    `json:"kelvin,omitempty"`
+	Color      *Color `json:"color,omitempty"`
+	Effect     string `json:"effect,omitempty"`
+}
+
+// LightChange is a sparse, already validated and clamped change: nil fields
+// are left as they are. At most one of Kelvin, Color and Effect is set.
+type LightChange struct {
+	On         *bool
+	Brightness *int
+	Kelvin     *int
+	Color      *Color
+	Effect     *string
+}
+
+// Light is a lamp.
+type Light interface {
+	Device
+	LightCaps() LightCaps
+	LightState(ctx context.Context) (LightState, error)
+	// SetLight applies a change and returns the state that resulted.
+	SetLight(ctx context.Context, c LightChange) (LightState, error)
+}
+
+// NowPlaying is what a media player is playing.
+type NowPlaying struct {
+	Title  string `json:"title,omitempty"`
+	Artist string `json:"artist,omitempty"`
+	Album  string `json:"album,omitempty"`
+	App    string `json:"app,omitempty"`
+}
+
+// Transport states and commands.
+const (
+	TransportPlaying = "playing"
+	TransportPaused  = "paused"
+	TransportStopped = "stopped"
+)
+
+// MediaState is a media player's live state.
+type MediaState struct {
+	Power      bool        `json:"power"`
+	Volume     int         `json:"volume"` // 0–100
+	Muted      bool        `json:"muted"`
+	Source     string      `json:"source,omitempty"`
+	Sources    []string    `json:"sources,omitempty"`
+	Transport  string      `json:"transport,omitempty"`
+	NowPlaying *NowPlaying `json:"now_playing,omitempty"`
+	// GroupCoordinator is the id of the speaker this one plays in sync
+	// with, empty when it plays alone or leads its own group.
+	GroupCoordinator ID `json:"group_coordinator,omitempty"`
+}
+
+// MediaChange is a sparse change to a media player. Transport is one of
+// "play", "pause", "stop", "next", "previous".
+type MediaChange struct {
+	Power     *bool
+	Volume    *int
+	Mute      *bool
+	Source    *string
+	Transport *string
+}
+
+// MediaPlayer is a speaker, receiver or TV's media side.
+type MediaPlayer interface {
+	Device
+	MediaState(ctx context.Context) (MediaState, error)
+	SetMedia(ctx context.Context, c MediaChange) (MediaState, error)
+}
+
+// Favorite is a saved station, playlist or track.
+type Favorite struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	Kind  string `json:"kind,omitempty"` // "radio", "playlist", "track", …
+}
+
+// FavoritePlayer is a media player with favourites.
+type FavoritePlayer interface {
+	Favorites(ctx context.Context) ([]Favorite, error)
+	PlayFavorite(ctx context.Context, id string) error
+}
+
+// Caster plays content given by id and type (a URL, a provider id).
+type Caster interface {
+	Cast(ctx context.Context, contentID, contentType string) error
+}
+
+// Grouper is a speaker that can play in sync with others of its adapter.
+type Grouper interface {
+	// JoinGroup makes this speaker follow coordinator.
+	JoinGroup(ctx context.Context, coordinator ID) error
+	// LeaveGroup makes it play alone again.
+	LeaveGroup(ctx context.Context) error
+}
+
+// Power kinds.
+const (
+	PowerSwitch  = "switch"
+	PowerOutlet  = "outlet"
+	PowerFan     = "fan"
+	PowerToggle  = "toggle"
+	PowerGeneric = "generic"
+)
+
+// PowerDevice is a switch, plug or fan.
+type PowerDevice interface {
+	Device
+	PowerKind() string
+	PowerState(ctx context.Context) (bool, error)
+	SetPower(ctx context.Context, on bool) error
+}
+
+// App is an app a remote can launch.
+type App struct {
+	ID   string `json:"id"` // package id, channel id, …
+	Name string `json:"name"`
+}
+
+// Remote keys every remote understands.
+var RemoteKeys = []string{
+	"up", "down", "left", "right", "select", "back", "home", "menu",
+	"volume_up", "volume_down", "mute", "play_pause", "next", "previous", "power",
+}
+
+// Remote is a TV remote.
+type Remote interface {
+	Device
+	PressKey(ctx context.Context, key string) error
+	SendText(ctx context.Context, text string) error
+	// LaunchApp opens an app by package id, or a deep link (a URL).
+	LaunchApp(ctx context.Context, appOrLink string) error
+	Apps(ctx context.Context) ([]App, error)
+	CurrentApp(ctx context.Context) (string, error)
+}
+
+// Sensor reading types and their units.
+const (
+	ReadingMotion      = "motion"      // bool
+	ReadingOccupancy   = "occupancy"   // bool
+	ReadingContact     = "contact"     // bool: true = closed
+	ReadingIlluminance = "illuminance" // lx
+	ReadingTemperature = "temperature" // °C
+	ReadingHumidity    = "humidity"    // %
+)
+
+// Reading is one sensor value. Presence readings (motion, occupancy,
+// contact) carry Bool; the others carry Value with a Unit.
+type Reading struct {
+	Type    string    `json:"type"`
+	Value   float64   `json:"value"`
+	Bool    *bool     `json:"bool,omitempty"`
+	Unit    string    `json:"unit,omitempty"`
+	Updated time.Time `json:"updated"`
+}
+
+// Presence reports whether the reading says someone is there.
+func (r Reading) Presence() (present, ok bool) {
+	if r.Bool == nil || (r.Type != ReadingMotion && r.Type != ReadingOccupancy) {
+		return false, false
+	}
+	return *r.Bool, true
+}
+
+// Sensor reports readings.
+type Sensor interface {
+	Device
+	Readings(ctx context.Context) ([]Reading, error)
+}
+
+// Content is a title found in a TV's libraries (its apps' catalogues).
+type Content struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	App   string `json:"app"`            // package id of the app that plays it
+	Kind  string `json:"kind,omitempty"` // "movie", "show", "episode", …
+}
+
+// ContentSearcher is a TV that can search its libraries and play a title.
+type ContentSearcher interface {
+	Search(ctx context.Context, query string) ([]Content, error)
+	PlayContent(ctx context.Context, c Content) error
+}

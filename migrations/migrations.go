@@ -1,0 +1,14 @@
+// Package migrations holds Bifrost's database schema as numbered goose SQL
+// files (00001_init.sql, 00002_….sql, …), embedded into the binary. Package
+// store applies them at start; each runs in its own transaction.
+//
+// A migration, once released, is never edited: a change to the schema is a
+// new file with the next number, with both an Up and a Down section.
+package migrations
+
+import "embed"
+
+// FS holds the migration files.
+//
+//go:embed *.sql
+var FS embed.FS

@@ -1,0 +1,105 @@
+package service
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/bifrost-hub/bifrost/devices"
+)
+
+// Error codes: the one vocabulary every surface maps to its own answer
+// (HTTP status, MCP isError).
+const (
+	EINVALID      = "invalid"      // bad input; the message says what is valid
+	ENOTFOUND     = "not_found"    // no such target
+	ECONFLICT     = "conflict"     // the request clashes with current state
+	EUNAUTHORIZED = "unauthorized" // no or bad credentials
+	EFORBIDDEN    = "forbidden"    // credentials lack the scope
+	EUNREACHABLE  = "unreachable"  // a device did not answer
+	EUNSUPPORTED  = "unsupported"  // the device cannot do this
+	ETOOMANY      = "too_many"     // rate limited
+	EINTERNAL     = "internal"     // a bug or a broken dependency
+)
+
+// Error is an error a person can act on: a code, a message, and optional
+// details (valid options, a range).
+type Error struct {
+	Code    string
+	Message string
+	Details map[string]any
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Errorf returns an *Error with code and a formatted message.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// With returns e with one more detail.
+func (e *Error) With(key string, value any) *Error {
+	if e.Details == nil {
+		e.Details = map[string]any{}
+	}
+	e.Details[key] = value
+	return e
+}
+
+// ErrorCode returns the code of err: the code of an *Error in its chain, a
+// code derived from the devices sentinels, or EINTERNAL.
+func ErrorCode(err error) string {
+	var e *Error
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &e):
+		return e.Code
+	case errors.Is(err, devices.ErrUnsupported):
+		return EUNSUPPORTED
+	case errors.Is(err, devices.ErrInvalid):
+		return EINVALID
+	case errors.Is(err, devices.ErrUnreachable):
+		return EUNREACHABLE
+	}
+	return EINTERNAL
+}
+
+// ErrorMessage returns the message of err meant for a person; internal
+// errors get a generic message so nothing internal leaks.
+func ErrorMessage(err error) string {
+	var e *Error
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &e):
+		return e.Message
+	case ErrorCode(err) == EINTERNAL:
+		return "internal error"
+	}
+	return err.Error()
+}
+
+// ErrorDetails returns the details of an *Error in err's chain.
+func ErrorDetails(err error) map[string]any {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Details
+	}
+	return nil
+}
+
+// deviceError turns an adapter error into an *Error naming the device.
+func deviceError(name string, err error) error {
+	var e *Error
+	if errors.As(err, &e) {
+		return err
+	}
+	code := ErrorCode(err)
+	switch code {
+	case EUNREACHABLE:
+		return Errorf(code, "%s is unreachable: %v", name, err)
+	case EUNSUPPORTED, EINVALID:
+		return Errorf(code, "%s: %v", name, err)
+	}
+	return fmt.Errorf("%s: %w", name, err)
+}

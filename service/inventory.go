@@ -1,0 +1,298 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/bifrost-hub/bifrost/devices"
+)
+
+// capsRecord is what the inventory remembers of a device's capabilities, so
+// a device that is off at the wall still lists with what it can do.
+type capsRecord struct {
+	Light     *devices.LightCaps `json:"light,omitempty"`
+	PowerKind string             `json:"power_kind,omitempty"`
+	Media     bool               `json:"media,omitempty"`
+	Favorites bool               `json:"favorites,omitempty"`
+	Cast      bool               `json:"cast,omitempty"`
+	Group     bool               `json:"group,omitempty"`
+	Remote    bool               `json:"remote,omitempty"`
+	Sensor    bool               `json:"sensor,omitempty"`
+}
+
+func capsOf(d devices.Device) capsRecord {
+	var c capsRecord
+	if l, ok := d.(devices.Light); ok {
+		lc := l.LightCaps()
+		c.Light = &lc
+	}
+	if p, ok := d.(devices.PowerDevice); ok {
+		c.PowerKind = p.PowerKind()
+	}
+	_, c.Media = d.(devices.MediaPlayer)
+	_, c.Favorites = d.(devices.FavoritePlayer)
+	_, c.Cast = d.(devices.Caster)
+	_, c.Group = d.(devices.Grouper)
+	_, c.Remote = d.(devices.Remote)
+	_, c.Sensor = d.(devices.Sensor)
+	return c
+}
+
+func decodeCaps(rec DeviceRecord) capsRecord {
+	var c capsRecord
+	if len(rec.Capabilities) > 0 {
+		_ = json.Unmarshal(rec.Capabilities, &c) // written by us; a bad row reads as no capabilities
+	}
+	return c
+}
+
+// syncDevice records a registered device in the inventory; a device seen for
+// the first time joins the room its adapter suggests (created if missing).
+func (s *Service) syncDevice(ctx context.Context, d devices.Device) error {
+	info := d.Info()
+	_, err := s.store.GetDevice(ctx, info.ID)
+	isNew := ErrorCode(err) == ENOTFOUND
+	if err != nil && !isNew {
+		return err
+	}
+	capsJSON, err := json.Marshal(capsOf(d))
+	if err != nil {
+		return err
+	}
+	now := s.now().UTC()
+	rec := DeviceRecord{
+		ID: info.ID, Adapter: info.Adapter, Kind: info.Kind, Name: info.Name, Model: info.Model,
+		Capabilities: capsJSON, Enabled: true, LastSeen: now, CreatedAt: now,
+	}
+	if err := s.store.UpsertDevice(ctx, rec); err != nil {
+		return err
+	}
+	if isNew && info.Room != "" {
+		return s.placeInRoom(ctx, info.ID, info.Room)
+	}
+	return nil
+}
+
+// placeInRoom puts a device in the room named room, creating the room.
+func (s *Service) placeInRoom(ctx context.Context, id devices.ID, room string) error {
+	rooms, err := s.store.ListRooms(ctx)
+	if err != nil {
+		return err
+	}
+	for _, r := range rooms {
+		if strings.EqualFold(r.Name, room) {
+			return s.store.SetDeviceRoom(ctx, id, r.ID)
+		}
+	}
+	return s.store.CreateRoom(ctx, Room{ID: newID("rm"), Name: room, Members: []devices.ID{id}, CreatedAt: s.now().UTC()})
+}
+
+// inventory is one consistent read of devices and rooms.
+type inventory struct {
+	devices []DeviceRecord
+	rooms   []Room
+	roomOf  map[string]string // room id → name
+}
+
+func (s *Service) inventory(ctx context.Context) (inventory, error) {
+	ds, err := s.store.ListDevices(ctx)
+	if err != nil {
+		return inventory{}, err
+	}
+	rs, err := s.store.ListRooms(ctx)
+	if err != nil {
+		return inventory{}, err
+	}
+	inv := inventory{devices: ds, rooms: rs, roomOf: map[string]string{}}
+	for _, r := range rs {
+		inv.roomOf[r.ID] = r.Name
+	}
+	return inv, nil
+}
+
+// ofKind returns the records of kind k.
+func (inv inventory) ofKind(k devices.Kind) []DeviceRecord {
+	var out []DeviceRecord
+	for _, d := range inv.devices {
+		if d.Kind == k {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// where returns the records whose capabilities satisfy keep.
+func (inv inventory) where(keep func(capsRecord) bool) []DeviceRecord {
+	var out []DeviceRecord
+	for _, d := range inv.devices {
+		if keep(decodeCaps(d)) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func (inv inventory) byID(id devices.ID) (DeviceRecord, bool) {
+	for _, d := range inv.devices {
+		if d.ID == id {
+			return d, true
+		}
+	}
+	return DeviceRecord{}, false
+}
+
+func recID(d DeviceRecord) string   { return string(d.ID) }
+func recName(d DeviceRecord) string { return d.Name }
+
+// view is the device as surfaces show it.
+func (s *Service) view(inv inventory, rec DeviceRecord) DeviceView {
+	v := DeviceView{
+		ID: rec.ID, Name: rec.Name, Kind: rec.Kind, Adapter: rec.Adapter, Model: rec.Model,
+		RoomID: rec.RoomID, Room: inv.roomOf[rec.RoomID], Enabled: rec.Enabled,
+	}
+	if !rec.LastSeen.IsZero() {
+		t := rec.LastSeen
+		v.LastSeen = &t
+	}
+	if d, ok := s.reg.Get(rec.ID); ok {
+		v.Online = d.Online()
+	}
+	return v
+}
+
+// live returns the registered device behind rec, or an unreachable error
+// naming it.
+func (s *Service) live(rec DeviceRecord) (devices.Device, error) {
+	d, ok := s.reg.Get(rec.ID)
+	if !ok || !d.Online() {
+		return nil, Errorf(EUNREACHABLE, "%s is offline", rec.Name)
+	}
+	return d, nil
+}
+
+// controllable checks that rec may take a command.
+func controllable(rec DeviceRecord) error {
+	if !rec.Enabled {
+		return Errorf(ECONFLICT, "%s is disabled; enable it on the Devices page first", rec.Name)
+	}
+	return nil
+}
+
+// readCtx bounds one live read.
+func (s *Service) readCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, s.readTTL)
+}
+
+// liveView returns the kind-specific view of rec with live state, for events.
+func (s *Service) liveView(ctx context.Context, rec DeviceRecord) any {
+	inv, err := s.inventory(ctx)
+	if err != nil {
+		return nil
+	}
+	switch rec.Kind {
+	case devices.KindLight:
+		return s.lightView(ctx, inv, rec)
+	case devices.KindMedia:
+		return s.mediaView(ctx, inv, rec)
+	case devices.KindPower:
+		return s.powerView(ctx, inv, rec)
+	case devices.KindSensor:
+		return s.sensorView(ctx, inv, rec)
+	case devices.KindRemote:
+		return s.remoteView(ctx, inv, rec)
+	}
+	return s.view(inv, rec)
+}
+
+// ListDevices returns the whole inventory, online and offline.
+func (s *Service) ListDevices(ctx context.Context) ([]DeviceView, error) {
+	if err := authorize(ctx, ScopeRead); err != nil {
+		return nil, err
+	}
+	inv, err := s.inventory(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]DeviceView, 0, len(inv.devices))
+	for _, d := range inv.devices {
+		out = append(out, s.view(inv, d))
+	}
+	return out, nil
+}
+
+// DevicePatch is a change to a device's user-owned fields. Room is a room
+// id or name; "" takes the device out of its room.
+type DevicePatch struct {
+	Name    *string `json:"name,omitempty"`
+	Room    *string `json:"room,omitempty"`
+	Enabled *bool   `json:"enabled,omitempty"`
+}
+
+// UpdateDevice renames a device, moves it to a room, or enables/disables it.
+func (s *Service) UpdateDevice(ctx context.Context, ref string, p DevicePatch) (DeviceView, error) {
+	if err := authorize(ctx, ScopeControl); err != nil {
+		return DeviceView{}, err
+	}
+	inv, err := s.inventory(ctx)
+	if err != nil {
+		return DeviceView{}, err
+	}
+	rec, err := resolve("device", ref, inv.devices, recID, recName)
+	if err != nil {
+		return DeviceView{}, err
+	}
+	roomID, err := s.devicePatchRoom(inv, p)
+	if err != nil {
+		return DeviceView{}, err
+	}
+	if p.Name != nil {
+		n, err := cleanName("device", *p.Name)
+		if err != nil {
+			return DeviceView{}, err
+		}
+		p.Name = &n
+	}
+	if _, err := s.store.UpdateDevice(ctx, rec.ID, DeviceUpdate{Name: p.Name, Enabled: p.Enabled}); err != nil {
+		return DeviceView{}, err
+	}
+	if p.Room != nil {
+		if err := s.store.SetDeviceRoom(ctx, rec.ID, roomID); err != nil {
+			return DeviceView{}, err
+		}
+	}
+	s.audit(ctx, "device.update", rec.Name, nil, "")
+	inv, err = s.inventory(ctx)
+	if err != nil {
+		return DeviceView{}, err
+	}
+	rec, _ = inv.byID(rec.ID)
+	v := s.view(inv, rec)
+	s.publish("device", string(rec.ID), "changed", v)
+	return v, nil
+}
+
+func (s *Service) devicePatchRoom(inv inventory, p DevicePatch) (string, error) {
+	if p.Name == nil && p.Room == nil && p.Enabled == nil {
+		return "", Errorf(EINVALID, "nothing to change: give name, room or enabled")
+	}
+	if p.Room == nil || *p.Room == "" {
+		return "", nil
+	}
+	r, err := resolve("room", *p.Room, inv.rooms, func(r Room) string { return r.ID }, func(r Room) string { return r.Name })
+	return r.ID, err
+}
+
+// cleanName trims a user-given name and checks it is usable.
+func cleanName(what, name string) (string, error) {
+	n := strings.TrimSpace(name)
+	switch {
+	case n == "":
+		return "", Errorf(EINVALID, "a %s needs a name", what)
+	case len(n) > 100:
+		return "", Errorf(EINVALID, "a %s name may be at most 100 characters", what)
+	case strings.ContainsAny(n, "\x00\r\n\t"):
+		return "", Errorf(EINVALID, "a %s name may not contain control characters", what)
+	}
+	return n, nil
+}

@@ -1,0 +1,499 @@
+package service
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/bifrost-hub/bifrost/devices"
+)
+
+// Device settings the service keeps for media players.
+const (
+	settingReceiver      = "receiver"       // id of the receiver a source is bound to
+	settingReceiverInput = "receiver_input" // the receiver input the source is on
+)
+
+// Content types a cast accepts.
+var CastTypes = []string{"music", "video", "url", "playlist", "channel", "episode", "tvshow", "image"}
+
+func (s *Service) mediaDevices(ctx context.Context) (inventory, []DeviceRecord, error) {
+	inv, err := s.inventory(ctx)
+	if err != nil {
+		return inv, nil, err
+	}
+	return inv, inv.where(func(c capsRecord) bool { return c.Media }), nil
+}
+
+// ListMedia returns every media player with live state.
+func (s *Service) ListMedia(ctx context.Context) ([]Media, error) {
+	if err := authorize(ctx, ScopeRead); err != nil {
+		return nil, err
+	}
+	inv, recs, err := s.mediaDevices(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Media, len(recs))
+	parallel(len(recs), func(i int) { out[i] = s.mediaView(ctx, inv, recs[i]) })
+	return out, nil
+}
+
+// GetMedia returns one media player by id or name.
+func (s *Service) GetMedia(ctx context.Context, ref string) (Media, error) {
+	if err := authorize(ctx, ScopeRead); err != nil {
+		return Media{}, err
+	}
+	inv, rec, err := s.findMedia(ctx, ref)
+	if err != nil {
+		return Media{}, err
+	}
+	return s.mediaView(ctx, inv, rec), nil
+}
+
+func (s *Service) findMedia(ctx context.Context, ref string) (inventory, DeviceRecord, error) {
+	inv, recs, err := s.mediaDevices(ctx)
+	if err != nil {
+		return inv, DeviceRecord{}, err
+	}
+	rec, err := resolve("media device", ref, recs, recID, recName)
+	return inv, rec, err
+}
+
+func (s *Service) mediaView(ctx context.Context, inv inventory, rec DeviceRecord) Media {
+	c := decodeCaps(rec)
+	m := Media{
+		DeviceView: s.view(inv, rec), Receiver: devices.ID(rec.Settings[settingReceiver]),
+		Favorites: c.Favorites, Cast: c.Cast, Group: c.Group, RemoteDevice: c.Remote,
+	}
+	st, err := s.readMedia(ctx, rec)
+	if err != nil {
+		m.Online = false
+		return m
+	}
+	if recv, ok := inv.byID(m.Receiver); ok {
+		if rs, err := s.readMedia(ctx, recv); err == nil {
+			st.Volume, st.Muted = rs.Volume, rs.Muted
+		}
+	}
+	m.State = &st
+	return m
+}
+
+func (s *Service) readMedia(ctx context.Context, rec DeviceRecord) (devices.MediaState, error) {
+	d, err := s.live(rec)
+	if err != nil {
+		return devices.MediaState{}, err
+	}
+	mp, ok := d.(devices.MediaPlayer)
+	if !ok {
+		return devices.MediaState{}, Errorf(EUNSUPPORTED, "%s is not a media player", rec.Name)
+	}
+	rctx, cancel := s.readCtx(ctx)
+	defer cancel()
+	st, err := mp.MediaState(rctx)
+	if err != nil {
+		return st, deviceError(rec.Name, err)
+	}
+	return st, nil
+}
+
+// SetMedia applies a sparse change to a media player. For a source bound to
+// a receiver, volume and mute go to the receiver, powering the source on
+// wakes the receiver on the bound input, and powering it off takes the
+// receiver down too.
+func (s *Service) SetMedia(ctx context.Context, ref string, p MediaPatch) (Media, error) {
+	if err := authorize(ctx, ScopeControl); err != nil {
+		return Media{}, err
+	}
+	if err := checkMediaPatch(p); err != nil {
+		return Media{}, err
+	}
+	inv, rec, err := s.findMedia(ctx, ref)
+	if err != nil {
+		return Media{}, err
+	}
+	_, err = s.applyMedia(ctx, rec, p)
+	s.audit(ctx, "media.set", rec.Name, err, mediaSummary(p))
+	if err != nil {
+		return Media{}, err
+	}
+	return s.mediaChanged(ctx, inv, rec), nil
+}
+
+func (s *Service) mediaChanged(ctx context.Context, inv inventory, rec DeviceRecord) Media {
+	m := s.mediaView(ctx, inv, rec)
+	s.publish("media", string(rec.ID), "changed", m)
+	return m
+}
+
+func checkMediaPatch(p MediaPatch) error {
+	if p.Power == nil && p.Volume == nil && p.Mute == nil && p.Source == nil && p.Transport == nil {
+		return Errorf(EINVALID, "nothing to change: give power, volume, mute, source or transport")
+	}
+	if p.Volume != nil && (*p.Volume < 0 || *p.Volume > 100) {
+		return Errorf(EINVALID, "volume %d is out of range: use 0–100", *p.Volume).With("min", 0).With("max", 100)
+	}
+	if p.Transport != nil && !slices.Contains(TransportCommands, *p.Transport) {
+		return Errorf(EINVALID, "transport %q is not a command; valid: %s", *p.Transport, strings.Join(TransportCommands, ", ")).
+			With("options", TransportCommands)
+	}
+	if p.Source != nil && strings.TrimSpace(*p.Source) == "" {
+		return Errorf(EINVALID, "source may not be empty")
+	}
+	return nil
+}
+
+// applyMedia routes a patch through the receiver binding and sends it.
+func (s *Service) applyMedia(ctx context.Context, rec DeviceRecord, p MediaPatch) (devices.MediaState, error) {
+	if err := controllable(rec); err != nil {
+		return devices.MediaState{}, err
+	}
+	recv, bound := s.boundReceiver(ctx, rec)
+	if !bound {
+		return s.sendMedia(ctx, rec, p)
+	}
+	toRecv := MediaPatch{Volume: p.Volume, Mute: p.Mute}
+	p.Volume, p.Mute = nil, nil
+	if p.Power != nil {
+		toRecv.Power = p.Power
+		if *p.Power {
+			if in := rec.Settings[settingReceiverInput]; in != "" {
+				toRecv.Source = &in
+			}
+		}
+	}
+	var st devices.MediaState
+	var err error
+	if p.Power != nil || p.Source != nil || p.Transport != nil {
+		if st, err = s.sendMedia(ctx, rec, p); err != nil {
+			return st, err
+		}
+	}
+	if toRecv.Power != nil || toRecv.Volume != nil || toRecv.Mute != nil {
+		if _, err := s.sendMedia(ctx, recv, toRecv); err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+func (s *Service) boundReceiver(ctx context.Context, rec DeviceRecord) (DeviceRecord, bool) {
+	id := rec.Settings[settingReceiver]
+	if id == "" {
+		return DeviceRecord{}, false
+	}
+	recv, err := s.store.GetDevice(ctx, devices.ID(id))
+	return recv, err == nil
+}
+
+// sendMedia sends one patch to one player through its command worker.
+func (s *Service) sendMedia(ctx context.Context, rec DeviceRecord, p MediaPatch) (devices.MediaState, error) {
+	d, err := s.live(rec)
+	if err != nil {
+		return devices.MediaState{}, err
+	}
+	mp, ok := d.(devices.MediaPlayer)
+	if !ok {
+		return devices.MediaState{}, Errorf(EUNSUPPORTED, "%s is not a media player", rec.Name)
+	}
+	c := devices.MediaChange{Power: p.Power, Volume: p.Volume, Mute: p.Mute, Transport: p.Transport}
+	if p.Source != nil {
+		src, err := s.matchSource(ctx, rec, mp, *p.Source)
+		if err != nil {
+			return devices.MediaState{}, err
+		}
+		c.Source = &src
+	}
+	var st devices.MediaState
+	err = s.reg.Do(ctx, rec.ID, "", func(ctx context.Context) error {
+		var err error
+		st, err = mp.SetMedia(ctx, c)
+		return err
+	})
+	if err != nil {
+		return st, deviceError(rec.Name, err)
+	}
+	return st, nil
+}
+
+// matchSource resolves a source name against the player's sources.
+func (s *Service) matchSource(ctx context.Context, rec DeviceRecord, mp devices.MediaPlayer, src string) (string, error) {
+	rctx, cancel := s.readCtx(ctx)
+	defer cancel()
+	st, err := mp.MediaState(rctx)
+	if err != nil {
+		return "", deviceError(rec.Name, err)
+	}
+	if len(st.Sources) == 0 {
+		return src, nil
+	}
+	self := func(v string) string { return v }
+	return resolve(rec.Name+" source", src, st.Sources, self, self)
+}
+
+func mediaSummary(p MediaPatch) string {
+	var f []string
+	if p.Power != nil {
+		f = append(f, "power="+boolText(*p.Power))
+	}
+	if p.Volume != nil {
+		f = append(f, "volume="+itoa(*p.Volume))
+	}
+	if p.Mute != nil {
+		f = append(f, "mute="+boolText(*p.Mute))
+	}
+	if p.Source != nil {
+		f = append(f, "source="+*p.Source)
+	}
+	if p.Transport != nil {
+		f = append(f, "transport="+*p.Transport)
+	}
+	return strings.Join(f, " ")
+}
+
+// Favorites lists a player's favourites.
+func (s *Service) Favorites(ctx context.Context, ref string) ([]devices.Favorite, error) {
+	if err := authorize(ctx, ScopeRead); err != nil {
+		return nil, err
+	}
+	_, rec, err := s.findMedia(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	_, favs, err := s.favorites(ctx, rec)
+	return favs, err
+}
+
+func (s *Service) favorites(ctx context.Context, rec DeviceRecord) (devices.FavoritePlayer, []devices.Favorite, error) {
+	d, err := s.live(rec)
+	if err != nil {
+		return nil, nil, err
+	}
+	fp, ok := d.(devices.FavoritePlayer)
+	if !ok {
+		return nil, nil, Errorf(EUNSUPPORTED, "%s has no favourites", rec.Name)
+	}
+	rctx, cancel := s.readCtx(ctx)
+	defer cancel()
+	favs, err := fp.Favorites(rctx)
+	if err != nil {
+		return nil, nil, deviceError(rec.Name, err)
+	}
+	if favs == nil {
+		favs = []devices.Favorite{}
+	}
+	return fp, favs, nil
+}
+
+// PlayFavorite plays a favourite given by id, title or unique part of a
+// title.
+func (s *Service) PlayFavorite(ctx context.Context, ref, favorite string) (Media, error) {
+	if err := authorize(ctx, ScopeControl); err != nil {
+		return Media{}, err
+	}
+	inv, rec, err := s.findMedia(ctx, ref)
+	if err != nil {
+		return Media{}, err
+	}
+	if err := controllable(rec); err != nil {
+		return Media{}, err
+	}
+	fp, favs, err := s.favorites(ctx, rec)
+	if err != nil {
+		return Media{}, err
+	}
+	fav, err := resolve("favourite", favorite, favs,
+		func(f devices.Favorite) string { return f.ID }, func(f devices.Favorite) string { return f.Title })
+	if err == nil {
+		err = s.reg.Do(ctx, rec.ID, "", func(ctx context.Context) error { return fp.PlayFavorite(ctx, fav.ID) })
+		err = wrapDevice(rec.Name, err)
+	}
+	s.audit(ctx, "media.play_favorite", rec.Name, err, fav.Title)
+	if err != nil {
+		return Media{}, err
+	}
+	return s.mediaChanged(ctx, inv, rec), nil
+}
+
+// Cast plays content (a URL or a provider's id) of a given type.
+func (s *Service) Cast(ctx context.Context, ref, contentID, contentType string) (Media, error) {
+	if err := authorize(ctx, ScopeControl); err != nil {
+		return Media{}, err
+	}
+	if strings.TrimSpace(contentID) == "" {
+		return Media{}, Errorf(EINVALID, "content_id is required: a URL or a provider's content id")
+	}
+	if !slices.Contains(CastTypes, contentType) {
+		return Media{}, Errorf(EINVALID, "content_type %q is not valid; valid: %s", contentType, strings.Join(CastTypes, ", ")).
+			With("options", CastTypes)
+	}
+	inv, rec, err := s.findMedia(ctx, ref)
+	if err != nil {
+		return Media{}, err
+	}
+	err = s.cast(ctx, rec, contentID, contentType)
+	s.audit(ctx, "media.cast", rec.Name, err, contentType+" "+contentID)
+	if err != nil {
+		return Media{}, err
+	}
+	return s.mediaChanged(ctx, inv, rec), nil
+}
+
+func (s *Service) cast(ctx context.Context, rec DeviceRecord, id, typ string) error {
+	if err := controllable(rec); err != nil {
+		return err
+	}
+	d, err := s.live(rec)
+	if err != nil {
+		return err
+	}
+	c, ok := d.(devices.Caster)
+	if !ok {
+		return Errorf(EUNSUPPORTED, "%s cannot play cast content", rec.Name)
+	}
+	return wrapDevice(rec.Name, s.reg.Do(ctx, rec.ID, "", func(ctx context.Context) error { return c.Cast(ctx, id, typ) }))
+}
+
+// Group makes each of members play in sync with the speaker ref.
+func (s *Service) Group(ctx context.Context, ref string, members []string) (FanoutResult, error) {
+	if err := authorize(ctx, ScopeControl); err != nil {
+		return FanoutResult{}, err
+	}
+	if len(members) == 0 {
+		return FanoutResult{}, Errorf(EINVALID, "name at least one speaker to join the group")
+	}
+	inv, coord, err := s.findMedia(ctx, ref)
+	if err != nil {
+		return FanoutResult{}, err
+	}
+	speakers := inv.where(func(c capsRecord) bool { return c.Group })
+	var targets []DeviceRecord
+	for _, m := range members {
+		rec, err := resolve("speaker", m, speakers, recID, recName)
+		if err != nil {
+			return FanoutResult{}, err
+		}
+		if rec.ID == coord.ID {
+			return FanoutResult{}, Errorf(EINVALID, "%s cannot join its own group", rec.Name)
+		}
+		targets = append(targets, rec)
+	}
+	if !decodeCaps(coord).Group {
+		return FanoutResult{}, Errorf(EUNSUPPORTED, "%s cannot lead a speaker group", coord.Name)
+	}
+	res := s.fanout(ctx, targets, func(ctx context.Context, rec DeviceRecord) error {
+		return s.joinGroup(ctx, rec, coord.ID)
+	})
+	s.audit(ctx, "media.group", coord.Name, res.err(), strings.Join(members, ", "))
+	s.mediaChanged(ctx, inv, coord)
+	return res, nil
+}
+
+func (s *Service) joinGroup(ctx context.Context, rec DeviceRecord, coord devices.ID) error {
+	if err := controllable(rec); err != nil {
+		return err
+	}
+	g, err := s.grouper(rec)
+	if err != nil {
+		return err
+	}
+	return wrapDevice(rec.Name, s.reg.Do(ctx, rec.ID, "", func(ctx context.Context) error { return g.JoinGroup(ctx, coord) }))
+}
+
+func (s *Service) grouper(rec DeviceRecord) (devices.Grouper, error) {
+	d, err := s.live(rec)
+	if err != nil {
+		return nil, err
+	}
+	g, ok := d.(devices.Grouper)
+	if !ok {
+		return nil, Errorf(EUNSUPPORTED, "%s cannot be grouped", rec.Name)
+	}
+	return g, nil
+}
+
+// Ungroup makes a speaker play alone again.
+func (s *Service) Ungroup(ctx context.Context, ref string) (Media, error) {
+	if err := authorize(ctx, ScopeControl); err != nil {
+		return Media{}, err
+	}
+	inv, rec, err := s.findMedia(ctx, ref)
+	if err != nil {
+		return Media{}, err
+	}
+	err = controllable(rec)
+	var g devices.Grouper
+	if err == nil {
+		g, err = s.grouper(rec)
+	}
+	if err == nil {
+		err = wrapDevice(rec.Name, s.reg.Do(ctx, rec.ID, "", func(ctx context.Context) error { return g.LeaveGroup(ctx) }))
+	}
+	s.audit(ctx, "media.ungroup", rec.Name, err, "")
+	if err != nil {
+		return Media{}, err
+	}
+	return s.mediaChanged(ctx, inv, rec), nil
+}
+
+// BindReceiver routes a source's volume and power through a receiver, on
+// one of its inputs. An empty receiver removes the binding. A source cannot
+// be bound to itself, nor to a receiver that is itself bound.
+func (s *Service) BindReceiver(ctx context.Context, ref, receiver, input string) (Media, error) {
+	if err := authorize(ctx, ScopeControl); err != nil {
+		return Media{}, err
+	}
+	inv, rec, err := s.findMedia(ctx, ref)
+	if err != nil {
+		return Media{}, err
+	}
+	recvID, in, err := s.checkBinding(ctx, inv, rec, receiver, input)
+	if err == nil {
+		err = s.store.SetDeviceSetting(ctx, rec.ID, settingReceiver, string(recvID))
+	}
+	if err == nil {
+		err = s.store.SetDeviceSetting(ctx, rec.ID, settingReceiverInput, in)
+	}
+	s.audit(ctx, "media.bind_receiver", rec.Name, err, receiver+" "+in)
+	if err != nil {
+		return Media{}, err
+	}
+	rec, err = s.store.GetDevice(ctx, rec.ID)
+	if err != nil {
+		return Media{}, err
+	}
+	return s.mediaChanged(ctx, inv, rec), nil
+}
+
+func (s *Service) checkBinding(ctx context.Context, inv inventory, rec DeviceRecord, receiver, input string) (devices.ID, string, error) {
+	if strings.TrimSpace(receiver) == "" {
+		return "", "", nil
+	}
+	players := inv.where(func(c capsRecord) bool { return c.Media })
+	recv, err := resolve("receiver", receiver, players, recID, recName)
+	if err != nil {
+		return "", "", err
+	}
+	switch {
+	case recv.ID == rec.ID:
+		return "", "", Errorf(EINVALID, "%s cannot be bound to itself", rec.Name)
+	case recv.Settings[settingReceiver] != "":
+		return "", "", Errorf(EINVALID, "%s is itself bound to a receiver; bind %s to that receiver instead", recv.Name, rec.Name)
+	}
+	for _, other := range players {
+		if other.Settings[settingReceiver] == string(rec.ID) {
+			return "", "", Errorf(EINVALID, "%s is a receiver for %s, so it cannot be bound to another", rec.Name, other.Name)
+		}
+	}
+	if strings.TrimSpace(input) == "" {
+		return recv.ID, "", nil
+	}
+	st, err := s.readMedia(ctx, recv)
+	if err != nil || len(st.Sources) == 0 {
+		return recv.ID, input, nil // checked when the receiver answers
+	}
+	self := func(v string) string { return v }
+	in, err := resolve(recv.Name+" input", input, st.Sources, self, self)
+	return recv.ID, in, err
+}

@@ -1,0 +1,188 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/bifrost-hub/bifrost/devices"
+)
+
+// launcherApps are home screens, never worth reopening as "the last app".
+var launcherApps = map[string]bool{
+	"com.google.android.tvlauncher":        true,
+	"com.google.android.apps.tv.launcherx": true,
+	"com.amazon.tv.launcher":               true,
+	"home":                                 true,
+}
+
+// PlayOnResult says what PlayOn did.
+type PlayOnResult struct {
+	Device  devices.ID `json:"device"`
+	Action  string     `json:"action"` // "opened_app", "played", "opened_last_app"
+	App     string     `json:"app,omitempty"`
+	Title   string     `json:"title,omitempty"`
+	Message string     `json:"message"`
+}
+
+// PlayOn fulfils "open Netflix" or "play Bob's Burgers" on a TV: an app from
+// the TV's catalogue whose name the query names is opened; otherwise the
+// TV's libraries are searched and the best match played; otherwise the
+// TV's last-used app is opened. The result says which.
+func (s *Service) PlayOn(ctx context.Context, tvRef, query string) (PlayOnResult, error) {
+	if err := authorize(ctx, ScopeControl); err != nil {
+		return PlayOnResult{}, err
+	}
+	q := strings.TrimSpace(query)
+	if q == "" {
+		return PlayOnResult{}, Errorf(EINVALID, "say what to play or open, e.g. \"Netflix\" or a show's title")
+	}
+	_, rec, err := s.findRemote(ctx, tvRef)
+	if err != nil {
+		return PlayOnResult{}, err
+	}
+	res, err := s.playOn(ctx, rec, q)
+	s.audit(ctx, "remote.play_on", rec.Name, err, q)
+	if err == nil {
+		s.publish("remote", string(rec.ID), "changed", res)
+	}
+	return res, err
+}
+
+func (s *Service) playOn(ctx context.Context, rec DeviceRecord, q string) (PlayOnResult, error) {
+	if err := controllable(rec); err != nil {
+		return PlayOnResult{}, err
+	}
+	r, err := s.remote(rec)
+	if err != nil {
+		return PlayOnResult{}, err
+	}
+	rctx, cancel := s.readCtx(ctx)
+	apps, err := r.Apps(rctx)
+	current, _ := r.CurrentApp(rctx)
+	cancel()
+	if err != nil {
+		return PlayOnResult{}, deviceError(rec.Name, err)
+	}
+	res := PlayOnResult{Device: rec.ID}
+	if app, ok := appNamedIn(apps, q); ok {
+		res.Action, res.App = "opened_app", app.ID
+		res.Message = fmt.Sprintf("Opened %s on %s", app.Name, rec.Name)
+		return res, s.launch(ctx, rec, r, app.ID)
+	}
+	if c, ok, err := s.searchContent(ctx, rec, r, q); err != nil || ok {
+		res.Action, res.App, res.Title = "played", c.App, c.Title
+		res.Message = fmt.Sprintf("Playing %s on %s", c.Title, rec.Name)
+		return res, err
+	}
+	last := current
+	if launcherApps[last] || last == "" {
+		return res, Errorf(ENOTFOUND, "nothing on %s matches %q, and no app was in use to fall back to; apps: %s",
+			rec.Name, q, strings.Join(names(apps, func(a devices.App) string { return a.Name }), ", "))
+	}
+	res.Action, res.App = "opened_last_app", last
+	res.Message = fmt.Sprintf("Found nothing called %q on %s; opened %s, the app last in use", q, rec.Name, appName(apps, last))
+	return res, s.launch(ctx, rec, r, last)
+}
+
+func (s *Service) launch(ctx context.Context, rec DeviceRecord, r devices.Remote, app string) error {
+	return wrapDevice(rec.Name, s.reg.Do(ctx, rec.ID, "", func(ctx context.Context) error { return r.LaunchApp(ctx, app) }))
+}
+
+// appNamedIn finds the app a query names: "Netflix", "open netflix",
+// "YouTube please". The longest matching name wins ("Disney+" over "Disney").
+func appNamedIn(apps []devices.App, q string) (devices.App, bool) {
+	lq := strings.ToLower(q)
+	var best devices.App
+	for _, a := range apps {
+		n := strings.ToLower(a.Name)
+		if n == "" || (lq != strings.ToLower(a.ID) && !containsWord(lq, n)) {
+			continue
+		}
+		if len(a.Name) > len(best.Name) {
+			best = a
+		}
+	}
+	return best, best.ID != ""
+}
+
+// containsWord reports whether name appears in q as whole words.
+func containsWord(q, name string) bool {
+	for i := strings.Index(q, name); i >= 0; {
+		end := i + len(name)
+		before := i == 0 || !isWordByte(q[i-1])
+		after := end == len(q) || !isWordByte(q[end])
+		if before && after {
+			return true
+		}
+		next := strings.Index(q[i+1:], name)
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	return false
+}
+
+func isWordByte(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '+'
+}
+
+func appName(apps []devices.App, id string) string {
+	for _, a := range apps {
+		if a.ID == id {
+			return a.Name
+		}
+	}
+	return id
+}
+
+// searchContent searches the TV's libraries and plays the best match.
+func (s *Service) searchContent(ctx context.Context, rec DeviceRecord, r devices.Remote, q string) (devices.Content, bool, error) {
+	cs, ok := r.(devices.ContentSearcher)
+	if !ok {
+		return devices.Content{}, false, nil
+	}
+	rctx, cancel := s.readCtx(ctx)
+	found, err := cs.Search(rctx, q)
+	cancel()
+	if err != nil {
+		return devices.Content{}, false, deviceError(rec.Name, err)
+	}
+	c, ok := bestContent(found, q)
+	if !ok {
+		return c, false, nil
+	}
+	err = wrapDevice(rec.Name, s.reg.Do(ctx, rec.ID, "", func(ctx context.Context) error { return cs.PlayContent(ctx, c) }))
+	return c, true, err
+}
+
+// bestContent ranks titles: exact, then prefix, then containing the query;
+// the shortest title wins a tie (the closest to what was said).
+func bestContent(found []devices.Content, q string) (devices.Content, bool) {
+	lq := strings.ToLower(strings.TrimPrefix(strings.TrimPrefix(strings.ToLower(q), "play "), "watch "))
+	rank := func(t string) int {
+		t = strings.ToLower(t)
+		switch {
+		case t == lq:
+			return 3
+		case strings.HasPrefix(t, lq):
+			return 2
+		case strings.Contains(t, lq):
+			return 1
+		}
+		return 0
+	}
+	var best devices.Content
+	bestRank := 0
+	for _, c := range found {
+		r := rank(c.Title)
+		if r > bestRank || (r == bestRank && r > 0 && len(c.Title) < len(best.Title)) {
+			best, bestRank = c, r
+		}
+	}
+	if bestRank == 0 && len(found) > 0 {
+		return found[0], true // the TV's own ranking when no title contains the words
+	}
+	return best, bestRank > 0
+}

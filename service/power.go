@@ -1,0 +1,99 @@
+package service
+
+import (
+	"context"
+
+	"github.com/bifrost-hub/bifrost/devices"
+)
+
+// ListPower returns every switch, plug and fan.
+func (s *Service) ListPower(ctx context.Context) ([]PowerView, error) {
+	if err := authorize(ctx, ScopeRead); err != nil {
+		return nil, err
+	}
+	inv, err := s.inventory(ctx)
+	if err != nil {
+		return nil, err
+	}
+	recs := inv.ofKind(devices.KindPower)
+	out := make([]PowerView, len(recs))
+	parallel(len(recs), func(i int) { out[i] = s.powerView(ctx, inv, recs[i]) })
+	return out, nil
+}
+
+// GetPower returns one power device by id or name.
+func (s *Service) GetPower(ctx context.Context, ref string) (PowerView, error) {
+	if err := authorize(ctx, ScopeRead); err != nil {
+		return PowerView{}, err
+	}
+	inv, rec, err := s.findPower(ctx, ref)
+	if err != nil {
+		return PowerView{}, err
+	}
+	return s.powerView(ctx, inv, rec), nil
+}
+
+func (s *Service) findPower(ctx context.Context, ref string) (inventory, DeviceRecord, error) {
+	inv, err := s.inventory(ctx)
+	if err != nil {
+		return inv, DeviceRecord{}, err
+	}
+	rec, err := resolve("power device", ref, inv.ofKind(devices.KindPower), recID, recName)
+	return inv, rec, err
+}
+
+func (s *Service) powerView(ctx context.Context, inv inventory, rec DeviceRecord) PowerView {
+	v := PowerView{DeviceView: s.view(inv, rec), PowerKind: decodeCaps(rec).PowerKind}
+	if v.PowerKind == "" {
+		v.PowerKind = devices.PowerGeneric
+	}
+	d, err := s.live(rec)
+	if err != nil {
+		return v
+	}
+	if p, ok := d.(devices.PowerDevice); ok {
+		rctx, cancel := s.readCtx(ctx)
+		defer cancel()
+		if on, err := p.PowerState(rctx); err == nil {
+			v.On = &on
+		} else {
+			v.Online = false
+		}
+	}
+	return v
+}
+
+// SetPower switches a power device on or off.
+func (s *Service) SetPower(ctx context.Context, ref string, on bool) (PowerView, error) {
+	if err := authorize(ctx, ScopeControl); err != nil {
+		return PowerView{}, err
+	}
+	inv, rec, err := s.findPower(ctx, ref)
+	if err != nil {
+		return PowerView{}, err
+	}
+	err = s.applyPower(ctx, rec, on)
+	s.audit(ctx, "power.set", rec.Name, err, "on="+boolText(on))
+	if err != nil {
+		return PowerView{}, err
+	}
+	v := s.powerView(ctx, inv, rec)
+	s.publish("power", string(rec.ID), "changed", v)
+	return v, nil
+}
+
+func (s *Service) applyPower(ctx context.Context, rec DeviceRecord, on bool) error {
+	if err := controllable(rec); err != nil {
+		return err
+	}
+	d, err := s.live(rec)
+	if err != nil {
+		return err
+	}
+	p, ok := d.(devices.PowerDevice)
+	if !ok {
+		return Errorf(EUNSUPPORTED, "%s cannot be switched", rec.Name)
+	}
+	// Only the last on/off matters: a waiting switch is superseded.
+	return wrapDevice(rec.Name, s.reg.Do(ctx, rec.ID, "power", func(ctx context.Context) error { return p.SetPower(ctx, on) }))
+}

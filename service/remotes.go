@@ -1,0 +1,194 @@
+package service
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/bifrost-hub/bifrost/devices"
+)
+
+// keyAliases maps common spoken or alternative key names onto the canonical
+// remote keys.
+var keyAliases = map[string]string{
+	"ok": "select", "enter": "select", "center": "select", "centre": "select",
+	"vol_up": "volume_up", "volumeup": "volume_up", "vol_down": "volume_down", "volumedown": "volume_down",
+	"play": "play_pause", "pause": "play_pause", "playpause": "play_pause",
+	"forward": "next", "fast_forward": "next", "rewind": "previous", "prev": "previous",
+	"return": "back",
+}
+
+func (s *Service) remoteDevices(ctx context.Context) (inventory, []DeviceRecord, error) {
+	inv, err := s.inventory(ctx)
+	if err != nil {
+		return inv, nil, err
+	}
+	return inv, inv.where(func(c capsRecord) bool { return c.Remote }), nil
+}
+
+// ListRemotes returns every TV remote with its apps and current app.
+func (s *Service) ListRemotes(ctx context.Context) ([]RemoteView, error) {
+	if err := authorize(ctx, ScopeRead); err != nil {
+		return nil, err
+	}
+	inv, recs, err := s.remoteDevices(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RemoteView, len(recs))
+	parallel(len(recs), func(i int) { out[i] = s.remoteView(ctx, inv, recs[i]) })
+	return out, nil
+}
+
+// GetRemote returns one remote by id or name.
+func (s *Service) GetRemote(ctx context.Context, ref string) (RemoteView, error) {
+	if err := authorize(ctx, ScopeRead); err != nil {
+		return RemoteView{}, err
+	}
+	inv, rec, err := s.findRemote(ctx, ref)
+	if err != nil {
+		return RemoteView{}, err
+	}
+	return s.remoteView(ctx, inv, rec), nil
+}
+
+func (s *Service) findRemote(ctx context.Context, ref string) (inventory, DeviceRecord, error) {
+	inv, recs, err := s.remoteDevices(ctx)
+	if err != nil {
+		return inv, DeviceRecord{}, err
+	}
+	rec, err := resolve("remote", ref, recs, recID, recName)
+	return inv, rec, err
+}
+
+func (s *Service) remoteView(ctx context.Context, inv inventory, rec DeviceRecord) RemoteView {
+	v := RemoteView{DeviceView: s.view(inv, rec), Keys: devices.RemoteKeys}
+	r, err := s.remote(rec)
+	if err != nil {
+		return v
+	}
+	rctx, cancel := s.readCtx(ctx)
+	defer cancel()
+	if apps, err := r.Apps(rctx); err == nil {
+		v.Apps = apps
+	}
+	if app, err := r.CurrentApp(rctx); err == nil {
+		v.CurrentApp = app
+	} else {
+		v.Online = false
+	}
+	return v
+}
+
+func (s *Service) remote(rec DeviceRecord) (devices.Remote, error) {
+	d, err := s.live(rec)
+	if err != nil {
+		return nil, err
+	}
+	r, ok := d.(devices.Remote)
+	if !ok {
+		return nil, Errorf(EUNSUPPORTED, "%s has no remote", rec.Name)
+	}
+	return r, nil
+}
+
+// RemoteCommand presses a key, types text, or launches an app (by package
+// id, name or deep link) on a TV.
+func (s *Service) RemoteCommand(ctx context.Context, ref string, cmd RemoteCommand) (RemoteView, error) {
+	if err := authorize(ctx, ScopeControl); err != nil {
+		return RemoteView{}, err
+	}
+	if err := checkRemoteCommand(&cmd); err != nil {
+		return RemoteView{}, err
+	}
+	inv, rec, err := s.findRemote(ctx, ref)
+	if err != nil {
+		return RemoteView{}, err
+	}
+	err = s.sendRemote(ctx, rec, cmd)
+	s.audit(ctx, "remote.command", rec.Name, err, remoteSummary(cmd))
+	if err != nil {
+		return RemoteView{}, err
+	}
+	v := s.remoteView(ctx, inv, rec)
+	s.publish("remote", string(rec.ID), "changed", v)
+	return v, nil
+}
+
+// checkRemoteCommand requires exactly one action and canonicalises the key.
+func checkRemoteCommand(cmd *RemoteCommand) error {
+	n := 0
+	for _, set := range []bool{cmd.Key != "", cmd.Text != "", cmd.App != ""} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return Errorf(EINVALID, "give exactly one of key, text and app")
+	}
+	if cmd.Key == "" {
+		return nil
+	}
+	k := strings.ToLower(strings.TrimSpace(cmd.Key))
+	k = strings.ReplaceAll(strings.ReplaceAll(k, " ", "_"), "-", "_")
+	if a, ok := keyAliases[k]; ok {
+		k = a
+	}
+	if !slices.Contains(devices.RemoteKeys, k) {
+		return Errorf(EINVALID, "%q is not a remote key; valid: %s", cmd.Key, strings.Join(devices.RemoteKeys, ", ")).
+			With("options", devices.RemoteKeys)
+	}
+	cmd.Key = k
+	return nil
+}
+
+func (s *Service) sendRemote(ctx context.Context, rec DeviceRecord, cmd RemoteCommand) error {
+	if err := controllable(rec); err != nil {
+		return err
+	}
+	r, err := s.remote(rec)
+	if err != nil {
+		return err
+	}
+	var run func(context.Context) error
+	switch {
+	case cmd.Key != "":
+		run = func(ctx context.Context) error { return r.PressKey(ctx, cmd.Key) }
+	case cmd.Text != "":
+		run = func(ctx context.Context) error { return r.SendText(ctx, cmd.Text) }
+	default:
+		app, err := s.matchApp(ctx, rec, r, cmd.App)
+		if err != nil {
+			return err
+		}
+		run = func(ctx context.Context) error { return r.LaunchApp(ctx, app) }
+	}
+	return wrapDevice(rec.Name, s.reg.Do(ctx, rec.ID, "", run))
+}
+
+// matchApp resolves an app by package id, name or unique part of a name; a
+// deep link (anything with "://") passes through.
+func (s *Service) matchApp(ctx context.Context, rec DeviceRecord, r devices.Remote, app string) (string, error) {
+	if strings.Contains(app, "://") {
+		return app, nil
+	}
+	rctx, cancel := s.readCtx(ctx)
+	defer cancel()
+	apps, err := r.Apps(rctx)
+	if err != nil {
+		return "", deviceError(rec.Name, err)
+	}
+	a, err := resolve(rec.Name+" app", app, apps,
+		func(a devices.App) string { return a.ID }, func(a devices.App) string { return a.Name })
+	return a.ID, err
+}
+
+func remoteSummary(c RemoteCommand) string {
+	switch {
+	case c.Key != "":
+		return "key=" + c.Key
+	case c.App != "":
+		return "app=" + c.App
+	}
+	return "text"
+}

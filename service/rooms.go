@@ -1,0 +1,307 @@
+package service
+
+import (
+	"context"
+	"slices"
+
+	"github.com/bifrost-hub/bifrost/devices"
+)
+
+func roomID(r Room) string   { return r.ID }
+func roomName(r Room) string { return r.Name }
+
+// ListRooms returns every room with its members and occupancy.
+func (s *Service) ListRooms(ctx context.Context) ([]RoomView, error) {
+	if err := authorize(ctx, ScopeRead); err != nil {
+		return nil, err
+	}
+	inv, err := s.inventory(ctx)
+	if err != nil {
+		return nil, err
+	}
+	scenes, err := s.store.ListScenes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RoomView, 0, len(inv.rooms))
+	for _, r := range inv.rooms {
+		out = append(out, s.roomView(ctx, inv, r, scenes))
+	}
+	return out, nil
+}
+
+// GetRoom returns one room by id or name.
+func (s *Service) GetRoom(ctx context.Context, ref string) (RoomView, error) {
+	if err := authorize(ctx, ScopeRead); err != nil {
+		return RoomView{}, err
+	}
+	inv, err := s.inventory(ctx)
+	if err != nil {
+		return RoomView{}, err
+	}
+	r, err := resolve("room", ref, inv.rooms, roomID, roomName)
+	if err != nil {
+		return RoomView{}, err
+	}
+	scenes, err := s.store.ListScenes(ctx)
+	if err != nil {
+		return RoomView{}, err
+	}
+	return s.roomView(ctx, inv, r, scenes), nil
+}
+
+func (s *Service) roomView(ctx context.Context, inv inventory, r Room, scenes []Scene) RoomView {
+	v := RoomView{ID: r.ID, Name: r.Name, Members: []DeviceView{}, CreatedAt: r.CreatedAt}
+	for _, id := range r.Members {
+		if rec, ok := inv.byID(id); ok {
+			v.Members = append(v.Members, s.view(inv, rec))
+		}
+	}
+	for _, sc := range scenes {
+		if sc.RoomID == r.ID {
+			v.Scenes = append(v.Scenes, sc.ID)
+		}
+	}
+	v.Occupied = s.occupancy(ctx, inv, r)
+	return v
+}
+
+// CreateRoom makes a room with optional members (ids or names of devices).
+func (s *Service) CreateRoom(ctx context.Context, name string, members []string) (RoomView, error) {
+	if err := authorize(ctx, ScopeControl); err != nil {
+		return RoomView{}, err
+	}
+	n, err := cleanName("room", name)
+	if err != nil {
+		return RoomView{}, err
+	}
+	inv, err := s.inventory(ctx)
+	if err != nil {
+		return RoomView{}, err
+	}
+	ids, err := resolveDevices(inv, members)
+	if err != nil {
+		return RoomView{}, err
+	}
+	r := Room{ID: newID("rm"), Name: n, Members: ids, CreatedAt: s.now().UTC()}
+	err = s.store.CreateRoom(ctx, r)
+	s.audit(ctx, "room.create", n, err, "")
+	if err != nil {
+		return RoomView{}, err
+	}
+	return s.roomChanged(ctx, r.ID, "created")
+}
+
+func resolveDevices(inv inventory, refs []string) ([]devices.ID, error) {
+	ids := make([]devices.ID, 0, len(refs))
+	for _, ref := range refs {
+		rec, err := resolve("device", ref, inv.devices, recID, recName)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(ids, rec.ID) {
+			ids = append(ids, rec.ID)
+		}
+	}
+	return ids, nil
+}
+
+// roomChanged publishes and returns a room's fresh view.
+func (s *Service) roomChanged(ctx context.Context, id, action string) (RoomView, error) {
+	inv, err := s.inventory(ctx)
+	if err != nil {
+		return RoomView{}, err
+	}
+	scenes, err := s.store.ListScenes(ctx)
+	if err != nil {
+		return RoomView{}, err
+	}
+	for _, r := range inv.rooms {
+		if r.ID == id {
+			v := s.roomView(ctx, inv, r, scenes)
+			s.publish("room", id, action, v)
+			return v, nil
+		}
+	}
+	return RoomView{}, Errorf(ENOTFOUND, "room %q not found", id)
+}
+
+// RenameRoom renames a room.
+func (s *Service) RenameRoom(ctx context.Context, ref, name string) (RoomView, error) {
+	if err := authorize(ctx, ScopeControl); err != nil {
+		return RoomView{}, err
+	}
+	n, err := cleanName("room", name)
+	if err != nil {
+		return RoomView{}, err
+	}
+	r, err := s.findRoom(ctx, ref)
+	if err != nil {
+		return RoomView{}, err
+	}
+	err = s.store.RenameRoom(ctx, r.ID, n)
+	s.audit(ctx, "room.rename", r.Name, err, "to "+n)
+	if err != nil {
+		return RoomView{}, err
+	}
+	return s.roomChanged(ctx, r.ID, "changed")
+}
+
+// DeleteRoom deletes a room (its devices stay, roomless) and its room
+// scenes.
+func (s *Service) DeleteRoom(ctx context.Context, ref string) error {
+	if err := authorize(ctx, ScopeControl); err != nil {
+		return err
+	}
+	r, err := s.findRoom(ctx, ref)
+	if err != nil {
+		return err
+	}
+	err = s.store.DeleteRoom(ctx, r.ID)
+	s.audit(ctx, "room.delete", r.Name, err, "")
+	if err == nil {
+		s.publish("room", r.ID, "deleted", nil)
+	}
+	return err
+}
+
+// AddRoomMember moves a device (of any kind) into a room.
+func (s *Service) AddRoomMember(ctx context.Context, roomRef, deviceRef string) (RoomView, error) {
+	return s.setMembership(ctx, roomRef, deviceRef, true)
+}
+
+// RemoveRoomMember takes a device out of a room.
+func (s *Service) RemoveRoomMember(ctx context.Context, roomRef, deviceRef string) (RoomView, error) {
+	return s.setMembership(ctx, roomRef, deviceRef, false)
+}
+
+func (s *Service) setMembership(ctx context.Context, roomRef, deviceRef string, add bool) (RoomView, error) {
+	if err := authorize(ctx, ScopeControl); err != nil {
+		return RoomView{}, err
+	}
+	inv, err := s.inventory(ctx)
+	if err != nil {
+		return RoomView{}, err
+	}
+	r, err := resolve("room", roomRef, inv.rooms, roomID, roomName)
+	if err != nil {
+		return RoomView{}, err
+	}
+	candidates := inv.devices
+	if !add {
+		candidates = membersOf(inv, r)
+	}
+	rec, err := resolve("device", deviceRef, candidates, recID, recName)
+	if err != nil {
+		return RoomView{}, err
+	}
+	target, action := r.ID, "room.add_member"
+	if !add {
+		target, action = "", "room.remove_member"
+	}
+	err = s.store.SetDeviceRoom(ctx, rec.ID, target)
+	s.audit(ctx, action, r.Name, err, rec.Name)
+	if err != nil {
+		return RoomView{}, err
+	}
+	return s.roomChanged(ctx, r.ID, "changed")
+}
+
+func membersOf(inv inventory, r Room) []DeviceRecord {
+	out := make([]DeviceRecord, 0, len(r.Members))
+	for _, id := range r.Members {
+		if rec, ok := inv.byID(id); ok {
+			out = append(out, rec)
+		}
+	}
+	return out
+}
+
+func (s *Service) findRoom(ctx context.Context, ref string) (Room, error) {
+	rooms, err := s.store.ListRooms(ctx)
+	if err != nil {
+		return Room{}, err
+	}
+	return resolve("room", ref, rooms, roomID, roomName)
+}
+
+// SetRoom applies a light patch to a room. An explicit On is power intent
+// for the whole room: every member light takes the patch, and a bare {on}
+// also reaches the room's power devices and media players. A patch without
+// On touches only lights that are already lit, so dimming a room never
+// wakes an off lamp. Members are written in parallel.
+func (s *Service) SetRoom(ctx context.Context, ref string, p RoomPatch) (FanoutResult, error) {
+	if err := authorize(ctx, ScopeControl); err != nil {
+		return FanoutResult{}, err
+	}
+	if err := checkPatch(p); err != nil {
+		return FanoutResult{}, err
+	}
+	inv, err := s.inventory(ctx)
+	if err != nil {
+		return FanoutResult{}, err
+	}
+	r, err := resolve("room", ref, inv.rooms, roomID, roomName)
+	if err != nil {
+		return FanoutResult{}, err
+	}
+	targets := roomTargets(membersOf(inv, r), p)
+	res := s.fanout(ctx, targets, func(ctx context.Context, rec DeviceRecord) error {
+		if rec.Kind == devices.KindLight && p.On == nil && !s.isLit(ctx, rec) {
+			return errSkipped
+		}
+		return s.applyToMember(ctx, rec, p)
+	})
+	s.audit(ctx, "room.set", r.Name, res.err(), patchSummary(p))
+	return res, nil
+}
+
+// roomTargets picks which members a room patch may reach: its enabled
+// lights (unlit ones are skipped later, in parallel, when On is not given),
+// plus power devices and media players for a bare {on}.
+func roomTargets(members []DeviceRecord, p RoomPatch) []DeviceRecord {
+	bareOn := p.On != nil && p.Brightness == nil && p.Hex == nil && p.Color == nil &&
+		p.Kelvin == nil && p.Mirek == nil && p.Effect == nil
+	var out []DeviceRecord
+	for _, rec := range members {
+		if !rec.Enabled {
+			continue
+		}
+		switch {
+		case rec.Kind == devices.KindLight:
+			out = append(out, rec)
+		case bareOn && (rec.Kind == devices.KindPower || rec.Kind == devices.KindMedia):
+			out = append(out, rec)
+		}
+	}
+	return out
+}
+
+func (s *Service) isLit(ctx context.Context, rec DeviceRecord) bool {
+	d, ok := s.reg.Get(rec.ID)
+	if !ok || !d.Online() {
+		return false
+	}
+	l, ok := d.(devices.Light)
+	if !ok {
+		return false
+	}
+	rctx, cancel := s.readCtx(ctx)
+	defer cancel()
+	st, err := l.LightState(rctx)
+	return err == nil && st.On
+}
+
+func (s *Service) applyToMember(ctx context.Context, rec DeviceRecord, p RoomPatch) error {
+	switch rec.Kind {
+	case devices.KindLight:
+		_, err := s.applyLight(ctx, rec, p)
+		return err
+	case devices.KindPower:
+		return s.applyPower(ctx, rec, *p.On)
+	case devices.KindMedia:
+		_, err := s.applyMedia(ctx, rec, MediaPatch{Power: p.On})
+		return err
+	}
+	return Errorf(EUNSUPPORTED, "%s takes no room command", rec.Name)
+}

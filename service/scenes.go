@@ -1,0 +1,309 @@
+package service
+
+import (
+	"context"
+	"errors"
+
+	"github.com/bifrost-hub/bifrost/devices"
+)
+
+func sceneID(s Scene) string   { return s.ID }
+func sceneName(s Scene) string { return s.Name }
+
+// ListScenes returns every scene.
+func (s *Service) ListScenes(ctx context.Context) ([]SceneView, error) {
+	if err := authorize(ctx, ScopeRead); err != nil {
+		return nil, err
+	}
+	scenes, err := s.store.ListScenes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rooms, err := s.store.ListRooms(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]SceneView, 0, len(scenes))
+	for _, sc := range scenes {
+		out = append(out, sceneView(sc, rooms))
+	}
+	return out, nil
+}
+
+// GetScene returns one scene by id or name.
+func (s *Service) GetScene(ctx context.Context, ref string) (SceneView, error) {
+	if err := authorize(ctx, ScopeRead); err != nil {
+		return SceneView{}, err
+	}
+	sc, err := s.findScene(ctx, ref)
+	if err != nil {
+		return SceneView{}, err
+	}
+	rooms, err := s.store.ListRooms(ctx)
+	if err != nil {
+		return SceneView{}, err
+	}
+	return sceneView(sc, rooms), nil
+}
+
+func sceneView(sc Scene, rooms []Room) SceneView {
+	v := SceneView{ID: sc.ID, Name: sc.Name, RoomID: sc.RoomID, Entries: sc.Entries, CreatedAt: sc.CreatedAt}
+	if v.Entries == nil {
+		v.Entries = []SceneEntry{}
+	}
+	for _, r := range rooms {
+		if r.ID == sc.RoomID {
+			v.Room = r.Name
+		}
+	}
+	return v
+}
+
+func (s *Service) findScene(ctx context.Context, ref string) (Scene, error) {
+	scenes, err := s.store.ListScenes(ctx)
+	if err != nil {
+		return Scene{}, err
+	}
+	return resolve("scene", ref, scenes, sceneID, sceneName)
+}
+
+// CaptureScene saves the live state of a room (roomRef set: a Room Scene)
+// or of the whole house (roomRef "": a Home Scene) as a new scene: each
+// online light's on/brightness/colour-or-temperature-or-effect and each
+// power device's on/off. Devices that do not answer are left out and named
+// in Skipped.
+func (s *Service) CaptureScene(ctx context.Context, name, roomRef string) (SceneView, error) {
+	if err := authorize(ctx, ScopeControl); err != nil {
+		return SceneView{}, err
+	}
+	n, err := cleanName("scene", name)
+	if err != nil {
+		return SceneView{}, err
+	}
+	inv, err := s.inventory(ctx)
+	if err != nil {
+		return SceneView{}, err
+	}
+	sc := Scene{ID: newID("sc"), Name: n, CreatedAt: s.now().UTC()}
+	members, where := inv.devices, "the house"
+	if roomRef != "" {
+		r, err := resolve("room", roomRef, inv.rooms, roomID, roomName)
+		if err != nil {
+			return SceneView{}, err
+		}
+		sc.RoomID, members, where = r.ID, membersOf(inv, r), r.Name
+	}
+	entries, skipped := s.captureEntries(ctx, members)
+	if len(entries) == 0 {
+		return SceneView{}, Errorf(EINVALID, "nothing to capture: no light or power device in %s answered", where)
+	}
+	sc.Entries = entries
+	err = s.store.CreateScene(ctx, sc)
+	s.audit(ctx, "scene.create", n, err, where)
+	if err != nil {
+		return SceneView{}, err
+	}
+	v := sceneView(sc, inv.rooms)
+	v.Skipped = skipped
+	s.publish("scene", sc.ID, "created", v)
+	return v, nil
+}
+
+// captureEntries reads every capturable member in parallel.
+func (s *Service) captureEntries(ctx context.Context, members []DeviceRecord) ([]SceneEntry, []Outcome) {
+	var targets []DeviceRecord
+	for _, rec := range members {
+		if rec.Enabled && (rec.Kind == devices.KindLight || rec.Kind == devices.KindPower) {
+			targets = append(targets, rec)
+		}
+	}
+	entries := make([]SceneEntry, len(targets))
+	res := s.fanout(ctx, targets, func(ctx context.Context, rec DeviceRecord) error {
+		e, err := s.captureOne(ctx, rec)
+		if idx := indexOf(targets, rec.ID); err == nil {
+			entries[idx] = e
+		}
+		return err
+	})
+	var out []SceneEntry
+	for _, e := range entries {
+		if e.DeviceID != "" {
+			out = append(out, e)
+		}
+	}
+	return out, res.Failed
+}
+
+func indexOf(recs []DeviceRecord, id devices.ID) int {
+	for i, r := range recs {
+		if r.ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+func (s *Service) captureOne(ctx context.Context, rec DeviceRecord) (SceneEntry, error) {
+	d, err := s.live(rec)
+	if err != nil {
+		return SceneEntry{}, err
+	}
+	rctx, cancel := s.readCtx(ctx)
+	defer cancel()
+	e := SceneEntry{DeviceID: rec.ID}
+	switch dv := d.(type) {
+	case devices.Light:
+		st, err := dv.LightState(rctx)
+		if err != nil {
+			return SceneEntry{}, deviceError(rec.Name, err)
+		}
+		e.Light = &st
+	case devices.PowerDevice:
+		on, err := dv.PowerState(rctx)
+		if err != nil {
+			return SceneEntry{}, deviceError(rec.Name, err)
+		}
+		e.Power = &on
+	default:
+		return SceneEntry{}, errSkipped
+	}
+	return e, nil
+}
+
+// ActivateScene re-applies every entry of a scene in parallel and reports
+// per-device results.
+func (s *Service) ActivateScene(ctx context.Context, ref string) (FanoutResult, error) {
+	if err := authorize(ctx, ScopeControl); err != nil {
+		return FanoutResult{}, err
+	}
+	sc, err := s.findScene(ctx, ref)
+	if err != nil {
+		return FanoutResult{}, err
+	}
+	inv, err := s.inventory(ctx)
+	if err != nil {
+		return FanoutResult{}, err
+	}
+	targets, entries := sceneTargets(inv, sc)
+	res := s.fanout(ctx, targets, func(ctx context.Context, rec DeviceRecord) error {
+		if rec.Kind == "" {
+			return Errorf(ENOTFOUND, "%s is no longer in the inventory", rec.ID)
+		}
+		return s.applyEntry(ctx, rec, entries[rec.ID])
+	})
+	s.audit(ctx, "scene.activate", sc.Name, res.err(), "")
+	s.publish("scene", sc.ID, "activated", res)
+	return res, nil
+}
+
+// sceneTargets pairs each entry with its device record; a device that has
+// left the inventory gets a record with only its id, to be reported.
+func sceneTargets(inv inventory, sc Scene) ([]DeviceRecord, map[devices.ID]SceneEntry) {
+	targets := make([]DeviceRecord, 0, len(sc.Entries))
+	entries := make(map[devices.ID]SceneEntry, len(sc.Entries))
+	for _, e := range sc.Entries {
+		rec, ok := inv.byID(e.DeviceID)
+		if !ok {
+			rec = DeviceRecord{ID: e.DeviceID, Name: string(e.DeviceID)}
+		}
+		targets = append(targets, rec)
+		entries[e.DeviceID] = e
+	}
+	return targets, entries
+}
+
+func (s *Service) applyEntry(ctx context.Context, rec DeviceRecord, e SceneEntry) error {
+	switch {
+	case e.Light != nil:
+		_, err := s.applyLight(ctx, rec, patchFromState(*e.Light))
+		return err
+	case e.Power != nil:
+		return s.applyPower(ctx, rec, *e.Power)
+	case e.Media != nil:
+		vol := e.Media.Volume
+		p := MediaPatch{Power: &e.Media.Power}
+		if e.Media.Power {
+			p.Volume = &vol
+		}
+		_, err := s.applyMedia(ctx, rec, p)
+		return err
+	}
+	return errors.New("empty scene entry")
+}
+
+// patchFromState is the patch that restores a captured light state.
+func patchFromState(st devices.LightState) LightPatch {
+	on := st.On
+	if !on {
+		return LightPatch{On: &on}
+	}
+	p := LightPatch{On: &on}
+	if st.Brightness > 0 {
+		b := st.Brightness
+		p.Brightness = &b
+	}
+	switch {
+	case st.Mode == devices.ModeEffect && st.Effect != "":
+		e := st.Effect
+		p.Effect = &e
+	case st.Mode == devices.ModeColor && st.Color != nil:
+		h := st.Color.Hex
+		p.Hex = &h
+	case st.Kelvin > 0:
+		k := st.Kelvin
+		p.Kelvin = &k
+	}
+	return p
+}
+
+// RenameScene renames a scene.
+func (s *Service) RenameScene(ctx context.Context, ref, name string) (SceneView, error) {
+	if err := authorize(ctx, ScopeControl); err != nil {
+		return SceneView{}, err
+	}
+	n, err := cleanName("scene", name)
+	if err != nil {
+		return SceneView{}, err
+	}
+	sc, err := s.findScene(ctx, ref)
+	if err != nil {
+		return SceneView{}, err
+	}
+	err = s.store.RenameScene(ctx, sc.ID, n)
+	s.audit(ctx, "scene.rename", sc.Name, err, "to "+n)
+	if err != nil {
+		return SceneView{}, err
+	}
+	sc.Name = n
+	rooms, err := s.store.ListRooms(ctx)
+	if err != nil {
+		return SceneView{}, err
+	}
+	v := sceneView(sc, rooms)
+	s.publish("scene", sc.ID, "changed", v)
+	return v, nil
+}
+
+// DeleteScene deletes a scene by id; deleting one that is already gone
+// succeeds (idempotent). A name is accepted too.
+func (s *Service) DeleteScene(ctx context.Context, ref string) error {
+	if err := authorize(ctx, ScopeControl); err != nil {
+		return err
+	}
+	sc, err := s.findScene(ctx, ref)
+	if ErrorCode(err) == ENOTFOUND {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	err = s.store.DeleteScene(ctx, sc.ID)
+	if ErrorCode(err) == ENOTFOUND {
+		err = nil
+	}
+	s.audit(ctx, "scene.delete", sc.Name, err, "")
+	if err == nil {
+		s.publish("scene", sc.ID, "deleted", nil)
+	}
+	return err
+}

@@ -1,0 +1,194 @@
+package service
+
+import (
+	"time"
+
+	"github.com/bifrost-hub/bifrost/devices"
+)
+
+// DeviceView is a device as every surface shows it: inventory facts plus
+// live availability.
+type DeviceView struct {
+	ID       devices.ID   `json:"id"`
+	Name     string       `json:"name"`
+	Kind     devices.Kind `json:"kind"`
+	Adapter  string       `json:"adapter"`
+	Model    string       `json:"model,omitempty"`
+	RoomID   string       `json:"room_id,omitempty"`
+	Room     string       `json:"room,omitempty"`
+	Enabled  bool         `json:"enabled"`
+	Online   bool         `json:"online"`
+	LastSeen *time.Time   `json:"last_seen,omitempty"`
+}
+
+// Light is a light with its capabilities and, when online, its state.
+type Light struct {
+	DeviceView
+	Capabilities devices.LightCaps   `json:"capabilities"`
+	State        *devices.LightState `json:"state,omitempty"`
+}
+
+// XY is a CIE 1931 chromaticity, optionally with a brightness (0–100).
+type XY struct {
+	X          float64 `json:"x"`
+	Y          float64 `json:"y"`
+	Brightness *int    `json:"brightness,omitempty"`
+}
+
+// LightPatch is a sparse light write as callers send it. Only the fields
+// given change; a colour, temperature, effect or brightness implies on.
+// Colour may be given as Hex or XY (Color); temperature as Kelvin or Mirek.
+type LightPatch struct {
+	On         *bool   `json:"on,omitempty"`
+	Brightness *int    `json:"brightness,omitempty"`
+	Hex        *string `json:"hex,omitempty"`
+	Color      *XY     `json:"color,omitempty"`
+	Kelvin     *int    `json:"kelvin,omitempty"`
+	Mirek      *int    `json:"color_temp_mirek,omitempty"`
+	Effect     *string `json:"effect,omitempty"`
+}
+
+// Empty reports whether the patch asks for nothing.
+func (p LightPatch) Empty() bool {
+	return p.On == nil && p.Brightness == nil && p.Hex == nil && p.Color == nil &&
+		p.Kelvin == nil && p.Mirek == nil && p.Effect == nil
+}
+
+// LightResult answers a light write: what was asked, what was applied
+// (after clamping to the lamp), and the state that resulted.
+type LightResult struct {
+	ID      devices.ID         `json:"id"`
+	Name    string             `json:"name"`
+	Applied AppliedLight       `json:"applied"`
+	State   devices.LightState `json:"state"`
+	Notes   []string           `json:"notes,omitempty"`
+}
+
+// AppliedLight is the change as sent to the lamp.
+type AppliedLight struct {
+	On         *bool          `json:"on,omitempty"`
+	Brightness *int           `json:"brightness,omitempty"`
+	Kelvin     *int           `json:"kelvin,omitempty"`
+	Mirek      *int           `json:"color_temp_mirek,omitempty"`
+	Color      *devices.Color `json:"color,omitempty"`
+	Effect     *string        `json:"effect,omitempty"`
+}
+
+// Outcome is one device's result in a fan-out.
+type Outcome struct {
+	ID    devices.ID `json:"id"`
+	Name  string     `json:"name"`
+	Error string     `json:"error,omitempty"`
+	Code  string     `json:"code,omitempty"`
+}
+
+// FanoutResult answers a write to many devices: which applied, which
+// failed and why. Partial failure is said, never swallowed.
+type FanoutResult struct {
+	Applied []Outcome `json:"applied"`
+	Failed  []Outcome `json:"failed"`
+}
+
+// RoomView is a room with its members and live occupancy.
+type RoomView struct {
+	ID      string       `json:"id"`
+	Name    string       `json:"name"`
+	Members []DeviceView `json:"members"`
+	// Occupied is nil when the room has no presence sensor.
+	Occupied  *bool     `json:"occupied,omitempty"`
+	Scenes    []string  `json:"scenes,omitempty"` // ids of its room scenes
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// RoomPatch is a room write: the light fields, with On as power intent.
+type RoomPatch = LightPatch
+
+// SceneView is a scene as listed.
+type SceneView struct {
+	ID        string       `json:"id"`
+	Name      string       `json:"name"`
+	RoomID    string       `json:"room_id,omitempty"`
+	Room      string       `json:"room,omitempty"`
+	Entries   []SceneEntry `json:"entries"`
+	CreatedAt time.Time    `json:"created_at"`
+	// Skipped names the devices a capture could not read.
+	Skipped []Outcome `json:"skipped,omitempty"`
+}
+
+// Media is a media player with its live state.
+type Media struct {
+	DeviceView
+	State *devices.MediaState `json:"state,omitempty"`
+	// Receiver is the id of the receiver this source's volume goes to.
+	Receiver     devices.ID `json:"receiver,omitempty"`
+	Favorites    bool       `json:"has_favorites"`
+	Cast         bool       `json:"can_cast"`
+	Group        bool       `json:"can_group"`
+	RemoteDevice bool       `json:"has_remote"`
+}
+
+// MediaPatch is a sparse media write.
+type MediaPatch struct {
+	Power     *bool   `json:"power,omitempty"`
+	Volume    *int    `json:"volume,omitempty"`
+	Mute      *bool   `json:"mute,omitempty"`
+	Source    *string `json:"source,omitempty"`
+	Transport *string `json:"transport,omitempty"`
+}
+
+// Transport commands a MediaPatch may carry.
+var TransportCommands = []string{"play", "pause", "stop", "next", "previous"}
+
+// PowerView is a switch, plug or fan.
+type PowerView struct {
+	DeviceView
+	PowerKind string `json:"power_kind"`
+	On        *bool  `json:"on,omitempty"`
+}
+
+// RemoteView is a TV remote.
+type RemoteView struct {
+	DeviceView
+	Keys       []string      `json:"keys"`
+	Apps       []devices.App `json:"apps,omitempty"`
+	CurrentApp string        `json:"current_app,omitempty"`
+}
+
+// RemoteCommand is one remote command: exactly one field is set.
+type RemoteCommand struct {
+	Key  string `json:"key,omitempty"`
+	Text string `json:"text,omitempty"`
+	App  string `json:"app,omitempty"` // package id, app name or deep link
+}
+
+// SensorView is a sensor with its readings.
+type SensorView struct {
+	DeviceView
+	Readings []devices.Reading `json:"readings"`
+}
+
+// Home is one snapshot of the whole house.
+type Home struct {
+	Rooms   []RoomView   `json:"rooms"`
+	Lights  []Light      `json:"lights"`
+	Scenes  []SceneView  `json:"scenes"`
+	Media   []Media      `json:"media"`
+	Power   []PowerView  `json:"power"`
+	Remotes []RemoteView `json:"remotes"`
+	Sensors []SensorView `json:"sensors"`
+}
+
+// NewKey is a freshly minted key: the only time the secret is seen.
+type NewKey struct {
+	APIKey
+	Key string `json:"key"`
+}
+
+// Event is a state change, published in-process.
+type Event struct {
+	Type   string    `json:"type"` // "light", "room", "scene", "media", "power", "remote", "sensor", "device"
+	ID     string    `json:"id,omitempty"`
+	Action string    `json:"action,omitempty"` // "changed", "created", "deleted", …
+	Time   time.Time `json:"time"`
+	Data   any       `json:"data,omitempty"`
+}

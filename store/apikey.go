@@ -1,0 +1,98 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/bifrost-hub/bifrost/service"
+)
+
+const selectAPIKeys = `
+SELECT id, name, prefix, hash, scope, created_at, created_by, last_used, revoked_at
+FROM api_keys`
+
+// CreateAPIKey stores a key. A scope other than read or control is
+// EINVALID; an id or hash already stored is ECONFLICT. A zero CreatedAt is
+// stamped with db.Now.
+func (db *DB) CreateAPIKey(ctx context.Context, k service.APIKey) error {
+	switch {
+	case k.ID == "":
+		return errEmpty("key id")
+	case k.Hash == "":
+		return errEmpty("key hash")
+	case k.Scope != service.ScopeRead && k.Scope != service.ScopeControl:
+		return service.Errorf(service.EINVALID, "key scope %q is not one of %q, %q",
+			k.Scope, service.ScopeRead, service.ScopeControl)
+	}
+	if k.CreatedAt.IsZero() {
+		k.CreatedAt = db.now()
+	}
+	return db.write(ctx, func(tx *sql.Tx) error {
+		err := ensureNoRow(ctx, tx, service.Errorf(service.ECONFLICT, "a key with id %q already exists", k.ID),
+			`SELECT 1 FROM api_keys WHERE id = ?`, k.ID)
+		if err != nil {
+			return err
+		}
+		err = ensureNoRow(ctx, tx, service.Errorf(service.ECONFLICT, "a key with that hash already exists"),
+			`SELECT 1 FROM api_keys WHERE hash = ?`, k.Hash)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `
+			INSERT INTO api_keys (id, name, prefix, hash, scope, created_at, created_by, last_used, revoked_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			k.ID, k.Name, k.Prefix, k.Hash, k.Scope, formatTime(k.CreatedAt), k.CreatedBy,
+			formatNullTime(k.LastUsed), formatNullTime(k.RevokedAt))
+		return err
+	})
+}
+
+// GetAPIKeyByHash returns the key with the hash, revoked or not (the caller
+// checks RevokedAt). The lookup uses the hash's unique index.
+func (db *DB) GetAPIKeyByHash(ctx context.Context, hash string) (service.APIKey, error) {
+	k, err := scanAPIKey(db.db.QueryRowContext(ctx, selectAPIKeys+` WHERE hash = ?`, hash))
+	return k, notFound(err, "no such API key")
+}
+
+// ListAPIKeys returns every key, revoked ones included, oldest first.
+func (db *DB) ListAPIKeys(ctx context.Context) ([]service.APIKey, error) {
+	rows, err := db.db.QueryContext(ctx, selectAPIKeys+` ORDER BY created_at, id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	list := []service.APIKey{}
+	for rows.Next() {
+		k, err := scanAPIKey(rows)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, k)
+	}
+	return list, rows.Err()
+}
+
+// RevokeAPIKey marks a key revoked at at. Revoking a revoked key keeps its
+// first revocation time and is not an error; a missing key is ENOTFOUND.
+func (db *DB) RevokeAPIKey(ctx context.Context, id string, at time.Time) error {
+	res, err := db.db.ExecContext(ctx, `UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?`,
+		formatTime(at), id)
+	return affectedOne(res, err, service.Errorf(service.ENOTFOUND, "API key %q not found", id))
+}
+
+// TouchAPIKey records that the key was used at at (last used only moves
+// forward).
+func (db *DB) TouchAPIKey(ctx context.Context, id string, at time.Time) error {
+	res, err := db.db.ExecContext(ctx, `UPDATE api_keys SET last_used = max(COALESCE(last_used, ''), ?) WHERE id = ?`,
+		formatTime(at), id)
+	return affectedOne(res, err, service.Errorf(service.ENOTFOUND, "API key %q not found", id))
+}
+
+// scanAPIKey reads a row selected by selectAPIKeys.
+func scanAPIKey(s scanner) (service.APIKey, error) {
+	var k service.APIKey
+	err := s.Scan(&k.ID, &k.Name, &k.Prefix, &k.Hash, &k.Scope, timeCol{&k.CreatedAt}, &k.CreatedBy,
+		nullTimeCol{&k.LastUsed}, nullTimeCol{&k.RevokedAt})
+	return k, err
+}

@@ -1,0 +1,240 @@
+// Package store keeps Bifrost's state in one SQLite file, through the
+// CGO-free modernc.org/sqlite driver. It implements service.Store; all of
+// Bifrost's SQL lives here.
+//
+// The connection is configured once, in the DSN: WAL journal, foreign keys
+// on, a busy timeout, synchronous=NORMAL, and BEGIN IMMEDIATE for every
+// read-write transaction, so a transaction takes the write lock when it
+// starts rather than failing with SQLITE_BUSY halfway through. The pool has
+// a single connection: writes are serialised in the process, and the busy
+// timeout covers another process (a `bifrost keys` command run beside the
+// server) writing the same file.
+//
+// Times are stored as UTC text with a fixed nine-digit fraction, so they
+// round-trip exactly (as instants: they come back in UTC) and compare
+// correctly as strings.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/pressly/goose/v3"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/bifrost-hub/bifrost/migrations"
+	"github.com/bifrost-hub/bifrost/service"
+)
+
+var _ service.Store = (*DB)(nil)
+
+// DB is the SQLite store.
+type DB struct {
+	// Now stamps the times the store fills in itself (a created_at or an
+	// audit time left zero by the caller). It defaults to time.Now; set it
+	// before first use.
+	Now func() time.Time
+
+	db         *sql.DB
+	migrations *goose.Provider
+}
+
+// dsnParams configure every connection: see the package comment.
+const dsnParams = "_pragma=journal_mode(WAL)" +
+	"&_pragma=foreign_keys(1)" +
+	"&_pragma=busy_timeout(10000)" +
+	"&_pragma=synchronous(NORMAL)" +
+	"&_txlock=immediate"
+
+// Open opens (creating it and its directory if missing) the database at
+// path and brings its schema up to date. It refuses a database whose schema
+// is newer than the newest migration this binary carries.
+func Open(ctx context.Context, path string) (*DB, error) {
+	if path == "" {
+		return nil, errors.New("open database: no path given")
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	sqldb, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	sqldb.SetMaxOpenConns(1)
+	sqldb.SetConnMaxIdleTime(0)
+	sqldb.SetConnMaxLifetime(0)
+	db := &DB{Now: time.Now, db: sqldb}
+	if err := db.open(ctx); err != nil {
+		sqldb.Close()
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// dsn returns the DSN for the file at path. The path goes into a SQLite URI
+// ("file:…"), so the characters a URI gives meaning to are escaped.
+func dsn(path string) string {
+	esc := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
+	return "file:" + esc.Replace(path) + "?" + dsnParams
+}
+
+// open checks the connection and applies the pending migrations.
+func (db *DB) open(ctx context.Context) error {
+	if err := db.db.PingContext(ctx); err != nil {
+		return err
+	}
+	p, err := goose.NewProvider(goose.DialectSQLite3, db.db, migrations.FS,
+		goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		return fmt.Errorf("load migrations: %w", err)
+	}
+	db.migrations = p
+	current, newest, err := p.GetVersions(ctx)
+	if err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	if current > newest {
+		return fmt.Errorf("database schema version %d is newer than this binary (%d); upgrade bifrost", current, newest)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	return nil
+}
+
+// Close closes the database.
+func (db *DB) Close() error { return db.db.Close() }
+
+// Ping reports whether the database answers a query.
+func (db *DB) Ping(ctx context.Context) error {
+	var one int
+	return db.db.QueryRowContext(ctx, `SELECT 1`).Scan(&one)
+}
+
+// SchemaVersion returns the version of the newest migration applied.
+func (db *DB) SchemaVersion(ctx context.Context) (int64, error) {
+	return db.migrations.GetDBVersion(ctx)
+}
+
+// Backup writes a consistent copy of the database to dest with VACUUM INTO,
+// while the database stays in use. It refuses to overwrite an existing file.
+func (db *DB) Backup(ctx context.Context, dest string) error {
+	if dest == "" {
+		return errors.New("backup: no destination given")
+	}
+	if _, err := os.Stat(dest); err == nil {
+		return fmt.Errorf("backup: %s already exists; choose a new file", dest)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("backup: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(dest), 0o700); err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	if _, err := db.db.ExecContext(ctx, `VACUUM INTO ?`, dest); err != nil {
+		return fmt.Errorf("backup to %s: %w", dest, err)
+	}
+	return nil
+}
+
+// now returns the store's current time.
+func (db *DB) now() time.Time { return db.Now() }
+
+// queryer is what *sql.DB and *sql.Tx have in common, so a lookup can run
+// inside or outside a transaction.
+type queryer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// scanner is a *sql.Row or *sql.Rows.
+type scanner interface {
+	Scan(dest ...any) error
+}
+
+// write runs fn in a read-write transaction (BEGIN IMMEDIATE) and commits
+// it if fn returns nil.
+func (db *DB) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	return db.inTx(ctx, &sql.TxOptions{}, fn)
+}
+
+// read runs fn in a read-only transaction: several queries that see one
+// snapshot.
+func (db *DB) read(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	return db.inTx(ctx, &sql.TxOptions{ReadOnly: true}, fn)
+}
+
+func (db *DB) inTx(ctx context.Context, opts *sql.TxOptions, fn func(tx *sql.Tx) error) error {
+	tx, err := db.db.BeginTx(ctx, opts)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// exists reports whether query returns a row.
+func exists(ctx context.Context, q queryer, query string, args ...any) (bool, error) {
+	var one int
+	err := q.QueryRowContext(ctx, query, args...).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// ensureRow returns missing unless query returns a row.
+func ensureRow(ctx context.Context, q queryer, missing error, query string, args ...any) error {
+	ok, err := exists(ctx, q, query, args...)
+	if err == nil && !ok {
+		return missing
+	}
+	return err
+}
+
+// ensureNoRow returns taken if query returns a row.
+func ensureNoRow(ctx context.Context, q queryer, taken error, query string, args ...any) error {
+	ok, err := exists(ctx, q, query, args...)
+	if err == nil && ok {
+		return taken
+	}
+	return err
+}
+
+// affectedOne returns notFound when an UPDATE or DELETE touched no row.
+func affectedOne(res sql.Result, err error, notFound error) error {
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return notFound
+	}
+	return nil
+}
+
+// notFound maps sql.ErrNoRows to a service ENOTFOUND error naming what.
+func notFound(err error, format string, args ...any) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return service.Errorf(service.ENOTFOUND, format, args...)
+	}
+	return err
+}
+
+// Errors for the shapes every table shares.
+func errEmpty(what string) error {
+	return service.Errorf(service.EINVALID, "%s must not be empty", what)
+}
