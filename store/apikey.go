@@ -12,6 +12,10 @@ const selectAPIKeys = `
 SELECT id, name, prefix, hash, scope, created_at, created_by, last_used, revoked_at
 FROM api_keys`
 
+// apiKeyByHash runs on every API request: it searches the unique index on
+// hash (see TestQueryPlans).
+const apiKeyByHash = selectAPIKeys + ` WHERE hash = ?`
+
 // CreateAPIKey stores a key. A scope other than read or control is
 // EINVALID; an id or hash already stored is ECONFLICT. A zero CreatedAt is
 // stamped with db.Now.
@@ -26,7 +30,7 @@ func (db *DB) CreateAPIKey(ctx context.Context, k service.APIKey) error {
 			k.Scope, service.ScopeRead, service.ScopeControl)
 	}
 	if k.CreatedAt.IsZero() {
-		k.CreatedAt = db.now()
+		k.CreatedAt = db.Now()
 	}
 	return db.write(ctx, func(tx *sql.Tx) error {
 		err := ensureNoRow(ctx, tx, service.Errorf(service.ECONFLICT, "a key with id %q already exists", k.ID),
@@ -51,7 +55,7 @@ func (db *DB) CreateAPIKey(ctx context.Context, k service.APIKey) error {
 // GetAPIKeyByHash returns the key with the hash, revoked or not (the caller
 // checks RevokedAt). The lookup uses the hash's unique index.
 func (db *DB) GetAPIKeyByHash(ctx context.Context, hash string) (service.APIKey, error) {
-	k, err := scanAPIKey(db.db.QueryRowContext(ctx, selectAPIKeys+` WHERE hash = ?`, hash))
+	k, err := scanAPIKey(db.db.QueryRowContext(ctx, apiKeyByHash, hash))
 	return k, notFound(err, "no such API key")
 }
 

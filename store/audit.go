@@ -6,6 +6,11 @@ import (
 	"github.com/bifrost-hub/bifrost/service"
 )
 
+// listAudit reads the time index backwards (see TestQueryPlans).
+const listAudit = `
+SELECT id, time, actor_kind, actor_id, actor_name, action, target, result, detail
+FROM audit_log ORDER BY time DESC, id DESC LIMIT ?`
+
 // AddAudit appends an entry to the audit log (its ID is assigned by the
 // database and ignored here). A zero Time is stamped with db.Now.
 func (db *DB) AddAudit(ctx context.Context, e service.AuditEntry) error {
@@ -13,7 +18,7 @@ func (db *DB) AddAudit(ctx context.Context, e service.AuditEntry) error {
 		return errEmpty("audit action")
 	}
 	if e.Time.IsZero() {
-		e.Time = db.now()
+		e.Time = db.Now()
 	}
 	_, err := db.db.ExecContext(ctx, `
 		INSERT INTO audit_log (time, actor_kind, actor_id, actor_name, action, target, result, detail)
@@ -29,9 +34,7 @@ func (db *DB) ListAudit(ctx context.Context, limit int) ([]service.AuditEntry, e
 	if limit <= 0 {
 		limit = -1 // SQLite: no limit
 	}
-	rows, err := db.db.QueryContext(ctx, `
-		SELECT id, time, actor_kind, actor_id, actor_name, action, target, result, detail
-		FROM audit_log ORDER BY time DESC, id DESC LIMIT ?`, limit)
+	rows, err := db.db.QueryContext(ctx, listAudit, limit)
 	if err != nil {
 		return nil, err
 	}

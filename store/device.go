@@ -37,7 +37,7 @@ func (db *DB) UpsertDevice(ctx context.Context, d service.DeviceRecord) error {
 		return err
 	}
 	if d.CreatedAt.IsZero() {
-		d.CreatedAt = db.now()
+		d.CreatedAt = db.Now()
 	}
 	_, err = db.db.ExecContext(ctx, `
 		INSERT INTO devices (id, adapter, kind, name, model, capabilities, enabled, settings, last_seen, created_at)

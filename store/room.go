@@ -23,7 +23,7 @@ func (db *DB) CreateRoom(ctx context.Context, r service.Room) error {
 		return errEmpty("room name")
 	}
 	if r.CreatedAt.IsZero() {
-		r.CreatedAt = db.now()
+		r.CreatedAt = db.Now()
 	}
 	return db.write(ctx, func(tx *sql.Tx) error {
 		if err := checkRoomFree(ctx, tx, r.ID, r.Name); err != nil {

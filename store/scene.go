@@ -35,7 +35,7 @@ func (db *DB) CreateScene(ctx context.Context, s service.Scene) error {
 		return err
 	}
 	if s.CreatedAt.IsZero() {
-		s.CreatedAt = db.now()
+		s.CreatedAt = db.Now()
 	}
 	return db.write(ctx, func(tx *sql.Tx) error {
 		if err := checkSceneFree(ctx, tx, s); err != nil {

@@ -67,9 +67,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
-	sqldb.SetMaxOpenConns(1)
-	sqldb.SetConnMaxIdleTime(0)
-	sqldb.SetConnMaxLifetime(0)
+	sqldb.SetMaxOpenConns(1) // one writer; the idle pool keeps it open
 	db := &DB{Now: time.Now, db: sqldb}
 	if err := db.open(ctx); err != nil {
 		sqldb.Close()
@@ -124,10 +122,16 @@ func (db *DB) SchemaVersion(ctx context.Context) (int64, error) {
 }
 
 // Backup writes a consistent copy of the database to dest with VACUUM INTO,
-// while the database stays in use. It refuses to overwrite an existing file.
+// while the database stays in use. It refuses to overwrite an existing file
+// and leaves the copy readable by its owner only.
 func (db *DB) Backup(ctx context.Context, dest string) error {
 	if dest == "" {
 		return errors.New("backup: no destination given")
+	}
+	// An absolute path cannot be taken for a "file:" URI by SQLite.
+	dest, err := filepath.Abs(dest)
+	if err != nil {
+		return fmt.Errorf("backup: %w", err)
 	}
 	if _, err := os.Stat(dest); err == nil {
 		return fmt.Errorf("backup: %s already exists; choose a new file", dest)
@@ -140,11 +144,8 @@ func (db *DB) Backup(ctx context.Context, dest string) error {
 	if _, err := db.db.ExecContext(ctx, `VACUUM INTO ?`, dest); err != nil {
 		return fmt.Errorf("backup to %s: %w", dest, err)
 	}
-	return nil
+	return os.Chmod(dest, 0o600)
 }
-
-// now returns the store's current time.
-func (db *DB) now() time.Time { return db.Now() }
 
 // queryer is what *sql.DB and *sql.Tx have in common, so a lookup can run
 // inside or outside a transaction.
@@ -234,7 +235,7 @@ func notFound(err error, format string, args ...any) error {
 	return err
 }
 
-// Errors for the shapes every table shares.
+// errEmpty is the EINVALID error for a required field left empty.
 func errEmpty(what string) error {
 	return service.Errorf(service.EINVALID, "%s must not be empty", what)
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -64,4 +65,50 @@ func TestTime_RoundTripAndOrder(t *testing.T) {
 			t.Errorf("%q does not sort before %q", formatTime(times[i-1]), s)
 		}
 	}
+}
+
+// TestQueryPlans checks that the hot queries use their indexes.
+func TestQueryPlans(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "bifrost.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, tc := range []struct {
+		query, arg string
+		want       string // in the plan
+	}{
+		{apiKeyByHash, "h", "SEARCH api_keys USING INDEX"},
+		{listAudit, "10", "SCAN audit_log USING INDEX audit_log_time"},
+		{selectDevices + ` WHERE d.id = ?`, "sim:x", "SEARCH d USING INDEX"},
+	} {
+		plan := queryPlan(t, db, tc.query, tc.arg)
+		t.Logf("%s", plan)
+		if !strings.Contains(plan, tc.want) || strings.Contains(plan, "TEMP B-TREE") {
+			t.Errorf("plan of %s\n= %s\nwant %q and no temporary sort", tc.query, plan, tc.want)
+		}
+	}
+}
+
+func queryPlan(tb testing.TB, db *DB, query string, args ...any) string {
+	tb.Helper()
+	rows, err := db.db.Query("EXPLAIN QUERY PLAN "+query, args...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			tb.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	return strings.Join(plan, "; ")
 }

@@ -31,6 +31,28 @@ func MustOpen(tb testing.TB) *store.DB {
 	return MustOpenPath(tb, filepath.Join(tb.TempDir(), "bifrost.db"))
 }
 
+// MustOpenWithPath opens a new database in a temporary directory and
+// returns its path too.
+func MustOpenWithPath(tb testing.TB) (*store.DB, string) {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), "bifrost.db")
+	return MustOpenPath(tb, path), path
+}
+
+// MustExecRaw runs statements on the database file at path through a
+// connection of its own, as another program would.
+func MustExecRaw(tb testing.TB, path, statements string, args ...any) {
+	tb.Helper()
+	raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.Exec(statements, args...); err != nil {
+		tb.Fatal(err)
+	}
+}
+
 // MustOpenPath opens the database at path, closed at the end of the test.
 func MustOpenPath(tb testing.TB, path string) *store.DB {
 	tb.Helper()
@@ -169,17 +191,7 @@ func TestOpen_RefusesNewerSchema(t *testing.T) {
 
 	// A newer binary has applied a migration this one does not know.
 	newer := newestMigration(t) + 41
-	raw, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = raw.Exec(`INSERT INTO goose_db_version (version_id, is_applied) VALUES (?, 1)`, newer)
-	if cerr := raw.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	MustExecRaw(t, path, `INSERT INTO goose_db_version (version_id, is_applied) VALUES (?, 1)`, newer)
 
 	_, err = store.Open(ctx, path)
 	want := fmt.Sprintf("database schema version %d is newer than this binary (%d); upgrade bifrost",

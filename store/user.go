@@ -23,7 +23,7 @@ func (db *DB) CreateUser(ctx context.Context, u service.User) error {
 		return errEmpty("password hash")
 	}
 	if u.CreatedAt.IsZero() {
-		u.CreatedAt = db.now()
+		u.CreatedAt = db.Now()
 	}
 	return db.write(ctx, func(tx *sql.Tx) error {
 		err := ensureNoRow(ctx, tx, service.Errorf(service.ECONFLICT, "a user with id %q already exists", u.ID),
@@ -113,7 +113,7 @@ func (db *DB) CreateSession(ctx context.Context, s service.Session) error {
 	if s.TokenHash == "" {
 		return errEmpty("session token hash")
 	}
-	now := db.now()
+	now := db.Now()
 	if s.CreatedAt.IsZero() {
 		s.CreatedAt = now
 	}

@@ -1,0 +1,58 @@
+# Bifrost: `make` lists the targets. CI runs `.ci/run`, which runs
+# `make check` and `make test`.
+
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X main.version=$(VERSION)
+IMAGE   ?= bifrost
+
+# What the tests need on a fresh Debian machine besides Go, in one place.
+# APT_DEPS holds "command:package" pairs: a package is installed only when
+# its command is missing. NPM_DIRS holds directories whose package-lock.json
+# is installed with `npm ci` when their node_modules is missing.
+# gcc: `go test -race` needs cgo.
+APT_DEPS := gcc:gcc
+NPM_DIRS :=
+
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.DEFAULT_GOAL := help
+
+.PHONY: help build run-demo deps test bench check docker
+
+help: ## list the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+build: ## build bin/bifrost
+	CGO_ENABLED=0 go build -trimpath -ldflags "$(LDFLAGS)" -o bin/bifrost ./cmd/bifrost
+
+run-demo: ## run the hub with the simulated home on :3000
+	go run ./cmd/bifrost serve --demo --data ./data
+
+deps: ## install what the tests need (Debian; skips what is present)
+	@command -v go >/dev/null 2>&1 || { echo "Go 1.26 or newer is needed: https://go.dev/dl/" >&2; exit 1; }
+	@missing=""; \
+	for dep in $(APT_DEPS); do \
+		command -v "$${dep%%:*}" >/dev/null 2>&1 || missing="$$missing $${dep#*:}"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		$(SUDO) apt-get update && $(SUDO) apt-get install -y $$missing; \
+	fi
+	@for dir in $(NPM_DIRS); do \
+		[ -d "$$dir/node_modules" ] || (cd "$$dir" && npm ci); \
+	done
+
+test: deps ## run every test, with the race detector
+	go test -race -count=1 ./...
+
+bench: ## run the benchmarks
+	go test -run '^$$' -bench . -benchmem ./...
+
+check: ## fail if gofmt, go vet or go mod tidy would change or report anything
+	@unformatted="$$(gofmt -l .)"; \
+	if [ -n "$$unformatted" ]; then echo "gofmt needed:" >&2; echo "$$unformatted" >&2; exit 1; fi
+	go vet ./...
+	go mod tidy -diff
+
+docker: ## build the container image
+	docker build --build-arg VERSION=$(VERSION) -t $(IMAGE):$(VERSION) -t $(IMAGE):latest .

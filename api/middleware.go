@@ -1,0 +1,79 @@
+package api
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"time"
+
+	"github.com/labstack/echo/v4"
+)
+
+// logRequests writes one line per request: method, path (never the query,
+// which may carry a secret), status, size and duration. Errors are rendered
+// here, so the line carries the status the client saw.
+func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		if err := next(c); err != nil {
+			c.Error(err)
+		}
+		req, res := c.Request(), c.Response()
+		s.log.LogAttrs(req.Context(), slog.LevelInfo, "request",
+			slog.String("method", req.Method),
+			slog.String("path", req.URL.Path),
+			slog.Int("status", res.Status),
+			slog.Int64("bytes", res.Size),
+			slog.Duration("duration", time.Since(start)),
+		)
+		return nil
+	}
+}
+
+// recoverPanics turns a panic in a handler into an internal error, which
+// the error renderer logs (with the stack) and answers as a 500.
+func recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) (err error) {
+		defer func() {
+			r := recover()
+			if r == nil {
+				return
+			}
+			if r == http.ErrAbortHandler { // let net/http abort the response, as it intends
+				panic(r)
+			}
+			err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
+		}()
+		return next(c)
+	}
+}
+
+// securityHeaders sets the headers every answer carries.
+func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("X-Frame-Options", "DENY")
+		return next(c)
+	}
+}
+
+// limitBody refuses bodies larger than limit bytes: at once when the
+// Content-Length says so, otherwise when reading crosses the limit (the
+// decoder then fails with *http.MaxBytesError, rendered as 413).
+func limitBody(limit int64) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			req := c.Request()
+			if req.ContentLength > limit {
+				return &http.MaxBytesError{Limit: limit}
+			}
+			if req.Body != nil && req.Body != http.NoBody {
+				req.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
+			}
+			return next(c)
+		}
+	}
+}

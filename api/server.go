@@ -1,0 +1,83 @@
+// Package api is Bifrost's HTTP server: one Echo instance with the
+// middleware every surface shares (recovery, request logging, body limit,
+// security headers), the one error renderer, the health probes, and the
+// surfaces mounted under it (/api/v1 today).
+package api
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	v1 "github.com/bifrost-hub/bifrost/api/v1"
+	"github.com/bifrost-hub/bifrost/service"
+)
+
+// DefaultBodyLimit bounds a request body when Config.BodyLimit is zero.
+const DefaultBodyLimit = 1 << 20
+
+// readyTimeout bounds the database check behind /readyz.
+const readyTimeout = 2 * time.Second
+
+// Config configures a Server.
+type Config struct {
+	Service *service.Service
+	Logger  *slog.Logger
+	// BodyLimit is the largest request body accepted, in bytes
+	// (DefaultBodyLimit when zero).
+	BodyLimit int64
+}
+
+// Server is the HTTP side of the hub.
+type Server struct {
+	echo *echo.Echo
+	svc  *service.Service
+	log  *slog.Logger
+}
+
+// New builds the server with every route mounted.
+func New(cfg Config) *Server {
+	s := &Server{echo: echo.New(), svc: cfg.Service, log: cfg.Logger}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	limit := cfg.BodyLimit
+	if limit <= 0 {
+		limit = DefaultBodyLimit
+	}
+	e := s.echo
+	e.HideBanner = true
+	e.HidePort = true
+	e.HTTPErrorHandler = s.renderError
+	e.Use(s.logRequests, recoverPanics, securityHeaders, limitBody(limit))
+
+	e.GET("/healthz", s.healthz)
+	e.GET("/readyz", s.readyz)
+	v1.Register(e.Group("/api/v1"), s.svc)
+	return s
+}
+
+// Handler is the server as an http.Handler.
+func (s *Server) Handler() http.Handler { return s.echo }
+
+// Echo is the underlying Echo instance, for mounting further surfaces.
+func (s *Server) Echo() *echo.Echo { return s.echo }
+
+// healthz answers as long as the process serves HTTP.
+func (s *Server) healthz(c echo.Context) error {
+	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// readyz answers 200 when the database answers, 503 otherwise.
+func (s *Server) readyz(c echo.Context) error {
+	ctx, cancel := context.WithTimeout(c.Request().Context(), readyTimeout)
+	defer cancel()
+	if err := s.svc.Ready(ctx); err != nil {
+		s.log.Warn("not ready", "err", err)
+		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
+	}
+	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
+}

@@ -1,0 +1,118 @@
+package v1
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/bifrost-hub/bifrost/service"
+)
+
+// checker is a request body that knows which of its fields are required.
+type checker interface {
+	check() error
+}
+
+// decode reads the request body as exactly one JSON object into v. Broken
+// JSON is a 400 with the position; well-formed JSON that does not fit (an
+// unknown field, a value of the wrong type, a required field left out) is a
+// 422 naming the field. A body over the limit surfaces as
+// *http.MaxBytesError, rendered as 413.
+func decode(c echo.Context, v any) error {
+	dec := json.NewDecoder(c.Request().Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return decodeError(err)
+	}
+	_, err := dec.Token()
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		return err
+	case !errors.Is(err, io.EOF):
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("unexpected data after the JSON object, at byte %d", dec.InputOffset()))
+	}
+	if body, ok := v.(checker); ok {
+		return body.check()
+	}
+	return nil
+}
+
+// decodeError explains why a body could not be decoded.
+func decodeError(err error) error {
+	var syntax *json.SyntaxError
+	var mismatch *json.UnmarshalTypeError
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		return err
+	case errors.Is(err, io.EOF):
+		return echo.NewHTTPError(http.StatusBadRequest, "the request body is empty; send a JSON object")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return echo.NewHTTPError(http.StatusBadRequest, "malformed JSON: the body ends before the object does")
+	case errors.As(err, &syntax):
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("malformed JSON at byte %d: %v", syntax.Offset, syntax))
+	case errors.As(err, &mismatch):
+		return typeError(mismatch)
+	}
+	if field, ok := unknownField(err); ok {
+		return service.Errorf(service.EINVALID, "unknown field %q", field).With("field", field)
+	}
+	return echo.NewHTTPError(http.StatusBadRequest, "malformed JSON: "+err.Error())
+}
+
+// typeError names the field whose value has the wrong type.
+func typeError(e *json.UnmarshalTypeError) error {
+	if e.Field == "" {
+		return service.Errorf(service.EINVALID, "the body must be %s, not %s", jsonKind(e.Type), e.Value)
+	}
+	return service.Errorf(service.EINVALID, "%s must be %s, not %s", e.Field, jsonKind(e.Type), e.Value).
+		With("field", e.Field)
+}
+
+// unknownField recognises encoding/json's error for a field the target
+// does not have (it has no error type of its own).
+func unknownField(err error) (string, bool) {
+	rest, ok := strings.CutPrefix(err.Error(), "json: unknown field ")
+	if !ok {
+		return "", false
+	}
+	field, uerr := strconv.Unquote(rest)
+	if uerr != nil {
+		field = rest
+	}
+	return field, true
+}
+
+// jsonKind describes the JSON a Go type takes.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	}
+	return "an object"
+}
+
+// missing is the error for a required field the body left out.
+func missing(field, want string) error {
+	return service.Errorf(service.EINVALID, "%s is required: give %s", field, want).With("field", field)
+}

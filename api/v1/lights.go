@@ -1,0 +1,36 @@
+package v1
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/bifrost-hub/bifrost/service"
+)
+
+func (h *handlers) listLights(c echo.Context) error {
+	lights, err := h.svc.ListLights(c.Request().Context())
+	return reply(c, http.StatusOK, lights, err)
+}
+
+func (h *handlers) getLight(c echo.Context) error {
+	l, err := h.svc.GetLight(c.Request().Context(), param(c, "id"))
+	return reply(c, http.StatusOK, l, err)
+}
+
+// setLightState writes a sparse state to one light (a LightResult), or to
+// every light when the id is "all" (a FanoutResult).
+func (h *handlers) setLightState(c echo.Context) error {
+	var p service.LightPatch
+	if err := decode(c, &p); err != nil {
+		return err
+	}
+	ctx, id := c.Request().Context(), param(c, "id")
+	if strings.EqualFold(id, "all") {
+		res, err := h.svc.SetLights(ctx, []string{"all"}, p)
+		return reply(c, http.StatusOK, res, err)
+	}
+	res, err := h.svc.SetLight(ctx, id, p)
+	return reply(c, http.StatusOK, res, err)
+}

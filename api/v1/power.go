@@ -1,0 +1,38 @@
+package v1
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+)
+
+// powerBody is the body of PUT /power/devices/{id}/state.
+type powerBody struct {
+	On *bool `json:"on"`
+}
+
+func (b *powerBody) check() error {
+	if b.On == nil {
+		return missing("on", "true or false")
+	}
+	return nil
+}
+
+func (h *handlers) listPower(c echo.Context) error {
+	ps, err := h.svc.ListPower(c.Request().Context())
+	return reply(c, http.StatusOK, ps, err)
+}
+
+func (h *handlers) getPower(c echo.Context) error {
+	p, err := h.svc.GetPower(c.Request().Context(), param(c, "id"))
+	return reply(c, http.StatusOK, p, err)
+}
+
+func (h *handlers) setPower(c echo.Context) error {
+	var b powerBody
+	if err := decode(c, &b); err != nil {
+		return err
+	}
+	p, err := h.svc.SetPower(c.Request().Context(), param(c, "id"), *b.On)
+	return reply(c, http.StatusOK, p, err)
+}

@@ -1,0 +1,28 @@
+package v1
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/bifrost-hub/bifrost/service"
+)
+
+func (h *handlers) listRemotes(c echo.Context) error {
+	rs, err := h.svc.ListRemotes(c.Request().Context())
+	return reply(c, http.StatusOK, rs, err)
+}
+
+func (h *handlers) getRemote(c echo.Context) error {
+	r, err := h.svc.GetRemote(c.Request().Context(), param(c, "id"))
+	return reply(c, http.StatusOK, r, err)
+}
+
+func (h *handlers) remoteCommand(c echo.Context) error {
+	var cmd service.RemoteCommand
+	if err := decode(c, &cmd); err != nil {
+		return err
+	}
+	r, err := h.svc.RemoteCommand(c.Request().Context(), param(c, "id"), cmd)
+	return reply(c, http.StatusOK, r, err)
+}

@@ -1,0 +1,101 @@
+package v1
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/bifrost-hub/bifrost/service"
+)
+
+// newRoom is the body of POST /rooms.
+type newRoom struct {
+	Name    string   `json:"name"`
+	Members []string `json:"members"`
+}
+
+func (b *newRoom) check() error {
+	if b.Name == "" {
+		return missing("name", "the room's name")
+	}
+	return nil
+}
+
+// rename is the body of a PATCH that renames.
+type rename struct {
+	Name string `json:"name"`
+}
+
+func (b *rename) check() error {
+	if b.Name == "" {
+		return missing("name", "the new name")
+	}
+	return nil
+}
+
+// member is the body of POST /rooms/{id}/members.
+type member struct {
+	Device string `json:"device"`
+}
+
+func (b *member) check() error {
+	if b.Device == "" {
+		return missing("device", "a device's id or name")
+	}
+	return nil
+}
+
+func (h *handlers) listRooms(c echo.Context) error {
+	rooms, err := h.svc.ListRooms(c.Request().Context())
+	return reply(c, http.StatusOK, rooms, err)
+}
+
+func (h *handlers) getRoom(c echo.Context) error {
+	r, err := h.svc.GetRoom(c.Request().Context(), param(c, "id"))
+	return reply(c, http.StatusOK, r, err)
+}
+
+func (h *handlers) createRoom(c echo.Context) error {
+	var b newRoom
+	if err := decode(c, &b); err != nil {
+		return err
+	}
+	r, err := h.svc.CreateRoom(c.Request().Context(), b.Name, b.Members)
+	return reply(c, http.StatusCreated, r, err)
+}
+
+func (h *handlers) renameRoom(c echo.Context) error {
+	var b rename
+	if err := decode(c, &b); err != nil {
+		return err
+	}
+	r, err := h.svc.RenameRoom(c.Request().Context(), param(c, "id"), b.Name)
+	return reply(c, http.StatusOK, r, err)
+}
+
+func (h *handlers) deleteRoom(c echo.Context) error {
+	return noContent(c, h.svc.DeleteRoom(c.Request().Context(), param(c, "id")))
+}
+
+func (h *handlers) setRoomState(c echo.Context) error {
+	var p service.RoomPatch
+	if err := decode(c, &p); err != nil {
+		return err
+	}
+	res, err := h.svc.SetRoom(c.Request().Context(), param(c, "id"), p)
+	return reply(c, http.StatusOK, res, err)
+}
+
+func (h *handlers) addRoomMember(c echo.Context) error {
+	var b member
+	if err := decode(c, &b); err != nil {
+		return err
+	}
+	r, err := h.svc.AddRoomMember(c.Request().Context(), param(c, "id"), b.Device)
+	return reply(c, http.StatusOK, r, err)
+}
+
+func (h *handlers) removeRoomMember(c echo.Context) error {
+	r, err := h.svc.RemoveRoomMember(c.Request().Context(), param(c, "id"), param(c, "device"))
+	return reply(c, http.StatusOK, r, err)
+}

@@ -1,0 +1,150 @@
+// Package v1 is the public REST API under /api/v1: API-key authentication,
+// thin handlers over the service (decode, call one service method, encode),
+// a Server-Sent Events stream, and the OpenAPI document that describes it.
+// Errors are returned, never written: the server's one error renderer
+// answers them.
+package v1
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/bifrost-hub/bifrost/service"
+)
+
+// handlers serves /api/v1 from the service.
+type handlers struct {
+	svc *service.Service
+}
+
+// Register mounts /api/v1 on g. Every route but the OpenAPI document
+// requires an API key. The key check is attached per route rather than to
+// the group, so an unknown path stays a 404 and a wrong method a 405.
+func Register(g *echo.Group, svc *service.Service) {
+	h := &handlers{svc: svc}
+	g.GET("/openapi.json", serveDocument)
+	for _, r := range h.routes() {
+		g.Add(r.method, r.path, r.handle, h.authenticate)
+	}
+}
+
+// route is one authenticated endpoint.
+type route struct {
+	method, path string
+	handle       echo.HandlerFunc
+}
+
+// routes is the whole API, in the order of the OpenAPI document.
+func (h *handlers) routes() []route {
+	const get, put, post, patch, del = http.MethodGet, http.MethodPut, http.MethodPost, http.MethodPatch, http.MethodDelete
+	return []route{
+		{get, "/home", h.home},
+		{get, "/events", h.events},
+		{get, "/devices", h.listDevices},
+		{patch, "/devices/:id", h.updateDevice},
+
+		{get, "/lights", h.listLights},
+		{get, "/lights/:id", h.getLight},
+		{put, "/lights/:id/state", h.setLightState},
+
+		{get, "/rooms", h.listRooms},
+		{post, "/rooms", h.createRoom},
+		{get, "/rooms/:id", h.getRoom},
+		{patch, "/rooms/:id", h.renameRoom},
+		{del, "/rooms/:id", h.deleteRoom},
+		{put, "/rooms/:id/state", h.setRoomState},
+		{post, "/rooms/:id/members", h.addRoomMember},
+		{del, "/rooms/:id/members/:device", h.removeRoomMember},
+
+		{get, "/scenes", h.listScenes},
+		{post, "/scenes", h.captureScene},
+		{get, "/scenes/:id", h.getScene},
+		{patch, "/scenes/:id", h.renameScene},
+		{del, "/scenes/:id", h.deleteScene},
+		{post, "/scenes/:id/activate", h.activateScene},
+
+		{get, "/media/devices", h.listMedia},
+		{get, "/media/devices/:id", h.getMedia},
+		{put, "/media/devices/:id/state", h.setMediaState},
+		{post, "/media/devices/:id/cast", h.cast},
+		{get, "/media/devices/:id/favorites", h.favorites},
+		{post, "/media/devices/:id/favorites/play", h.playFavorite},
+		{post, "/media/devices/:id/group", h.group},
+		{post, "/media/devices/:id/ungroup", h.ungroup},
+		{put, "/media/devices/:id/receiver", h.bindReceiver},
+		{post, "/media/play-on", h.playOn},
+
+		{get, "/power/devices", h.listPower},
+		{get, "/power/devices/:id", h.getPower},
+		{put, "/power/devices/:id/state", h.setPower},
+
+		{get, "/remote/devices", h.listRemotes},
+		{get, "/remote/devices/:id", h.getRemote},
+		{post, "/remote/devices/:id/command", h.remoteCommand},
+
+		{get, "/sensors/devices", h.listSensors},
+		{get, "/sensors/devices/:id", h.getSensor},
+	}
+}
+
+// authenticate admits requests that carry a valid API key and puts the
+// key's principal in the request context. Scopes are checked by the
+// service.
+func (h *handlers) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		key, ok := bearerToken(req.Header.Get(echo.HeaderAuthorization))
+		if !ok {
+			return service.Errorf(service.EUNAUTHORIZED, "send an API key: Authorization: Bearer bfr_…")
+		}
+		p, err := h.svc.AuthenticateKey(req.Context(), key)
+		if err != nil {
+			return err
+		}
+		c.SetRequest(req.WithContext(service.WithPrincipal(req.Context(), p)))
+		return next(c)
+	}
+}
+
+// bearerToken extracts the token of an "Authorization: Bearer …" header.
+func bearerToken(header string) (string, bool) {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(header), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.TrimSpace(token)
+	return token, token != ""
+}
+
+// param returns a path parameter, URL-decoded. Echo matches on the raw
+// path when the request's path has escapes that decoding would lose (an
+// encoded "/"), so the value is decoded here in that case only.
+func param(c echo.Context, name string) string {
+	v := c.Param(name)
+	if c.Request().URL.RawPath == "" {
+		return v
+	}
+	if u, err := url.PathUnescape(v); err == nil {
+		return u
+	}
+	return v
+}
+
+// reply answers v with status, or returns err for the error renderer.
+func reply(c echo.Context, status int, v any, err error) error {
+	if err != nil {
+		return err
+	}
+	return c.JSON(status, v)
+}
+
+// noContent answers 204, or returns err for the error renderer.
+func noContent(c echo.Context, err error) error {
+	if err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}

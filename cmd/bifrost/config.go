@@ -1,0 +1,259 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is every setting of the hub. Each one is a flag and a BIFROST_*
+// environment variable: a flag wins over the environment, the environment
+// over the default.
+type Config struct {
+	Addr          string        // address the HTTP server listens on
+	DataDir       string        // directory holding bifrost.db
+	Demo          bool          // add the simulated home
+	DeviceTimeout time.Duration // bound on one command to one device
+	LogLevel      slog.Level
+	LogFormat     string // "text" or "json"
+}
+
+// DefaultConfig returns the configuration used when nothing is set.
+func DefaultConfig() Config {
+	return Config{
+		Addr:          "0.0.0.0:3000",
+		DataDir:       "./data",
+		DeviceTimeout: 5 * time.Second,
+		LogLevel:      slog.LevelInfo,
+		LogFormat:     "text",
+	}
+}
+
+// DBPath is the path of the database file.
+func (c Config) DBPath() string { return filepath.Join(c.DataDir, "bifrost.db") }
+
+// Validate reports the first setting that cannot work.
+func (c Config) Validate() error {
+	if err := checkAddr(c.Addr); err != nil {
+		return fmt.Errorf("addr: %w", err)
+	}
+	if strings.TrimSpace(c.DataDir) == "" {
+		return errors.New("data: the data directory must not be empty")
+	}
+	if c.DeviceTimeout <= 0 {
+		return fmt.Errorf("device-timeout: %s is not a positive duration", c.DeviceTimeout)
+	}
+	return nil
+}
+
+func checkAddr(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%q is not host:port (for example 0.0.0.0:3000, or 127.0.0.1:0 for a free port)", addr)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("%q: port %q is not a number from 0 to 65535", addr, port)
+	}
+	return nil
+}
+
+// An option is one setting: a flag and the environment variable read when
+// the flag is not given. A secret option may instead be read from the file
+// named by ENV_FILE (a Docker or systemd secret), so it need not sit in the
+// environment.
+type option struct {
+	Name   string // flag name, without dashes
+	Env    string // environment variable
+	Usage  string
+	Secret bool
+	Value  flag.Value
+}
+
+// options returns the options of c, each bound to its field.
+func (c *Config) options() []option {
+	return []option{
+		{Name: "addr", Env: "BIFROST_ADDR", Value: (*stringValue)(&c.Addr),
+			Usage: "`host:port` to listen on; port 0 picks a free port"},
+		{Name: "data", Env: "BIFROST_DATA", Value: (*stringValue)(&c.DataDir),
+			Usage: "`directory` holding the database, bifrost.db"},
+		{Name: "demo", Env: "BIFROST_DEMO", Value: (*boolValue)(&c.Demo),
+			Usage: "add the simulated demo home"},
+		{Name: "device-timeout", Env: "BIFROST_DEVICE_TIMEOUT", Value: (*durationValue)(&c.DeviceTimeout),
+			Usage: "how long one command to one device may take (a `duration`)"},
+		{Name: "log-level", Env: "BIFROST_LOG_LEVEL", Value: (*levelValue)(&c.LogLevel),
+			Usage: "log `level`: debug, info, warn or error"},
+		{Name: "log-format", Env: "BIFROST_LOG_FORMAT", Value: (*formatValue)(&c.LogFormat),
+			Usage: "log `format`: text or json"},
+	}
+}
+
+// pick returns the options named, in the order given.
+func pick(all []option, names ...string) []option {
+	var out []option
+	for _, n := range names {
+		for _, o := range all {
+			if o.Name == n {
+				out = append(out, o)
+			}
+		}
+	}
+	return out
+}
+
+// define adds opts to fs.
+func define(fs *flag.FlagSet, opts []option) {
+	for _, o := range opts {
+		fs.Var(o.Value, o.Name, o.Usage)
+	}
+}
+
+// Getenv looks up an environment variable, as os.LookupEnv does.
+type Getenv func(key string) (string, bool)
+
+// applyEnv sets every option whose variable is present in the environment.
+func applyEnv(opts []option, getenv Getenv) error {
+	for _, o := range opts {
+		v, ok, err := lookupOption(o, getenv)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		if err := o.Value.Set(v); err != nil {
+			return fmt.Errorf("%s: %w", o.Env, err)
+		}
+	}
+	return nil
+}
+
+// lookupOption returns the value the environment gives o: its variable or,
+// for a secret, the contents of the file its _FILE variable names.
+func lookupOption(o option, getenv Getenv) (string, bool, error) {
+	v, ok := getenv(o.Env)
+	if !o.Secret {
+		return v, ok, nil
+	}
+	file, fromFile := getenv(o.Env + "_FILE")
+	switch {
+	case !fromFile:
+		return v, ok, nil
+	case ok:
+		return "", false, fmt.Errorf("%s and %s_FILE are both set; set only one", o.Env, o.Env)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", false, fmt.Errorf("%s_FILE: %w", o.Env, err)
+	}
+	return strings.TrimRight(string(b), "\r\n"), true, nil
+}
+
+// parseArgs applies the environment to opts, then parses args with fs
+// (whose flags include opts), so that a flag wins over the environment and
+// the environment over the default. Flags may come before, between or after
+// the positional arguments, which it returns.
+func parseArgs(fs *flag.FlagSet, opts []option, args []string, getenv Getenv) ([]string, error) {
+	if err := applyEnv(opts, getenv); err != nil {
+		return nil, err
+	}
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			return append(positional, rest...), nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+}
+
+// newFlagSet returns a flag set for a command whose errors are returned,
+// not printed: the caller prints them once.
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+// Flag values. Each Set says what a valid value looks like.
+
+type stringValue string
+
+func (v *stringValue) Set(s string) error { *v = stringValue(s); return nil }
+func (v *stringValue) String() string     { return string(*v) }
+
+type boolValue bool
+
+func (v *boolValue) Set(s string) error {
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a boolean; use 1, true, 0 or false", s)
+	}
+	*v = boolValue(b)
+	return nil
+}
+func (v *boolValue) String() string   { return strconv.FormatBool(bool(*v)) }
+func (v *boolValue) IsBoolFlag() bool { return true }
+
+type durationValue time.Duration
+
+func (v *durationValue) Set(s string) error {
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return fmt.Errorf("%q is not a positive duration such as 500ms, 5s or 1m", s)
+	}
+	*v = durationValue(d)
+	return nil
+}
+func (v *durationValue) String() string { return time.Duration(*v).String() }
+
+type levelValue slog.Level
+
+var levels = map[string]slog.Level{
+	"debug": slog.LevelDebug, "info": slog.LevelInfo, "warn": slog.LevelWarn, "error": slog.LevelError,
+}
+
+func (v *levelValue) Set(s string) error {
+	l, ok := levels[strings.ToLower(s)]
+	if !ok {
+		return fmt.Errorf("%q is not a log level; use debug, info, warn or error", s)
+	}
+	*v = levelValue(l)
+	return nil
+}
+func (v *levelValue) String() string { return strings.ToLower(slog.Level(*v).String()) }
+
+type formatValue string
+
+func (v *formatValue) Set(s string) error {
+	switch s = strings.ToLower(s); s {
+	case "text", "json":
+		*v = formatValue(s)
+		return nil
+	}
+	return fmt.Errorf("%q is not a log format; use text or json", s)
+}
+func (v *formatValue) String() string { return string(*v) }
+
+// newLogger returns the logger c asks for, writing to w.
+func (c Config) newLogger(w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: c.LogLevel}
+	if c.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// env is a fake environment.
+type env map[string]string
+
+func (e env) lookup(key string) (string, bool) {
+	v, ok := e[key]
+	return v, ok
+}
+
+// parseServe parses args and e as serve does.
+func parseServe(t *testing.T, args []string, e env) (Config, error) {
+	t.Helper()
+	m := NewMain(CLI{Stdout: &bytes.Buffer{}, Stderr: &bytes.Buffer{}, Getenv: e.lookup})
+	err := m.ParseFlags(args)
+	return m.Config, err
+}
+
+func TestConfigDefaults(t *testing.T) {
+	cfg, err := parseServe(t, nil, env{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{Addr: "0.0.0.0:3000", DataDir: "./data", DeviceTimeout: 5 * time.Second,
+		LogLevel: slog.LevelInfo, LogFormat: "text"}
+	if cfg != want {
+		t.Fatalf("defaults = %+v, want %+v", cfg, want)
+	}
+	if got := cfg.DBPath(); got != filepath.Join("data", "bifrost.db") {
+		t.Errorf("DBPath = %q", got)
+	}
+}
+
+func TestConfigPrecedence(t *testing.T) {
+	e := env{
+		"BIFROST_ADDR":           "127.0.0.1:4000",
+		"BIFROST_DATA":           "/env/data",
+		"BIFROST_DEMO":           "1",
+		"BIFROST_DEVICE_TIMEOUT": "2s",
+		"BIFROST_LOG_LEVEL":      "debug",
+		"BIFROST_LOG_FORMAT":     "json",
+	}
+	cfg, err := parseServe(t, []string{"--addr", "127.0.0.1:0", "--log-level=warn"}, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{
+		Addr:          "127.0.0.1:0",  // flag
+		LogLevel:      slog.LevelWarn, // flag
+		DataDir:       "/env/data",    // env
+		Demo:          true,           // env
+		DeviceTimeout: 2 * time.Second,
+		LogFormat:     "json",
+	}
+	if cfg != want {
+		t.Fatalf("config = %+v, want %+v", cfg, want)
+	}
+}
+
+func TestConfigFlagOverridesEnvBool(t *testing.T) {
+	cfg, err := parseServe(t, []string{"--demo=false"}, env{"BIFROST_DEMO": "true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Demo {
+		t.Fatal("--demo=false did not override BIFROST_DEMO=true")
+	}
+}
+
+func TestConfigBadValues(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		env  env
+		want string // in the error
+	}{
+		{"level flag", []string{"--log-level", "loud"}, nil, `"loud" is not a log level; use debug, info, warn or error`},
+		{"level env", nil, env{"BIFROST_LOG_LEVEL": "loud"}, `BIFROST_LOG_LEVEL: "loud" is not a log level`},
+		{"format", []string{"--log-format=xml"}, nil, `"xml" is not a log format; use text or json`},
+		{"bool env", nil, env{"BIFROST_DEMO": "yes please"}, `BIFROST_DEMO: "yes please" is not a boolean`},
+		{"duration", []string{"--device-timeout", "soon"}, nil, `"soon" is not a positive duration`},
+		{"negative duration", nil, env{"BIFROST_DEVICE_TIMEOUT": "-1s"}, `"-1s" is not a positive duration`},
+		{"addr without port", []string{"--addr", "localhost"}, nil, `addr: "localhost" is not host:port`},
+		{"addr bad port", nil, env{"BIFROST_ADDR": "0.0.0.0:http"}, `port "http" is not a number`},
+		{"empty data", []string{"--data", ""}, nil, "data directory must not be empty"},
+		{"unknown flag", []string{"--colour"}, nil, "flag provided but not defined: -colour"},
+		{"argument", []string{"extra"}, nil, `unexpected argument "extra"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := parseServe(t, tt.args, tt.env)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want it to contain %q", err, tt.want)
+			}
+			var u *usageError
+			if !errors.As(err, &u) {
+				t.Errorf("err %T is not a usage error", err)
+			}
+		})
+	}
+}
+
+// TestSecretFromFile checks the _FILE form of a secret option.
+func TestSecretFromFile(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "password")
+	if err := os.WriteFile(file, []byte("s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	opts := []option{{Name: "password", Env: "BIFROST_TEST_PASSWORD", Secret: true, Value: (*stringValue)(&got)}}
+
+	if err := applyEnv(opts, env{"BIFROST_TEST_PASSWORD_FILE": file}.lookup); err != nil {
+		t.Fatal(err)
+	}
+	if got != "s3cret" {
+		t.Errorf("from file: got %q, want %q (trailing newline trimmed)", got, "s3cret")
+	}
+
+	got = ""
+	if err := applyEnv(opts, env{"BIFROST_TEST_PASSWORD": "plain"}.lookup); err != nil || got != "plain" {
+		t.Errorf("from variable: got %q, %v", got, err)
+	}
+
+	err := applyEnv(opts, env{"BIFROST_TEST_PASSWORD": "a", "BIFROST_TEST_PASSWORD_FILE": file}.lookup)
+	if err == nil || !strings.Contains(err.Error(), "both set") {
+		t.Errorf("both set: err = %v", err)
+	}
+
+	err = applyEnv(opts, env{"BIFROST_TEST_PASSWORD_FILE": filepath.Join(dir, "missing")}.lookup)
+	if err == nil || !strings.Contains(err.Error(), "BIFROST_TEST_PASSWORD_FILE") {
+		t.Errorf("missing file: err = %v", err)
+	}
+
+	// Only secret options read a _FILE.
+	var plain string
+	opts = []option{{Name: "addr", Env: "BIFROST_TEST_ADDR", Value: (*stringValue)(&plain)}}
+	if err := applyEnv(opts, env{"BIFROST_TEST_ADDR_FILE": file}.lookup); err != nil || plain != "" {
+		t.Errorf("non-secret option read a file: %q, %v", plain, err)
+	}
+}
+
+func TestFlagsAnywhere(t *testing.T) {
+	cfg := DefaultConfig()
+	cl := newCmdline("keys revoke", "keys revoke ID", "", adminOptions(&cfg))
+	rest, err := cl.parse([]string{"--data", "/a", "key_1", "--log-level", "error"}, env{}.lookup, "ID")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rest) != 1 || rest[0] != "key_1" || cfg.DataDir != "/a" || cfg.LogLevel != slog.LevelError {
+		t.Fatalf("rest = %q, cfg = %+v", rest, cfg)
+	}
+	rest, err = cl.parse([]string{"--", "-odd-name"}, env{}.lookup, "ID")
+	if err != nil || len(rest) != 1 || rest[0] != "-odd-name" {
+		t.Fatalf("after --: rest = %q, err = %v", rest, err)
+	}
+	if _, err := cl.parse(nil, env{}.lookup, "ID"); err == nil || !strings.Contains(err.Error(), "missing ID") {
+		t.Fatalf("missing argument: err = %v", err)
+	}
+}
+
+func TestLocalAddr(t *testing.T) {
+	for in, want := range map[string]string{
+		"0.0.0.0:3000":   "127.0.0.1:3000",
+		":3000":          "127.0.0.1:3000",
+		"[::]:3000":      "[::1]:3000",
+		"10.0.0.5:80":    "10.0.0.5:80",
+		"localhost:3000": "localhost:3000",
+	} {
+		if got := localAddr(in); got != want {
+			t.Errorf("localAddr(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestRunExitCodes(t *testing.T) {
+	run := runCLI
+	code, out, _ := run("help")
+	if code != 0 || !strings.Contains(out, "BIFROST_DEVICE_TIMEOUT") || !strings.Contains(out, "healthcheck") {
+		t.Errorf("help: code %d, out:\n%s", code, out)
+	}
+	if code, out, _ := run("-h"); code != 0 || !strings.Contains(out, "Commands:") {
+		t.Errorf("-h: code %d, out:\n%s", code, out)
+	}
+	if code, out, _ := run("help", "keys", "create"); code != 0 || !strings.Contains(out, "--scope") {
+		t.Errorf("help keys create: code %d, out:\n%s", code, out)
+	}
+	if code, out, _ := run("version"); code != 0 || !strings.HasPrefix(out, "bifrost dev (go") {
+		t.Errorf("version: code %d, out %q", code, out)
+	}
+	if code, _, errOut := run("frobnicate"); code != 2 || !strings.Contains(errOut, `unknown command "frobnicate"`) {
+		t.Errorf("unknown command: code %d, stderr %q", code, errOut)
+	}
+	if code, _, errOut := run("keys", "create"); code != 2 || !strings.Contains(errOut, "--name is required") {
+		t.Errorf("keys create without name: code %d, stderr %q", code, errOut)
+	}
+	if code, _, errOut := run("backup", "x.db", "--data", t.TempDir()); code != 1 || !strings.Contains(errOut, "no database") {
+		t.Errorf("backup without database: code %d, stderr %q", code, errOut)
+	}
+	if code, _, errOut := run("healthcheck", "--addr", "127.0.0.1:1"); code != 1 || errOut == "" {
+		t.Errorf("healthcheck of nothing: code %d, stderr %q", code, errOut)
+	}
+}

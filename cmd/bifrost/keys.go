@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"text/tabwriter"
+	"time"
+
+	"github.com/bifrost-hub/bifrost/devices"
+	"github.com/bifrost-hub/bifrost/service"
+)
+
+// The keys commands open the database the server uses. SQLite's WAL
+// journal and busy timeout make that safe while the server runs, and the
+// server reads the key table on every request, so a revoke holds from its
+// next request on.
+
+const keysAbout = `Manage the API keys that clients of /api/v1 send as "Authorization: Bearer bfr_…".
+
+  bifrost keys create --name NAME [--scope read|control]   mint a key; prints it on stdout
+  bifrost keys list                                        list keys (never their secrets)
+  bifrost keys revoke ID_OR_PREFIX                         revoke a key by id, prefix or name
+
+Run 'bifrost help keys COMMAND' for the options of one.`
+
+func runKeys(ctx context.Context, cli CLI, args []string) error {
+	help := func(w io.Writer) { fmt.Fprintln(w, "usage: bifrost keys COMMAND [arguments] [options]\n\n"+keysAbout) }
+	if len(args) == 0 {
+		return &usageError{err: fmt.Errorf("keys: missing COMMAND (create, list or revoke)"), print: help}
+	}
+	switch args[0] {
+	case "create":
+		return runKeysCreate(ctx, cli, args[1:])
+	case "list":
+		return runKeysList(ctx, cli, args[1:])
+	case "revoke":
+		return runKeysRevoke(ctx, cli, args[1:])
+	case "-h", "-help", "--help", "help":
+		return &helpRequest{print: help}
+	}
+	return &usageError{err: fmt.Errorf("keys: unknown command %q", args[0]), print: help}
+}
+
+func runKeysCreate(ctx context.Context, cli CLI, args []string) error {
+	cfg := DefaultConfig()
+	cl := newCmdline("keys create", "keys create --name NAME [--scope read|control] [options]",
+		"Mint an API key and print it, and nothing else, on standard output. The key\n"+
+			"is shown this once only: the database keeps just its hash.", adminOptions(&cfg))
+	name := cl.fs.String("name", "", "`name` of the key: who or what uses it")
+	scope := cl.fs.String("scope", service.ScopeControl, "`scope`: read (may only read) or control (may also change the house)")
+	if _, err := cl.parse(args, cli.Getenv); err != nil {
+		return err
+	}
+	if *name == "" {
+		return cl.usageErr(fmt.Errorf("--name is required"))
+	}
+	logger := cfg.newLogger(cli.Stderr)
+	return withService(ctx, cfg, logger, func(ctx context.Context, svc *service.Service) error {
+		k, err := svc.CreateKey(ctx, *name, *scope)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(cli.Stdout, k.Key)
+		logger.Info("key created; it is shown only this once", "id", k.ID, "name", k.Name, "scope", k.Scope)
+		return nil
+	})
+}
+
+func runKeysList(ctx context.Context, cli CLI, args []string) error {
+	cfg := DefaultConfig()
+	cl := newCmdline("keys list", "keys list [options]",
+		"List the API keys: id, name, the prefix that recognises a key, scope, and\n"+
+			"when each was created, last used and revoked. Secrets are never shown.", adminOptions(&cfg))
+	if _, err := cl.parse(args, cli.Getenv); err != nil {
+		return err
+	}
+	return withService(ctx, cfg, cfg.newLogger(cli.Stderr), func(ctx context.Context, svc *service.Service) error {
+		keys, err := svc.ListKeys(ctx)
+		if err != nil {
+			return err
+		}
+		return writeKeyTable(cli.Stdout, keys)
+	})
+}
+
+func writeKeyTable(w io.Writer, keys []service.APIKey) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tPREFIX\tSCOPE\tCREATED\tLAST USED\tREVOKED")
+	for _, k := range keys {
+		fmt.Fprintf(tw, "%s\t%s\t%s…\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Prefix, k.Scope,
+			formatTime(&k.CreatedAt), formatTime(k.LastUsed), formatTime(k.RevokedAt))
+	}
+	return tw.Flush()
+}
+
+// formatTime shows t in local time, or "-" for never.
+func formatTime(t *time.Time) string {
+	if t == nil || t.IsZero() {
+		return "-"
+	}
+	return t.Local().Format("2006-01-02 15:04:05")
+}
+
+func runKeysRevoke(ctx context.Context, cli CLI, args []string) error {
+	cfg := DefaultConfig()
+	cl := newCmdline("keys revoke", "keys revoke ID_OR_PREFIX [options]",
+		"Revoke an API key, given its id, its prefix (as 'keys list' shows it) or its\n"+
+			"name. A running server refuses the key from its next request on.", adminOptions(&cfg))
+	rest, err := cl.parse(args, cli.Getenv, "ID_OR_PREFIX")
+	if err != nil {
+		return err
+	}
+	logger := cfg.newLogger(cli.Stderr)
+	return withService(ctx, cfg, logger, func(ctx context.Context, svc *service.Service) error {
+		k, err := svc.RevokeKey(ctx, rest[0])
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(cli.Stdout, "revoked %s (%s, %s…)\n", k.ID, k.Name, k.Prefix)
+		return nil
+	})
+}
+
+// adminOptions are the options of the commands that work on the database
+// rather than run the hub.
+func adminOptions(cfg *Config) []option {
+	return pick(cfg.options(), "data", "log-level", "log-format")
+}
+
+// withService opens the database of cfg and runs fn with a service and a
+// context that acts as the hub itself (the command line's principal).
+func withService(ctx context.Context, cfg Config, logger *slog.Logger, fn func(context.Context, *service.Service) error) error {
+	db, err := openStore(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	reg := devices.NewRegistry(cfg.DeviceTimeout)
+	defer reg.Close()
+	svc := service.New(service.Config{Store: db, Registry: reg, Logger: logger})
+	return fn(service.WithPrincipal(ctx, service.System), svc)
+}

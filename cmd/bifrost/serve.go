@@ -1,0 +1,227 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bifrost-hub/bifrost/api"
+	"github.com/bifrost-hub/bifrost/devices"
+	"github.com/bifrost-hub/bifrost/devices/sim"
+	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/store"
+)
+
+// Timeouts of the HTTP server. There is no write timeout: the event stream
+// (/api/v1/events) is a response that lasts as long as its client.
+const (
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = 30 * time.Second
+	idleTimeout       = 2 * time.Minute
+	maxHeaderBytes    = 64 << 10
+
+	// shutdownGrace bounds how long in-flight requests may take to finish
+	// once a shutdown has begun.
+	shutdownGrace = 10 * time.Second
+)
+
+// The simulated home of --demo answers like a real one: tens of
+// milliseconds per command.
+const (
+	demoLatency = 30 * time.Millisecond
+	demoJitter  = 10 * time.Millisecond
+)
+
+// Main is the hub as a program: ParseFlags, then Run, then Close. Run
+// returns once the hub serves; Close shuts it down in reverse order.
+type Main struct {
+	Config Config
+	Logger *slog.Logger
+
+	cli      CLI
+	db       *store.DB
+	registry *devices.Registry
+	service  *service.Service
+	server   *http.Server
+	addr     net.Addr
+
+	stopAdapters context.CancelFunc
+	background   sync.WaitGroup
+	failed       chan error
+}
+
+// NewMain returns a Main with the default configuration.
+func NewMain(cli CLI) *Main {
+	return &Main{Config: DefaultConfig(), cli: cli, failed: make(chan error, 4)}
+}
+
+// ParseFlags reads the configuration from args and the environment.
+func (m *Main) ParseFlags(args []string) error {
+	cl := newCmdline("serve", "[serve] [options]",
+		"Run the hub: open the database (applying migrations), start the device\n"+
+			"adapters and serve the API until SIGINT or SIGTERM.", m.Config.options())
+	if _, err := cl.parse(args, m.cli.Getenv); err != nil {
+		return err
+	}
+	if err := m.Config.Validate(); err != nil {
+		return cl.usageErr(err)
+	}
+	return nil
+}
+
+// Addr is the address the server listens on, once Run has returned.
+func (m *Main) Addr() net.Addr { return m.addr }
+
+// Failed reports a part of the hub that stopped on its own.
+func (m *Main) Failed() <-chan error { return m.failed }
+
+// Run starts the hub: the database (migrated), the device registry and
+// adapters, the service (its inventory synced, so the devices exist at the
+// first request), then the HTTP server. On error the caller must still
+// call Close.
+func (m *Main) Run(ctx context.Context) error {
+	if m.Logger == nil {
+		m.Logger = m.Config.newLogger(m.cli.Stderr)
+	}
+	db, err := openStore(ctx, m.Config, m.Logger)
+	if err != nil {
+		return err
+	}
+	m.db = db
+	m.registry = devices.NewRegistry(m.Config.DeviceTimeout)
+
+	// Adapters and the service outlive ctx (a signal): they stop in Close,
+	// after the in-flight requests that need them have finished.
+	actx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	m.stopAdapters = cancel
+	m.startAdapters(actx)
+	if err := m.startService(ctx, actx); err != nil {
+		return err
+	}
+	return m.startHTTP()
+}
+
+// startAdapters registers the devices of every configured adapter and
+// starts the adapters.
+func (m *Main) startAdapters(ctx context.Context) {
+	if m.Config.Demo {
+		home := sim.NewHome(sim.Options{Latency: demoLatency, Jitter: demoJitter})
+		home.Register(m.registry)
+		m.goRun(ctx, "sim", home.Run)
+		m.Logger.Info("demo home added", "devices", len(m.registry.List()))
+	}
+}
+
+func (m *Main) startService(ctx, actx context.Context) error {
+	m.service = service.New(service.Config{Store: m.db, Registry: m.registry, Logger: m.Logger})
+	if err := m.service.Sync(ctx); err != nil {
+		return fmt.Errorf("record devices: %w", err)
+	}
+	m.goRun(actx, "service", m.service.Run)
+	return nil
+}
+
+// goRun runs fn in the background until ctx ends; an error it returns
+// stops the hub.
+func (m *Main) goRun(ctx context.Context, name string, fn func(context.Context) error) {
+	m.background.Go(func() {
+		if err := fn(ctx); err != nil && ctx.Err() == nil {
+			m.failed <- fmt.Errorf("%s stopped: %w", name, err)
+		}
+	})
+}
+
+func (m *Main) startHTTP() error {
+	ln, err := net.Listen("tcp", m.Config.Addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	srv := api.New(api.Config{Service: m.service, Logger: m.Logger})
+	m.server = &http.Server{
+		Handler:           srv.Handler(),
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn),
+	}
+	m.addr = ln.Addr()
+	go func() {
+		if err := m.server.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			m.failed <- fmt.Errorf("http server stopped: %w", err)
+		}
+	}()
+	m.Logger.Info("listening", "addr", m.addr.String(), "data", m.Config.DataDir,
+		"demo", m.Config.Demo, "version", version)
+	return nil
+}
+
+// Close shuts the hub down: it stops accepting connections and lets
+// in-flight requests finish (for at most shutdownGrace), then stops the
+// adapters and closes the database.
+func (m *Main) Close() error {
+	started := m.server != nil
+	if started {
+		m.Logger.Info("shutting down")
+		ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+		if err := m.server.Shutdown(ctx); err != nil {
+			m.Logger.Warn("requests still running at the end of the grace period were cut off", "err", err)
+			m.server.Close()
+		}
+		cancel()
+	}
+	if m.stopAdapters != nil {
+		m.stopAdapters()
+	}
+	m.background.Wait()
+	if m.registry != nil {
+		m.registry.Close()
+	}
+	if m.db != nil {
+		if err := m.db.Close(); err != nil {
+			return fmt.Errorf("close database: %w", err)
+		}
+	}
+	if started {
+		m.Logger.Info("stopped")
+	}
+	return nil
+}
+
+// runServe runs the hub until a signal or a failure.
+func runServe(ctx context.Context, cli CLI, args []string) error {
+	m := NewMain(cli)
+	if err := m.ParseFlags(args); err != nil {
+		return err
+	}
+	if err := m.Run(ctx); err != nil {
+		return errors.Join(fmt.Errorf("start: %w", err), m.Close())
+	}
+	var failure error
+	select {
+	case <-ctx.Done():
+	case failure = <-m.Failed():
+		m.Logger.Error("hub failed; shutting down", "err", failure)
+	}
+	return errors.Join(failure, m.Close())
+}
+
+// openStore opens the database in cfg's data directory, applying any
+// pending migrations.
+func openStore(ctx context.Context, cfg Config, logger *slog.Logger) (*store.DB, error) {
+	if strings.TrimSpace(cfg.DataDir) == "" {
+		return nil, errors.New("the data directory (--data, BIFROST_DATA) must not be empty")
+	}
+	db, err := store.Open(ctx, cfg.DBPath())
+	if err != nil {
+		return nil, err
+	}
+	logger.Debug("database open", "path", cfg.DBPath())
+	return db, nil
+}

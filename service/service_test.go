@@ -1,0 +1,608 @@
+package service_test
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bifrost-hub/bifrost/devices"
+	"github.com/bifrost-hub/bifrost/devices/sim"
+	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/store"
+)
+
+// house is a service over real SQLite and the simulated home.
+type house struct {
+	svc  *service.Service
+	home *sim.Home
+	reg  *devices.Registry
+	db   *store.DB
+	ctx  context.Context // carries a control principal
+}
+
+func newHouse(t testing.TB) *house {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "bifrost.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := devices.NewRegistry(time.Second)
+	home := sim.NewHome(sim.Options{})
+	home.Register(reg)
+	svc := service.New(service.Config{Store: db, Registry: reg})
+	if err := svc.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { reg.Close(); db.Close() })
+	p := service.Principal{Kind: "user", ID: "u1", Name: "tester", Scope: service.ScopeControl}
+	return &house{svc: svc, home: home, reg: reg, db: db, ctx: service.WithPrincipal(ctx, p)}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func wantCode(t *testing.T, err error, code string) {
+	t.Helper()
+	if got := service.ErrorCode(err); got != code {
+		t.Fatalf("error %v has code %q; want %q", err, got, code)
+	}
+}
+
+func must[T any](t *testing.T) func(T, error) T {
+	return func(v T, err error) T {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+}
+
+func TestDemoHomeIsRecorded(t *testing.T) {
+	h := newHouse(t)
+	rooms := must[[]service.RoomView](t)(h.svc.ListRooms(h.ctx))
+	var names []string
+	for _, r := range rooms {
+		names = append(names, r.Name)
+	}
+	for _, want := range []string{"Living Room", "Office", "Bedroom", "Kitchen"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("room %q missing from %v", want, names)
+		}
+	}
+	lights := must[[]service.Light](t)(h.svc.ListLights(h.ctx))
+	if len(lights) != 6 {
+		t.Fatalf("%d lights; want 6", len(lights))
+	}
+	for _, l := range lights {
+		if !l.Online || l.State == nil || l.Room == "" {
+			t.Errorf("light %s: online %v state %v room %q", l.Name, l.Online, l.State, l.Room)
+		}
+	}
+	// A second sync keeps the user's names and rooms.
+	must[service.DeviceView](t)(h.svc.UpdateDevice(h.ctx, "Key Light", service.DevicePatch{Name: ptr("Panel")}))
+	if err := h.svc.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	l := must[service.Light](t)(h.svc.GetLight(h.ctx, "Panel"))
+	if l.Room != "Office" {
+		t.Errorf("renamed light lost its room: %q", l.Room)
+	}
+}
+
+func TestSetLightSparseAndImpliedOn(t *testing.T) {
+	h := newHouse(t)
+	must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Desk Lamp", service.LightPatch{On: ptr(false)}))
+	res := must[service.LightResult](t)(h.svc.SetLight(h.ctx, "desk", service.LightPatch{Brightness: ptr(40)}))
+	if !res.State.On || res.State.Brightness != 40 {
+		t.Fatalf("brightness did not imply on: %+v", res.State)
+	}
+	before := res.State
+	res = must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Desk Lamp", service.LightPatch{Kelvin: ptr(3000)}))
+	if res.State.Brightness != before.Brightness || res.State.Kelvin != 3000 || res.State.Mode != devices.ModeTemperature {
+		t.Fatalf("a kelvin write changed more than kelvin: %+v", res.State)
+	}
+	if res.Applied.Mirek == nil || *res.Applied.Mirek != 333 {
+		t.Errorf("applied mirek %v; want 333", res.Applied.Mirek)
+	}
+	res = must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Desk Lamp", service.LightPatch{Hex: ptr("#ff0000")}))
+	if res.State.Mode != devices.ModeColor || res.Applied.Color == nil || res.Applied.Color.Hex == "" {
+		t.Fatalf("hex not applied: %+v", res)
+	}
+	// Desk Lamp has gamut C: pure red lands on the gamut's red corner.
+	if c := res.Applied.Color; c.X != 0.6915 || c.Y != 0.3083 {
+		t.Errorf("red in gamut C = (%v, %v); want (0.6915, 0.3083)", c.X, c.Y)
+	}
+	res = must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Desk Lamp", service.LightPatch{Mirek: ptr(250)}))
+	if res.State.Kelvin != 4000 {
+		t.Errorf("mirek 250 gave %d K; want 4000", res.State.Kelvin)
+	}
+	res = must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Desk Lamp", service.LightPatch{Brightness: ptr(0)}))
+	if res.State.On {
+		t.Error("brightness 0 must turn the light off")
+	}
+}
+
+func TestSetLightClampsAndSaysSo(t *testing.T) {
+	h := newHouse(t)
+	res := must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{Kelvin: ptr(2700)}))
+	if res.State.Kelvin != 3200 || *res.Applied.Kelvin != 3200 {
+		t.Fatalf("2700 K on a 3200–5600 K panel: state %d applied %d", res.State.Kelvin, *res.Applied.Kelvin)
+	}
+	if len(res.Notes) == 0 || !strings.Contains(res.Notes[0], "3200") {
+		t.Errorf("clamping not reported: %v", res.Notes)
+	}
+	// The RGB strip has no white channel: a temperature becomes a colour.
+	res = must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Rope Light", service.LightPatch{Kelvin: ptr(2700)}))
+	if res.State.Mode != devices.ModeColor || len(res.Notes) == 0 {
+		t.Errorf("kelvin on an RGB strip: %+v", res)
+	}
+}
+
+func TestSetLightRefusesNonsense(t *testing.T) {
+	h := newHouse(t)
+	before := h.home.Light("sim:key-light").Commands()
+	cases := []struct {
+		name  string
+		light string
+		p     service.LightPatch
+		code  string
+		says  string
+	}{
+		{"brightness 250", "Key Light", service.LightPatch{Brightness: ptr(250)}, service.EINVALID, "0–100"},
+		{"bad hex", "Key Light", service.LightPatch{Hex: ptr("zz")}, service.EINVALID, "hex"},
+		{"unknown effect", "Key Light", service.LightPatch{Effect: ptr("Disco Inferno")}, service.EINVALID, "Cop Car"},
+		{"two modes", "Key Light", service.LightPatch{Hex: ptr("FF0000"), Kelvin: ptr(4000)}, service.EINVALID, "only one"},
+		{"empty", "Key Light", service.LightPatch{}, service.EINVALID, "nothing to change"},
+		{"absurd kelvin", "Key Light", service.LightPatch{Kelvin: ptr(100)}, service.EINVALID, "1000"},
+		{"xy out of range", "Key Light", service.LightPatch{Color: &service.XY{X: 2, Y: 0.3}}, service.EINVALID, "between 0 and 1"},
+		{"colour on CCT lamp", "Fill Light", service.LightPatch{Hex: ptr("00FF00")}, service.EUNSUPPORTED, "3200"},
+		{"effect on plain lamp", "Bedside Lamp", service.LightPatch{Effect: ptr("Party")}, service.EUNSUPPORTED, "no effects"},
+		{"unknown light", "Sofa Lamp", service.LightPatch{On: ptr(true)}, service.ENOTFOUND, "Key Light"},
+		{"ambiguous light", "light", service.LightPatch{On: ptr(true)}, service.EINVALID, "more than one"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := h.svc.SetLight(h.ctx, c.light, c.p)
+			wantCode(t, err, c.code)
+			if !strings.Contains(service.ErrorMessage(err), c.says) {
+				t.Errorf("message %q does not say %q", service.ErrorMessage(err), c.says)
+			}
+		})
+	}
+	if got := h.home.Light("sim:key-light").Commands(); got != before {
+		t.Errorf("refused writes reached the lamp (%d commands)", got-before)
+	}
+}
+
+func TestEffectByNameIsCaseInsensitive(t *testing.T) {
+	h := newHouse(t)
+	res := must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{Effect: ptr("cop car")}))
+	if res.State.Effect != "Cop Car" || res.State.Mode != devices.ModeEffect || !res.State.On {
+		t.Fatalf("effect: %+v", res.State)
+	}
+}
+
+func TestScopes(t *testing.T) {
+	h := newHouse(t)
+	read := service.WithPrincipal(context.Background(), service.Principal{Kind: "key", ID: "k", Name: "ro", Scope: service.ScopeRead})
+	before := h.home.Light("sim:key-light").Commands()
+	_, err := h.svc.SetLight(read, "Key Light", service.LightPatch{On: ptr(true)})
+	wantCode(t, err, service.EFORBIDDEN)
+	_, err = h.svc.SetRoom(read, "Office", service.RoomPatch{On: ptr(false)})
+	wantCode(t, err, service.EFORBIDDEN)
+	_, err = h.svc.ActivateScene(read, "anything")
+	wantCode(t, err, service.EFORBIDDEN)
+	if got := h.home.Light("sim:key-light").Commands(); got != before {
+		t.Fatal("a read key reached a device")
+	}
+	if _, err := h.svc.ListLights(read); err != nil {
+		t.Fatalf("a read key cannot read: %v", err)
+	}
+	_, err = h.svc.ListLights(context.Background())
+	wantCode(t, err, service.EUNAUTHORIZED)
+}
+
+func TestRoomPowerIntentAndDimming(t *testing.T) {
+	h := newHouse(t)
+	// Office: Key Light, Fill Light, Desk Lamp, Desk Fan, Office Motion.
+	must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{On: ptr(true), Brightness: ptr(80)}))
+	must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Fill Light", service.LightPatch{On: ptr(false)}))
+	must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Desk Lamp", service.LightPatch{On: ptr(true)}))
+
+	res := must[service.FanoutResult](t)(h.svc.SetRoom(h.ctx, "Office", service.RoomPatch{Brightness: ptr(20)}))
+	if len(res.Applied) != 2 || len(res.Failed) != 0 {
+		t.Fatalf("dimming reached %+v; want the two lit lamps", res)
+	}
+	if st := h.home.Light("sim:fill-light").State(); st.On {
+		t.Fatal("dimming the room woke an off lamp")
+	}
+	if st := h.home.Light("sim:key-light").State(); st.Brightness != 20 {
+		t.Fatalf("key light at %d; want 20", st.Brightness)
+	}
+
+	// A bare {on:false} is power intent: lights, the fan, everything.
+	must[service.PowerView](t)(h.svc.SetPower(h.ctx, "Desk Fan", true))
+	res = must[service.FanoutResult](t)(h.svc.SetRoom(h.ctx, "office", service.RoomPatch{On: ptr(false)}))
+	if len(res.Failed) != 0 || len(res.Applied) != 4 {
+		t.Fatalf("power off reached %+v; want 3 lights and the fan", res)
+	}
+	fan := must[service.PowerView](t)(h.svc.GetPower(h.ctx, "Desk Fan"))
+	if fan.On == nil || *fan.On {
+		t.Fatal("the fan is still on")
+	}
+	// Explicit on with brightness wakes every lamp but leaves the fan alone.
+	res = must[service.FanoutResult](t)(h.svc.SetRoom(h.ctx, "Office", service.RoomPatch{On: ptr(true), Brightness: ptr(60)}))
+	if len(res.Applied) != 3 {
+		t.Fatalf("on+brightness reached %+v; want the 3 lights", res)
+	}
+	if st := h.home.Light("sim:fill-light").State(); !st.On || st.Brightness != 60 {
+		t.Fatalf("fill light %+v", st)
+	}
+}
+
+func TestRoomNamesFailures(t *testing.T) {
+	h := newHouse(t)
+	h.home.Light("sim:key-light").SetUnreachable(true)
+	res := must[service.FanoutResult](t)(h.svc.SetRoom(h.ctx, "Office", service.RoomPatch{On: ptr(true), Hex: ptr("FF0000")}))
+	failed := map[string]string{}
+	for _, f := range res.Failed {
+		failed[f.Name] = f.Code
+	}
+	if failed["Key Light"] != service.EUNREACHABLE || failed["Fill Light"] != service.EUNSUPPORTED {
+		t.Fatalf("failures %+v; want Key Light unreachable and Fill Light unsupported", res.Failed)
+	}
+	if len(res.Applied) != 1 || res.Applied[0].Name != "Desk Lamp" {
+		t.Fatalf("applied %+v; want Desk Lamp", res.Applied)
+	}
+	// An offline light still lists, with its name and room.
+	l := must[service.Light](t)(h.svc.GetLight(h.ctx, "Key Light"))
+	if l.Online || l.Room != "Office" || l.Capabilities.KelvinMax != 5600 {
+		t.Fatalf("offline light view %+v", l)
+	}
+	_, err := h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{On: ptr(true)})
+	wantCode(t, err, service.EUNREACHABLE)
+}
+
+func TestRoomAdministration(t *testing.T) {
+	h := newHouse(t)
+	r := must[service.RoomView](t)(h.svc.CreateRoom(h.ctx, "Studio", []string{"Key Light", "Desk Fan"}))
+	if len(r.Members) != 2 {
+		t.Fatalf("members %+v", r.Members)
+	}
+	office := must[service.RoomView](t)(h.svc.GetRoom(h.ctx, "Office"))
+	for _, m := range office.Members {
+		if m.Name == "Key Light" {
+			t.Fatal("Key Light is in two rooms")
+		}
+	}
+	_, err := h.svc.CreateRoom(h.ctx, "studio", nil)
+	wantCode(t, err, service.ECONFLICT)
+	_, err = h.svc.CreateRoom(h.ctx, "Attic", []string{"Nonexistent Lamp"})
+	wantCode(t, err, service.ENOTFOUND)
+	if _, err := h.svc.GetRoom(h.ctx, "Attic"); service.ErrorCode(err) != service.ENOTFOUND {
+		t.Fatal("a failed create left a room behind")
+	}
+	r = must[service.RoomView](t)(h.svc.RenameRoom(h.ctx, "Studio", "Den"))
+	r = must[service.RoomView](t)(h.svc.AddRoomMember(h.ctx, "Den", "Kitchen Sonos"))
+	r = must[service.RoomView](t)(h.svc.RemoveRoomMember(h.ctx, "Den", "Desk Fan"))
+	if len(r.Members) != 2 || r.Name != "Den" {
+		t.Fatalf("den %+v", r)
+	}
+	if err := h.svc.DeleteRoom(h.ctx, "Den"); err != nil {
+		t.Fatal(err)
+	}
+	l := must[service.Light](t)(h.svc.GetLight(h.ctx, "Key Light"))
+	if l.Room != "" {
+		t.Fatalf("a deleted room's light still has room %q", l.Room)
+	}
+}
+
+func TestSceneCaptureAndActivate(t *testing.T) {
+	h := newHouse(t)
+	must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{Effect: ptr("Party"), Brightness: ptr(70)}))
+	must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Desk Lamp", service.LightPatch{Hex: ptr("00FF00"), Brightness: ptr(30)}))
+	must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Fill Light", service.LightPatch{Kelvin: ptr(4500), Brightness: ptr(55)}))
+	must[service.PowerView](t)(h.svc.SetPower(h.ctx, "Desk Fan", true))
+	sc := must[service.SceneView](t)(h.svc.CaptureScene(h.ctx, "Streaming", "Office"))
+	if sc.Room != "Office" || len(sc.Entries) != 4 {
+		t.Fatalf("scene %+v", sc)
+	}
+	want := map[devices.ID]devices.LightState{}
+	for _, id := range []devices.ID{"sim:key-light", "sim:desk-lamp", "sim:fill-light"} {
+		want[id] = h.home.Light(id).State()
+	}
+	must[service.FanoutResult](t)(h.svc.SetRoom(h.ctx, "Office", service.RoomPatch{On: ptr(false)}))
+
+	res := must[service.FanoutResult](t)(h.svc.ActivateScene(h.ctx, "streaming"))
+	if len(res.Failed) != 0 || len(res.Applied) != 4 {
+		t.Fatalf("activate %+v", res)
+	}
+	for id, w := range want {
+		got := h.home.Light(id).State()
+		if got.On != w.On || got.Brightness != w.Brightness || got.Mode != w.Mode || got.Effect != w.Effect || got.Kelvin != w.Kelvin {
+			t.Errorf("%s restored as %+v; want %+v", id, got, w)
+		}
+		if w.Color != nil && (got.Color == nil || got.Color.Hex != w.Color.Hex) {
+			t.Errorf("%s colour %+v; want %+v", id, got.Color, w.Color)
+		}
+	}
+	_, err := h.svc.CaptureScene(h.ctx, "STREAMING", "")
+	wantCode(t, err, service.ECONFLICT)
+	home := must[service.SceneView](t)(h.svc.CaptureScene(h.ctx, "Evening", ""))
+	if home.RoomID != "" || len(home.Entries) < 9 {
+		t.Fatalf("home scene has %d entries", len(home.Entries))
+	}
+	must[service.SceneView](t)(h.svc.RenameScene(h.ctx, "Evening", "Night"))
+	if err := h.svc.DeleteScene(h.ctx, "Night"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.svc.DeleteScene(h.ctx, "Night"); err != nil {
+		t.Fatalf("delete is not idempotent: %v", err)
+	}
+}
+
+func TestSceneActivationReportsPartialFailure(t *testing.T) {
+	h := newHouse(t)
+	must[service.SceneView](t)(h.svc.CaptureScene(h.ctx, "Work", "Office"))
+	h.home.Light("sim:desk-lamp").SetUnreachable(true)
+	res := must[service.FanoutResult](t)(h.svc.ActivateScene(h.ctx, "Work"))
+	if len(res.Failed) != 1 || res.Failed[0].Name != "Desk Lamp" || res.Failed[0].Code != service.EUNREACHABLE {
+		t.Fatalf("failed %+v", res.Failed)
+	}
+	if len(res.Applied) != 3 {
+		t.Fatalf("applied %+v", res.Applied)
+	}
+}
+
+func TestMediaFavoritesGroupingAndCast(t *testing.T) {
+	h := newHouse(t)
+	favs := must[[]devices.Favorite](t)(h.svc.Favorites(h.ctx, "Living Room Sonos"))
+	if len(favs) < 8 {
+		t.Fatalf("%d favourites", len(favs))
+	}
+	fav := favs[0]
+	for _, f := range favs {
+		if len(f.Title) > len(fav.Title) {
+			fav = f
+		}
+	}
+	m := must[service.Media](t)(h.svc.PlayFavorite(h.ctx, "Living Room Sonos", strings.ToLower(fav.Title[1:len(fav.Title)-1])))
+	if m.State.Transport != devices.TransportPlaying || m.State.NowPlaying == nil || m.State.NowPlaying.Title != fav.Title {
+		t.Fatalf("after play: %+v", m.State)
+	}
+	_, err := h.svc.PlayFavorite(h.ctx, "Living Room Sonos", "no such station anywhere")
+	wantCode(t, err, service.ENOTFOUND)
+
+	res := must[service.FanoutResult](t)(h.svc.Group(h.ctx, "Living Room Sonos", []string{"Kitchen Sonos"}))
+	if len(res.Applied) != 1 {
+		t.Fatalf("group %+v", res)
+	}
+	k := must[service.Media](t)(h.svc.GetMedia(h.ctx, "Kitchen Sonos"))
+	if k.State.GroupCoordinator != "sim:living-room-sonos" {
+		t.Fatalf("kitchen follows %q", k.State.GroupCoordinator)
+	}
+	_, err = h.svc.Group(h.ctx, "Kitchen Sonos", []string{"Kitchen Sonos"})
+	wantCode(t, err, service.EINVALID)
+	k = must[service.Media](t)(h.svc.Ungroup(h.ctx, "Kitchen Sonos"))
+	if k.State.GroupCoordinator != "" {
+		t.Fatal("still grouped")
+	}
+	_, err = h.svc.Cast(h.ctx, "Kitchen Sonos", "https://radio.example/stream.mp3", "podcast")
+	wantCode(t, err, service.EINVALID)
+	must[service.Media](t)(h.svc.Cast(h.ctx, "Kitchen Sonos", "https://radio.example/stream.mp3", "music"))
+	_, err = h.svc.SetMedia(h.ctx, "Kitchen Sonos", service.MediaPatch{Volume: ptr(101)})
+	wantCode(t, err, service.EINVALID)
+	_, err = h.svc.SetMedia(h.ctx, "Kitchen Sonos", service.MediaPatch{Transport: ptr("rewind")})
+	wantCode(t, err, service.EINVALID)
+}
+
+func TestReceiverBinding(t *testing.T) {
+	h := newHouse(t)
+	recv := h.home.Receiver("sim:onkyo-receiver")
+	must[service.Media](t)(h.svc.SetMedia(h.ctx, "Onkyo Receiver", service.MediaPatch{Power: ptr(false)}))
+	tv := must[service.Media](t)(h.svc.BindReceiver(h.ctx, "Living Room TV", "Onkyo", "tv"))
+	if tv.Receiver != "sim:onkyo-receiver" {
+		t.Fatalf("binding %+v", tv)
+	}
+	// Powering the TV on wakes the receiver on the bound input.
+	must[service.Media](t)(h.svc.SetMedia(h.ctx, "Living Room TV", service.MediaPatch{Power: ptr(true)}))
+	rs := must[service.Media](t)(h.svc.GetMedia(h.ctx, "Onkyo Receiver")).State
+	if !rs.Power || rs.Source != "TV" {
+		t.Fatalf("receiver after TV on: %+v", rs)
+	}
+	// Volume on the TV goes to the receiver.
+	tvVolBefore := must[service.Media](t)(h.svc.GetMedia(h.ctx, "Living Room TV"))
+	_ = tvVolBefore
+	tvDev := h.home.TV("sim:living-room-tv")
+	tvCommands := tvDev.Commands()
+	tv = must[service.Media](t)(h.svc.SetMedia(h.ctx, "Living Room TV", service.MediaPatch{Volume: ptr(35)}))
+	if st := must[service.Media](t)(h.svc.GetMedia(h.ctx, "Onkyo Receiver")).State; st.Volume != 35 {
+		t.Fatalf("receiver volume %d; want 35", st.Volume)
+	}
+	if tvDev.Commands() != tvCommands {
+		t.Fatal("the volume went to the TV too")
+	}
+	if tv.State.Volume != 35 {
+		t.Fatalf("the TV's view shows volume %d; want the receiver's 35", tv.State.Volume)
+	}
+	_ = recv
+	// Powering the TV off takes the receiver down.
+	must[service.Media](t)(h.svc.SetMedia(h.ctx, "Living Room TV", service.MediaPatch{Power: ptr(false)}))
+	if st := must[service.Media](t)(h.svc.GetMedia(h.ctx, "Onkyo Receiver")).State; st.Power {
+		t.Fatal("receiver still on")
+	}
+	_, err := h.svc.BindReceiver(h.ctx, "Onkyo Receiver", "Onkyo Receiver", "")
+	wantCode(t, err, service.EINVALID)
+	_, err = h.svc.BindReceiver(h.ctx, "Kitchen Sonos", "Living Room TV", "")
+	wantCode(t, err, service.EINVALID) // the TV is itself bound
+	_, err = h.svc.BindReceiver(h.ctx, "Onkyo Receiver", "Kitchen Sonos", "")
+	wantCode(t, err, service.EINVALID) // the receiver serves the TV
+	_, err = h.svc.BindReceiver(h.ctx, "Kitchen Sonos", "Onkyo Receiver", "Laserdisc")
+	wantCode(t, err, service.ENOTFOUND)
+	tv = must[service.Media](t)(h.svc.BindReceiver(h.ctx, "Living Room TV", "", ""))
+	if tv.Receiver != "" {
+		t.Fatal("unbind failed")
+	}
+}
+
+func TestRemotesAndPlayOn(t *testing.T) {
+	h := newHouse(t)
+	remotes := must[[]service.RemoteView](t)(h.svc.ListRemotes(h.ctx))
+	if len(remotes) != 1 || len(remotes[0].Apps) < 5 {
+		t.Fatalf("remotes %+v", remotes)
+	}
+	r := must[service.RemoteView](t)(h.svc.RemoteCommand(h.ctx, "Living Room TV", service.RemoteCommand{App: "youtube"}))
+	if r.CurrentApp != "com.google.android.youtube.tv" {
+		t.Fatalf("current app %q", r.CurrentApp)
+	}
+	must[service.RemoteView](t)(h.svc.RemoteCommand(h.ctx, "tv", service.RemoteCommand{Key: "OK"}))
+	_, err := h.svc.RemoteCommand(h.ctx, "tv", service.RemoteCommand{Key: "self_destruct"})
+	wantCode(t, err, service.EINVALID)
+	_, err = h.svc.RemoteCommand(h.ctx, "tv", service.RemoteCommand{Key: "up", App: "Netflix"})
+	wantCode(t, err, service.EINVALID)
+
+	res := must[service.PlayOnResult](t)(h.svc.PlayOn(h.ctx, "Living Room TV", "open Netflix"))
+	if res.Action != "opened_app" || res.App != "com.netflix.ninja" {
+		t.Fatalf("open netflix: %+v", res)
+	}
+	res = must[service.PlayOnResult](t)(h.svc.PlayOn(h.ctx, "Living Room TV", "zzqx unknown words"))
+	if res.Action == "opened_app" {
+		t.Fatalf("nonsense opened an app by name: %+v", res)
+	}
+}
+
+func TestSensorsAndOccupancy(t *testing.T) {
+	h := newHouse(t)
+	sensors := must[[]service.SensorView](t)(h.svc.ListSensors(h.ctx))
+	if len(sensors) != 3 {
+		t.Fatalf("%d sensors", len(sensors))
+	}
+	occ := h.home.Sensor("sim:living-room-occupancy")
+	if err := occ.SetPresence(true); err != nil {
+		t.Fatal(err)
+	}
+	r := must[service.RoomView](t)(h.svc.GetRoom(h.ctx, "Living Room"))
+	if r.Occupied == nil || !*r.Occupied {
+		t.Fatalf("living room occupancy %v", r.Occupied)
+	}
+	if err := occ.SetPresence(false); err != nil {
+		t.Fatal(err)
+	}
+	r = must[service.RoomView](t)(h.svc.GetRoom(h.ctx, "Living Room"))
+	if r.Occupied == nil || *r.Occupied {
+		t.Fatalf("living room occupancy %v", r.Occupied)
+	}
+	if k := must[service.RoomView](t)(h.svc.GetRoom(h.ctx, "Kitchen")); k.Occupied != nil {
+		t.Fatal("a room without presence sensors reports occupancy")
+	}
+	temp := must[service.SensorView](t)(h.svc.GetSensor(h.ctx, "Bedroom Temperature"))
+	var units []string
+	for _, rd := range temp.Readings {
+		units = append(units, rd.Unit)
+	}
+	if !slices.Contains(units, "°C") || !slices.Contains(units, "%") {
+		t.Fatalf("units %v", units)
+	}
+}
+
+func TestHomeSnapshot(t *testing.T) {
+	h := newHouse(t)
+	home := must[service.Home](t)(h.svc.Home(h.ctx))
+	if len(home.Rooms) != 4 || len(home.Lights) != 6 || len(home.Media) != 4 || len(home.Power) != 3 ||
+		len(home.Remotes) != 1 || len(home.Sensors) != 3 {
+		t.Fatalf("home has %d rooms, %d lights, %d media, %d power, %d remotes, %d sensors",
+			len(home.Rooms), len(home.Lights), len(home.Media), len(home.Power), len(home.Remotes), len(home.Sensors))
+	}
+}
+
+func TestDisabledDevice(t *testing.T) {
+	h := newHouse(t)
+	must[service.DeviceView](t)(h.svc.UpdateDevice(h.ctx, "Coffee Plug", service.DevicePatch{Enabled: ptr(false)}))
+	_, err := h.svc.SetPower(h.ctx, "Coffee Plug", true)
+	wantCode(t, err, service.ECONFLICT)
+	_, err = h.svc.UpdateDevice(h.ctx, "Coffee Plug", service.DevicePatch{})
+	wantCode(t, err, service.EINVALID)
+	_, err = h.svc.UpdateDevice(h.ctx, "Coffee Plug", service.DevicePatch{Name: ptr("  ")})
+	wantCode(t, err, service.EINVALID)
+}
+
+func TestKeys(t *testing.T) {
+	h := newHouse(t)
+	sys := service.WithPrincipal(context.Background(), service.System)
+	k := must[service.NewKey](t)(h.svc.CreateKey(sys, "script", service.ScopeRead))
+	p := must[service.Principal](t)(h.svc.AuthenticateKey(context.Background(), k.Key))
+	if p.Scope != service.ScopeRead || p.Kind != "key" || p.Name != "script" {
+		t.Fatalf("principal %+v", p)
+	}
+	asKey := service.WithPrincipal(context.Background(), p)
+	_, err := h.svc.CreateKey(asKey, "escalate", service.ScopeControl)
+	wantCode(t, err, service.EFORBIDDEN)
+	_, err = h.svc.CreateKey(sys, "bad", "admin")
+	wantCode(t, err, service.EINVALID)
+	keys := must[[]service.APIKey](t)(h.svc.ListKeys(sys))
+	if len(keys) != 1 || keys[0].LastUsed == nil || keys[0].Hash == k.Key {
+		t.Fatalf("keys %+v", keys)
+	}
+	must[service.APIKey](t)(h.svc.RevokeKey(sys, k.Prefix))
+	_, err = h.svc.AuthenticateKey(context.Background(), k.Key)
+	wantCode(t, err, service.EUNAUTHORIZED)
+	_, err = h.svc.AuthenticateKey(context.Background(), k.Key[:len(k.Key)-1]+"x")
+	wantCode(t, err, service.EUNAUTHORIZED)
+	audit := must[[]service.AuditEntry](t)(h.svc.AuditLog(sys, 10))
+	if len(audit) < 2 || audit[0].Action != "key.revoke" {
+		t.Fatalf("audit %+v", audit)
+	}
+	for _, e := range audit {
+		if strings.Contains(e.Detail+e.Target+e.Result, k.Key) {
+			t.Fatal("the audit log holds a key")
+		}
+	}
+}
+
+func TestAuditRecordsWhoAndResult(t *testing.T) {
+	h := newHouse(t)
+	must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{On: ptr(true)}))
+	_, _ = h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{Brightness: ptr(250)})
+	h.home.Light("sim:desk-lamp").SetUnreachable(true)
+	_, _ = h.svc.SetLight(h.ctx, "Desk Lamp", service.LightPatch{On: ptr(true)})
+	audit := must[[]service.AuditEntry](t)(h.svc.AuditLog(h.ctx, 10))
+	if len(audit) != 3 {
+		t.Fatalf("audit %+v; want every attempt with its result", audit)
+	}
+	if !strings.Contains(audit[1].Result, "out of range") {
+		t.Errorf("refused write recorded as %q", audit[1].Result)
+	}
+	if audit[0].Target != "Desk Lamp" || audit[0].Result == "ok" || audit[0].ActorName != "tester" {
+		t.Errorf("newest entry %+v", audit[0])
+	}
+	if audit[2].Target != "Key Light" || audit[2].Result != "ok" || audit[2].ActorKind != "user" {
+		t.Errorf("oldest entry %+v", audit[2])
+	}
+}
+
+func TestEventsFollowChanges(t *testing.T) {
+	h := newHouse(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = h.svc.Run(ctx) }()
+	events, stop := h.svc.Events().Subscribe()
+	defer stop()
+	must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{On: ptr(true)}))
+	if err := h.home.Sensor("sim:office-motion").SetPresence(true); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	deadline := time.After(2 * time.Second)
+	for !seen["light"] || !seen["sensor"] {
+		select {
+		case e := <-events:
+			seen[e.Type] = true
+		case <-deadline:
+			t.Fatalf("events seen %v; want light and sensor", seen)
+		}
+	}
+}
