@@ -1,6 +1,9 @@
 package service
 
-import "sync"
+import (
+	"context"
+	"sync"
+)
 
 // Bus fans state-change events out to subscribers. A subscriber that does
 // not keep up loses events rather than slowing the house down.
@@ -40,4 +43,47 @@ func (b *Bus) Publish(e Event) {
 		default:
 		}
 	}
+}
+
+// Subscribe follows the house's events for the caller in ctx. Key events
+// are shown only to people, and a key's stream ends when that key is
+// revoked. The channel closes when ctx ends or the stream is cut; call stop
+// to end it early.
+func (s *Service) Subscribe(ctx context.Context) (<-chan Event, func(), error) {
+	if err := authorize(ctx, ScopeRead); err != nil {
+		return nil, nil, err
+	}
+	p, _ := PrincipalFrom(ctx)
+	in, unsubscribe := s.events.Subscribe()
+	out := make(chan Event, 64)
+	done := make(chan struct{})
+	var once sync.Once
+	stop := func() { once.Do(func() { close(done) }) }
+	go func() {
+		defer close(out)
+		defer unsubscribe()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-done:
+				return
+			case e, ok := <-in:
+				if !ok {
+					return
+				}
+				if e.Type == "key" && p.Kind == "key" {
+					if e.Action == "revoked" && e.ID == p.ID {
+						return
+					}
+					continue
+				}
+				select {
+				case out <- e:
+				default: // a slow reader loses events rather than holding up the house
+				}
+			}
+		}
+	}()
+	return out, stop, nil
 }

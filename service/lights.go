@@ -83,8 +83,8 @@ func (s *Service) lightView(ctx context.Context, inv inventory, rec DeviceRecord
 	return l
 }
 
-// SetLight applies a sparse state to one light, or to every light when ref
-// is "all" (then the answer is a fan-out result).
+// SetLight applies a sparse state to one light; SetLights writes several
+// (or "all").
 func (s *Service) SetLight(ctx context.Context, ref string, p LightPatch) (LightResult, error) {
 	if err := authorize(ctx, ScopeControl); err != nil {
 		return LightResult{}, err

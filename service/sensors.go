@@ -44,7 +44,9 @@ func (s *Service) sensorView(ctx context.Context, inv inventory, rec DeviceRecor
 		v.Online = false
 		return v
 	}
-	v.Readings = rs
+	if rs != nil {
+		v.Readings = rs
+	}
 	return v
 }
 

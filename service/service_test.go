@@ -606,3 +606,34 @@ func TestEventsFollowChanges(t *testing.T) {
 		}
 	}
 }
+
+func TestSubscribeHidesKeysAndEndsOnRevoke(t *testing.T) {
+	h := newHouse(t)
+	sys := service.WithPrincipal(context.Background(), service.System)
+	k := must[service.NewKey](t)(h.svc.CreateKey(sys, "watcher", service.ScopeRead))
+	p := must[service.Principal](t)(h.svc.AuthenticateKey(context.Background(), k.Key))
+	events, stop, err := h.svc.Subscribe(service.WithPrincipal(context.Background(), p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	must[service.NewKey](t)(h.svc.CreateKey(sys, "other", service.ScopeControl))
+	must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{On: ptr(true)}))
+	must[service.APIKey](t)(h.svc.RevokeKey(sys, k.ID))
+	deadline := time.After(2 * time.Second)
+	var types []string
+	for {
+		select {
+		case e, ok := <-events:
+			if !ok {
+				if !slices.Contains(types, "light") || slices.Contains(types, "key") {
+					t.Fatalf("a key's stream saw %v; want the light and no key events", types)
+				}
+				return
+			}
+			types = append(types, e.Type)
+		case <-deadline:
+			t.Fatalf("stream still open after its key was revoked (saw %v)", types)
+		}
+	}
+}

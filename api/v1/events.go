@@ -14,10 +14,15 @@ import (
 const pingEvery = 15 * time.Second
 
 // events streams state changes as Server-Sent Events until the client goes
-// away: "event: <type>" and "data: <the event as JSON>" per change.
+// away, or its key is revoked: "event: <type>" and "data: <the event as
+// JSON>" per change.
 func (h *handlers) events(c echo.Context) error {
-	ch, unsubscribe := h.svc.Events().Subscribe()
-	defer unsubscribe()
+	ctx := c.Request().Context()
+	ch, stop, err := h.svc.Subscribe(ctx)
+	if err != nil {
+		return err
+	}
+	defer stop()
 
 	w := c.Response()
 	// A stream outlives any server write timeout; lift it for this response
@@ -31,7 +36,6 @@ func (h *handlers) events(c echo.Context) error {
 
 	ping := time.NewTicker(pingEvery)
 	defer ping.Stop()
-	ctx := c.Request().Context()
 	for {
 		var err error
 		select {
