@@ -292,3 +292,12 @@ type ContentSearcher interface {
 	Search(ctx context.Context, query string) ([]Content, error)
 	PlayContent(ctx context.Context, c Content) error
 }
+
+// Scanner is an adapter that can look for devices it does not know yet.
+// Devices it finds are added to the registry as they turn up.
+type Scanner interface {
+	// Adapter names the adapter ("neewer", "sonos", …).
+	Adapter() string
+	// Scan starts discovery and returns how long it will go on looking.
+	Scan(ctx context.Context) (time.Duration, error)
+}

@@ -15,7 +15,9 @@ type fakeDevice struct {
 	offline atomic.Bool
 }
 
-func (f *fakeDevice) Info() Info   { return Info{ID: f.id, Adapter: "test", Kind: KindPower, Name: string(f.id)} }
+func (f *fakeDevice) Info() Info {
+	return Info{ID: f.id, Adapter: "test", Kind: KindPower, Name: string(f.id)}
+}
 func (f *fakeDevice) Online() bool { return !f.offline.Load() }
 
 func TestWorkerSerialisesCommands(t *testing.T) {

@@ -97,8 +97,15 @@ func (s *Service) SetLight(ctx context.Context, ref string, p LightPatch) (Light
 	if err != nil {
 		return LightResult{}, err
 	}
+	u := s.undoable(ctx, "light "+rec.Name)
+	if err := checkPatch(p); err == nil {
+		s.capture(ctx, u, rec)
+	}
 	res, err := s.applyLight(ctx, rec, p)
 	s.audit(ctx, "light.set", rec.Name, err, patchSummary(p))
+	if err == nil {
+		s.keep(ctx, u)
+	}
 	return res, err
 }
 
@@ -120,11 +127,14 @@ func (s *Service) SetLights(ctx context.Context, refs []string, p LightPatch) (F
 	if err != nil {
 		return FanoutResult{}, err
 	}
+	u := s.undoable(ctx, "lights "+strings.Join(refs, ", "))
 	res := s.fanout(ctx, targets, func(ctx context.Context, rec DeviceRecord) error {
+		s.capture(ctx, u, rec)
 		_, err := s.applyLight(ctx, rec, p)
 		return err
 	})
 	s.audit(ctx, "light.set", strings.Join(refs, ", "), res.err(), patchSummary(p))
+	s.keepIfApplied(ctx, u, res)
 	return res, nil
 }
 

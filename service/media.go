@@ -113,11 +113,19 @@ func (s *Service) SetMedia(ctx context.Context, ref string, p MediaPatch) (Media
 	if err != nil {
 		return Media{}, err
 	}
+	u := s.undoable(ctx, "media "+rec.Name)
+	if p.Power != nil || p.Volume != nil || p.Source != nil || p.Mute != nil {
+		s.capture(ctx, u, rec)
+		if recv, ok := s.boundReceiver(ctx, rec); ok {
+			s.capture(ctx, u, recv)
+		}
+	}
 	_, err = s.applyMedia(ctx, rec, p)
 	s.audit(ctx, "media.set", rec.Name, err, mediaSummary(p))
 	if err != nil {
 		return Media{}, err
 	}
+	s.keep(ctx, u)
 	return s.mediaChanged(ctx, inv, rec), nil
 }
 

@@ -72,11 +72,14 @@ func (s *Service) SetPower(ctx context.Context, ref string, on bool) (PowerView,
 	if err != nil {
 		return PowerView{}, err
 	}
+	u := s.undoable(ctx, "power "+rec.Name)
+	s.capture(ctx, u, rec)
 	err = s.applyPower(ctx, rec, on)
 	s.audit(ctx, "power.set", rec.Name, err, "on="+boolText(on))
 	if err != nil {
 		return PowerView{}, err
 	}
+	s.keep(ctx, u)
 	v := s.powerView(ctx, inv, rec)
 	s.publish("power", string(rec.ID), "changed", v)
 	return v, nil

@@ -246,13 +246,16 @@ func (s *Service) SetRoom(ctx context.Context, ref string, p RoomPatch) (FanoutR
 		return FanoutResult{}, err
 	}
 	targets := roomTargets(membersOf(inv, r), p)
+	u := s.undoable(ctx, "room "+r.Name)
 	res := s.fanout(ctx, targets, func(ctx context.Context, rec DeviceRecord) error {
 		if rec.Kind == devices.KindLight && p.On == nil && !s.isLit(ctx, rec) {
 			return errSkipped
 		}
+		s.capture(ctx, u, rec)
 		return s.applyToMember(ctx, rec, p)
 	})
 	s.audit(ctx, "room.set", r.Name, res.err(), patchSummary(p))
+	s.keepIfApplied(ctx, u, res)
 	return res, nil
 }
 

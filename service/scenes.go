@@ -185,13 +185,16 @@ func (s *Service) ActivateScene(ctx context.Context, ref string) (FanoutResult, 
 		return FanoutResult{}, err
 	}
 	targets, entries := sceneTargets(inv, sc)
+	u := s.undoable(ctx, "scene "+sc.Name)
 	res := s.fanout(ctx, targets, func(ctx context.Context, rec DeviceRecord) error {
 		if rec.Kind == "" {
 			return Errorf(ENOTFOUND, "%s is no longer in the inventory", rec.ID)
 		}
+		s.capture(ctx, u, rec)
 		return s.applyEntry(ctx, rec, entries[rec.ID])
 	})
 	s.audit(ctx, "scene.activate", sc.Name, res.err(), "")
+	s.keepIfApplied(ctx, u, res)
 	s.publish("scene", sc.ID, "activated", res)
 	return res, nil
 }

@@ -22,6 +22,8 @@ type Config struct {
 	Now func() time.Time
 	// ReadTimeout bounds one live read of a device's state (default 2s).
 	ReadTimeout time.Duration
+	// Scanners are the adapters that can discover devices.
+	Scanners []devices.Scanner
 }
 
 // Service is the home.
@@ -33,7 +35,12 @@ type Service struct {
 	readTTL time.Duration
 	events  *Bus
 
+	scanners []devices.Scanner
+
 	changes chan devices.Change
+
+	undoMu sync.Mutex
+	undo   map[string]*undoLog // principal → its last change
 
 	touchMu   sync.Mutex
 	keyTouch  map[string]time.Time
@@ -49,8 +56,10 @@ func New(cfg Config) *Service {
 		log:       cfg.Logger,
 		now:       cfg.Now,
 		readTTL:   cfg.ReadTimeout,
+		scanners:  cfg.Scanners,
 		events:    NewBus(),
 		changes:   make(chan devices.Change, 1024),
+		undo:      map[string]*undoLog{},
 		keyTouch:  map[string]time.Time{},
 		seenTouch: map[devices.ID]time.Time{},
 	}

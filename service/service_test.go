@@ -637,3 +637,83 @@ func TestSubscribeHidesKeysAndEndsOnRevoke(t *testing.T) {
 		}
 	}
 }
+
+func TestUndoRestoresExactlyTheTouchedDevices(t *testing.T) {
+	h := newHouse(t)
+	key := service.WithPrincipal(context.Background(), service.Principal{Kind: "key", ID: "k1", Name: "assistant", Scope: service.ScopeControl})
+	other := service.WithPrincipal(context.Background(), service.Principal{Kind: "key", ID: "k2", Name: "script", Scope: service.ScopeControl})
+	_, err := h.svc.Undo(key)
+	wantCode(t, err, service.ENOTFOUND)
+
+	must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{On: ptr(true), Kelvin: ptr(4000), Brightness: ptr(50)}))
+	beforeKey := h.home.Light("sim:key-light").State()
+	beforeBedside := h.home.Light("sim:bedside-lamp").State()
+	must[service.FanoutResult](t)(h.svc.SetRoom(key, "Office", service.RoomPatch{On: ptr(true), Hex: ptr("FF00FF")}))
+	// Someone else's later change is not what this key undoes.
+	must[service.LightResult](t)(h.svc.SetLight(other, "Bedside Lamp", service.LightPatch{Brightness: ptr(5)}))
+
+	res := must[service.UndoResult](t)(h.svc.Undo(key))
+	if len(res.Result.Applied) == 0 || res.Action != "room Office" {
+		t.Fatalf("undo %+v", res)
+	}
+	got := h.home.Light("sim:key-light").State()
+	if got.Mode != beforeKey.Mode || got.Kelvin != beforeKey.Kelvin || got.Brightness != beforeKey.Brightness {
+		t.Fatalf("key light after undo %+v; want %+v", got, beforeKey)
+	}
+	if h.home.Light("sim:bedside-lamp").State().Brightness == beforeBedside.Brightness {
+		t.Fatal("undo touched a device the change did not")
+	}
+	_, err = h.svc.Undo(key)
+	wantCode(t, err, service.ENOTFOUND)
+}
+
+func TestUndoWindow(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "bifrost.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	reg := devices.NewRegistry(time.Second)
+	defer reg.Close()
+	sim.NewHome(sim.Options{}).Register(reg)
+	now := time.Now()
+	svc := service.New(service.Config{Store: db, Registry: reg, Now: func() time.Time { return now }})
+	if err := svc.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	key := service.WithPrincipal(ctx, service.Principal{Kind: "key", ID: "k1", Name: "a", Scope: service.ScopeControl})
+	must[service.PowerView](t)(svc.SetPower(key, "Coffee Plug", true))
+	now = now.Add(service.UndoWindow + time.Second)
+	_, err = svc.Undo(key)
+	wantCode(t, err, service.ENOTFOUND)
+}
+
+func TestScan(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "bifrost.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	reg := devices.NewRegistry(time.Second)
+	defer reg.Close()
+	home := sim.NewHome(sim.Options{})
+	home.Register(reg)
+	svc := service.New(service.Config{Store: db, Registry: reg, Scanners: []devices.Scanner{home}})
+	sys := service.WithPrincipal(ctx, service.System)
+	if err := svc.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	reg.Remove("sim:coffee-plug")
+	res := must[service.ScanResult](t)(svc.Scan(sys))
+	if len(res.Adapters) != 1 || res.Adapters[0] != "sim" || res.Message == "" {
+		t.Fatalf("scan %+v", res)
+	}
+	if _, ok := reg.Get("sim:coffee-plug"); !ok {
+		t.Fatal("the scan did not find the plug again")
+	}
+	read := service.WithPrincipal(ctx, service.Principal{Kind: "key", ID: "r", Scope: service.ScopeRead})
+	_, err = svc.Scan(read)
+	wantCode(t, err, service.EFORBIDDEN)
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/bifrost-hub/bifrost/devices"
@@ -55,6 +56,9 @@ type simDevice interface {
 type Home struct {
 	devices []devices.Device
 	tick    time.Duration
+
+	mu  sync.Mutex
+	reg *devices.Registry // where Register put the devices, for Scan
 }
 
 // NewHome builds the home; every device answers with opts' latency.
@@ -146,7 +150,12 @@ func (h *Home) Devices() []devices.Device { return slices.Clone(h.devices) }
 
 // Register adds every device to r, which then hears of the changes the
 // devices make on their own.
-func (h *Home) Register(r *devices.Registry) { Register(r, h.devices...) }
+func (h *Home) Register(r *devices.Registry) {
+	h.mu.Lock()
+	h.reg = r
+	h.mu.Unlock()
+	Register(r, h.devices...)
+}
 
 // SetLatency makes every device answer after d.
 func (h *Home) SetLatency(d time.Duration) {

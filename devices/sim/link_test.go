@@ -25,11 +25,17 @@ func calls(d devices.Device) map[string]func(context.Context) error {
 	out := map[string]func(context.Context) error{}
 	if l, ok := d.(devices.Light); ok {
 		out["LightState"] = func(ctx context.Context) error { _, err := l.LightState(ctx); return err }
-		out["SetLight"] = func(ctx context.Context) error { _, err := l.SetLight(ctx, devices.LightChange{On: ptr(true)}); return err }
+		out["SetLight"] = func(ctx context.Context) error {
+			_, err := l.SetLight(ctx, devices.LightChange{On: ptr(true)})
+			return err
+		}
 	}
 	if m, ok := d.(devices.MediaPlayer); ok {
 		out["MediaState"] = func(ctx context.Context) error { _, err := m.MediaState(ctx); return err }
-		out["SetMedia"] = func(ctx context.Context) error { _, err := m.SetMedia(ctx, devices.MediaChange{Power: ptr(true)}); return err }
+		out["SetMedia"] = func(ctx context.Context) error {
+			_, err := m.SetMedia(ctx, devices.MediaChange{Power: ptr(true)})
+			return err
+		}
 	}
 	if f, ok := d.(devices.FavoritePlayer); ok {
 		out["Favorites"] = func(ctx context.Context) error { _, err := f.Favorites(ctx); return err }
