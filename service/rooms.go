@@ -304,6 +304,14 @@ func (s *Service) applyToMember(ctx context.Context, rec DeviceRecord, p RoomPat
 		return s.applyPower(ctx, rec, *p.On)
 	case devices.KindMedia:
 		_, err := s.applyMedia(ctx, rec, MediaPatch{Power: p.On})
+		if ErrorCode(err) == EUNSUPPORTED && !*p.On {
+			// A speaker without a power switch is "off" when it is quiet.
+			pause := "pause"
+			_, err = s.sendMedia(ctx, rec, MediaPatch{Transport: &pause})
+			if ErrorCode(err) == EUNSUPPORTED || ErrorCode(err) == EINVALID {
+				return nil // nothing playing: already quiet
+			}
+		}
 		return err
 	}
 	return Errorf(EUNSUPPORTED, "%s takes no room command", rec.Name)

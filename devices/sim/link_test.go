@@ -63,6 +63,12 @@ func calls(d devices.Device) map[string]func(context.Context) error {
 		out["Apps"] = func(ctx context.Context) error { _, err := r.Apps(ctx); return err }
 		out["CurrentApp"] = func(ctx context.Context) error { _, err := r.CurrentApp(ctx); return err }
 	}
+	if cs, ok := d.(devices.ContentSearcher); ok {
+		out["Search"] = func(ctx context.Context) error { _, err := cs.Search(ctx, "andor"); return err }
+		out["PlayContent"] = func(ctx context.Context) error {
+			return cs.PlayContent(ctx, devices.Content{ID: "https://www.disneyplus.com/series/andor"})
+		}
+	}
 	if s, ok := d.(devices.Sensor); ok {
 		out["Readings"] = func(ctx context.Context) error { _, err := s.Readings(ctx); return err }
 	}
@@ -132,17 +138,17 @@ func TestEveryMethodHonoursLatencyAndContext(t *testing.T) {
 }
 
 func TestLatency(t *testing.T) {
-	sw := sim.NewSwitch("s", "S", "", devices.PowerOutlet, sim.Options{Latency: 25 * time.Millisecond, Jitter: 10 * time.Millisecond})
+	sw := sim.NewSwitch("s", "S", "", devices.PowerOutlet, sim.Options{Latency: 100 * time.Millisecond, Jitter: 10 * time.Millisecond})
 	start := time.Now()
 	mustOK(t, sw.SetPower(bg, true))
-	if d := time.Since(start); d < 25*time.Millisecond {
+	if d := time.Since(start); d < 100*time.Millisecond {
 		t.Errorf("answered in %v, before its latency", d)
 	}
 	sw.SetLatency(0)
 	start = time.Now()
 	_, err := sw.PowerState(bg)
 	mustOK(t, err)
-	if d := time.Since(start); d > 20*time.Millisecond {
+	if d := time.Since(start); d >= 100*time.Millisecond {
 		t.Errorf("answered in %v with no latency", d)
 	}
 	ctx, cancel := context.WithCancel(bg)

@@ -76,6 +76,13 @@ func (hh *Household) NewSpeaker(id, name, room string, opts Options) *Speaker {
 	return s
 }
 
+// NewSpeaker makes a speaker in a household of its own (with the default
+// favourites), so it can group with no other. Use a Household's NewSpeaker
+// for speakers that group.
+func NewSpeaker(id, name, room string, opts Options) *Speaker {
+	return NewHousehold(nil).NewSpeaker(id, name, room, opts)
+}
+
 // favorite finds a favourite by id.
 func (hh *Household) favorite(id string) (devices.Favorite, bool) {
 	i := slices.IndexFunc(hh.favorites, func(f devices.Favorite) bool { return f.ID == id })

@@ -284,3 +284,12 @@ func hhMember(id devices.ID, ss ...*sim.Speaker) *sim.Speaker {
 	}
 	return nil
 }
+
+func TestStandaloneSpeaker(t *testing.T) {
+	s := sim.NewSpeaker("", "Bathroom Speaker", "Bathroom", sim.Options{})
+	if s.Info().ID != "sim:bathroom-speaker" || s.Info().Kind != devices.KindMedia {
+		t.Errorf("info = %+v", s.Info())
+	}
+	wantErr(t, s.JoinGroup(bg, livingSonos), devices.ErrInvalid)
+	mustOK(t, s.PlayFavorite(bg, "FV:2/3"))
+}
