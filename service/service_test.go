@@ -717,3 +717,17 @@ func TestScan(t *testing.T) {
 	_, err = svc.Scan(read)
 	wantCode(t, err, service.EFORBIDDEN)
 }
+
+func TestRoomOffQuietensSpeakers(t *testing.T) {
+	h := newHouse(t)
+	favs := must[[]devices.Favorite](t)(h.svc.Favorites(h.ctx, "Living Room Sonos"))
+	must[service.Media](t)(h.svc.PlayFavorite(h.ctx, "Living Room Sonos", favs[0].ID))
+	res := must[service.FanoutResult](t)(h.svc.SetRoom(h.ctx, "Living Room", service.RoomPatch{On: ptr(false)}))
+	if len(res.Failed) != 0 {
+		t.Fatalf("room off failed on %+v", res.Failed)
+	}
+	m := must[service.Media](t)(h.svc.GetMedia(h.ctx, "Living Room Sonos"))
+	if m.State.Transport == devices.TransportPlaying {
+		t.Fatal("the speaker still plays after the room was switched off")
+	}
+}
