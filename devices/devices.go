@@ -120,8 +120,11 @@ type LightChange struct {
 	On         *bool
 	Brightness *int
 	Kelvin     *int
-	Color      *Color
-	Effect     *string
+	// GM is a green–magenta shift (-50 … +50) that goes with Kelvin on
+	// lamps that take one (Neewer bi-colour panels); others ignore it.
+	GM     *int
+	Color  *Color
+	Effect *string
 }
 
 // Light is a lamp.
