@@ -8,8 +8,9 @@ import (
 // Bus fans state-change events out to subscribers. A subscriber that does
 // not keep up loses events rather than slowing the house down.
 type Bus struct {
-	mu   sync.Mutex
-	subs map[chan Event]struct{}
+	mu     sync.Mutex
+	subs   map[chan Event]struct{}
+	closed bool
 }
 
 // NewBus returns an empty bus.
@@ -20,16 +21,31 @@ func NewBus() *Bus { return &Bus{subs: map[chan Event]struct{}{}} }
 func (b *Bus) Subscribe() (<-chan Event, func()) {
 	ch := make(chan Event, 64)
 	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		close(ch)
+		return ch, func() {}
+	}
 	b.subs[ch] = struct{}{}
-	b.mu.Unlock()
-	var once sync.Once
 	return ch, func() {
-		once.Do(func() {
-			b.mu.Lock()
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if _, ok := b.subs[ch]; ok {
 			delete(b.subs, ch)
-			b.mu.Unlock()
 			close(ch)
-		})
+		}
+	}
+}
+
+// Close ends every subscription (their channels close) and refuses new
+// ones; used at shutdown so open event streams finish at once.
+func (b *Bus) Close() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.closed = true
+	for ch := range b.subs {
+		delete(b.subs, ch)
+		close(ch)
 	}
 }
 

@@ -47,6 +47,7 @@ type Main struct {
 	cli      CLI
 	db       *store.DB
 	registry *devices.Registry
+	scanners []devices.Scanner // adapters that can discover devices
 	service  *service.Service
 	server   *http.Server
 	addr     net.Addr
@@ -113,13 +114,14 @@ func (m *Main) startAdapters(ctx context.Context) {
 	if m.Config.Demo {
 		home := sim.NewHome(sim.Options{Latency: demoLatency, Jitter: demoJitter})
 		home.Register(m.registry)
+		m.scanners = append(m.scanners, home)
 		m.goRun(ctx, "sim", home.Run)
 		m.Logger.Info("demo home added", "devices", len(m.registry.List()))
 	}
 }
 
 func (m *Main) startService(ctx, actx context.Context) error {
-	m.service = service.New(service.Config{Store: m.db, Registry: m.registry, Logger: m.Logger})
+	m.service = service.New(service.Config{Store: m.db, Registry: m.registry, Logger: m.Logger, Scanners: m.scanners})
 	if err := m.service.Sync(ctx); err != nil {
 		return fmt.Errorf("record devices: %w", err)
 	}
@@ -151,6 +153,8 @@ func (m *Main) startHTTP() error {
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn),
 	}
+	// Open event streams end at once when shutdown starts.
+	m.server.RegisterOnShutdown(m.service.Events().Close)
 	m.addr = ln.Addr()
 	go func() {
 		if err := m.server.Serve(ln); !errors.Is(err, http.ErrServerClosed) {

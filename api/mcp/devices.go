@@ -1,0 +1,137 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/bifrost-hub/bifrost/devices"
+	"github.com/bifrost-hub/bifrost/service"
+)
+
+func (t *tools) powerTools() []mcpserver.ServerTool {
+	return []mcpserver.ServerTool{
+		{Tool: newTool("list_power_devices", "Switches, plugs and fans, and whether each is on.",
+			reads, noArgs, open(map[string]schema{"power": array("", powerSchema)})),
+			Handler: handle(t, t.listPower)},
+		{Tool: newTool("set_power", "Switch a switch, plug or fan on or off.",
+			writes, object(map[string]schema{
+				"device": str("the device's name or id"),
+				"on":     boolean(""),
+			}, "device", "on"), powerSchema),
+			Handler: handle(t, t.setPower)},
+	}
+}
+
+func (t *tools) listPower(ctx context.Context, _ struct{}) (result, error) {
+	ps, err := t.svc.ListPower(ctx)
+	if err != nil {
+		return result{}, err
+	}
+	out := make([]power, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, powerOf(p))
+	}
+	return result{text: lines(count(len(out), "power device")+":", out, power.text), data: map[string]any{"power": out}}, nil
+}
+
+type setPowerArgs struct {
+	Device string `json:"device"`
+	On     *bool  `json:"on"`
+}
+
+func (t *tools) setPower(ctx context.Context, a setPowerArgs) (result, error) {
+	if a.On == nil {
+		return result{}, service.Errorf(service.EINVALID, "on is required: true or false")
+	}
+	p, err := t.svc.SetPower(ctx, a.Device, *a.On)
+	if err != nil {
+		return result{}, err
+	}
+	v := powerOf(p)
+	return result{text: v.text(), data: v}, nil
+}
+
+var tvArg = map[string]schema{"tv": str("the TV's name or id")}
+
+func (t *tools) remoteTools() []mcpserver.ServerTool {
+	return []mcpserver.ServerTool{
+		{Tool: newTool("list_remotes", "TV remotes: the app in front and the apps each TV can open.",
+			reads, noArgs, open(map[string]schema{"remotes": array("", remoteSchema)})),
+			Handler: handle(t, t.listRemotes)},
+		{Tool: newTool("press_remote_key", "Press a key on a TV's remote.",
+			acts, object(with(tvArg, map[string]schema{"key": enum("", devices.RemoteKeys)}), "tv", "key"), remoteSchema),
+			Handler: handle(t, t.pressKey)},
+		{Tool: newTool("launch_app", "Open an app on a TV: its name, package id, or a deep link (a URL).",
+			writes, object(with(tvArg, map[string]schema{"app": str("")}), "tv", "app"), remoteSchema),
+			Handler: handle(t, t.launchApp)},
+		{Tool: newTool("play_on", `Do what was said on a TV: "Netflix" opens the app; "Bob's Burgers" searches the TV's apps and plays the best match; failing both, reopens the app last used. Says which it did.`,
+			acts, object(with(tvArg, map[string]schema{"query": str("an app or a title, as said")}), "tv", "query"),
+			open(map[string]schema{
+				"device": str(""),
+				"action": enum("", []string{"opened_app", "played", "opened_last_app"}),
+				"app":    str("package id"), "title": str(""), "message": str(""),
+			})),
+			Handler: handle(t, t.playOn)},
+	}
+}
+
+func (t *tools) listRemotes(ctx context.Context, _ struct{}) (result, error) {
+	rs, err := t.svc.ListRemotes(ctx)
+	if err != nil {
+		return result{}, err
+	}
+	out := make([]remote, 0, len(rs))
+	for _, r := range rs {
+		out = append(out, remoteOf(r, true))
+	}
+	return result{text: lines(count(len(out), "remote")+":", out, remote.text), data: map[string]any{"remotes": out}}, nil
+}
+
+type keyArgs struct {
+	TV  string `json:"tv"`
+	Key string `json:"key"`
+}
+
+func (t *tools) pressKey(ctx context.Context, a keyArgs) (result, error) {
+	if a.Key == "" {
+		return result{}, service.Errorf(service.EINVALID, "key is required").With("options", devices.RemoteKeys)
+	}
+	r, err := t.svc.RemoteCommand(ctx, a.TV, service.RemoteCommand{Key: a.Key})
+	if err != nil {
+		return result{}, err
+	}
+	v := remoteOf(r, false)
+	return result{text: fmt.Sprintf("Pressed %s on %s. %s", a.Key, v.Name, v.text()), data: v}, nil
+}
+
+type appArgs struct {
+	TV  string `json:"tv"`
+	App string `json:"app"`
+}
+
+func (t *tools) launchApp(ctx context.Context, a appArgs) (result, error) {
+	if a.App == "" {
+		return result{}, service.Errorf(service.EINVALID, "app is required: an app's name, its package id, or a deep link")
+	}
+	r, err := t.svc.RemoteCommand(ctx, a.TV, service.RemoteCommand{App: a.App})
+	if err != nil {
+		return result{}, err
+	}
+	v := remoteOf(r, false)
+	return result{text: fmt.Sprintf("Opened %s. %s", a.App, v.text()), data: v}, nil
+}
+
+type playOnArgs struct {
+	TV    string `json:"tv"`
+	Query string `json:"query"`
+}
+
+func (t *tools) playOn(ctx context.Context, a playOnArgs) (result, error) {
+	res, err := t.svc.PlayOn(ctx, a.TV, a.Query)
+	if err != nil {
+		return result{}, err
+	}
+	return result{text: res.Message, data: res}, nil
+}

@@ -1,0 +1,134 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/bifrost-hub/bifrost/service"
+)
+
+// patchProps are the fields of a light write, shared by set_light and
+// set_room.
+var patchProps = map[string]schema{
+	"on":         boolean("turn on (true) or off (false)"),
+	"brightness": integer("percent; 0 turns the light off", 0, 100),
+	"hex":        str("colour as RRGGBB, e.g. FF8800"),
+	"kelvin":     integer("white temperature, e.g. 2700 warm, 6500 cool; kept within the light's range", 1, 0),
+	"effect":     str("an effect the light has (list_light_effects)"),
+}
+
+// patchArgs are the light-write arguments.
+type patchArgs struct {
+	On         *bool   `json:"on"`
+	Brightness *int    `json:"brightness"`
+	Hex        *string `json:"hex"`
+	Kelvin     *int    `json:"kelvin"`
+	Effect     *string `json:"effect"`
+}
+
+func (a patchArgs) patch() service.LightPatch {
+	return service.LightPatch{On: a.On, Brightness: a.Brightness, Hex: a.Hex, Kelvin: a.Kelvin, Effect: a.Effect}
+}
+
+func (t *tools) lightTools() []mcpserver.ServerTool {
+	return []mcpserver.ServerTool{
+		{Tool: newTool("list_lights", "Every light with its state (on, brightness, colour, temperature or effect) and what it can do.",
+			reads, noArgs, open(map[string]schema{"lights": array("", lightSchema)})),
+			Handler: handle(t, t.listLights)},
+		{Tool: newTool("list_light_effects", "The names of the effects one light has, for set_light's effect.",
+			reads, object(map[string]schema{"light": str("the light's name or id")}, "light"),
+			open(map[string]schema{"light": str(""), "effects": array("", str(""))})),
+			Handler: handle(t, t.listLightEffects)},
+		{Tool: newTool("set_light", "Change one light, several, or all. Give only what should change, and at most one of hex, kelvin and effect; each of those, and brightness, also turns the light on.",
+			writes, object(with(patchProps, map[string]schema{
+				"light":  str(`one light's name or id, or "all"`),
+				"lights": array("several lights' names or ids", str("")),
+			})), lightWriteSchema),
+			Handler: handle(t, t.setLight)},
+	}
+}
+
+func (t *tools) listLights(ctx context.Context, _ struct{}) (result, error) {
+	ls, err := t.svc.ListLights(ctx)
+	if err != nil {
+		return result{}, err
+	}
+	out := make([]light, 0, len(ls))
+	for _, l := range ls {
+		out = append(out, lightOf(l))
+	}
+	return result{text: lines(count(len(out), "light")+":", out, light.text), data: map[string]any{"lights": out}}, nil
+}
+
+type oneLight struct {
+	Light string `json:"light"`
+}
+
+func (t *tools) listLightEffects(ctx context.Context, a oneLight) (result, error) {
+	l, err := t.svc.GetLight(ctx, a.Light)
+	if err != nil {
+		return result{}, err
+	}
+	fx := l.Capabilities.Effects
+	if fx == nil {
+		fx = []string{}
+	}
+	text := fmt.Sprintf("%s has no effects.", l.Name)
+	if len(fx) > 0 {
+		text = fmt.Sprintf("%s has %s: %s.", l.Name, count(len(fx), "effect"), strings.Join(fx, ", "))
+	}
+	return result{text: text, data: map[string]any{"light": l.Name, "effects": fx}}, nil
+}
+
+type setLightArgs struct {
+	Light  string   `json:"light"`
+	Lights []string `json:"lights"`
+	patchArgs
+}
+
+// lightWrite answers set_light: which lights took the change and, for one
+// light, the state that resulted and any adjustment made to fit the lamp.
+type lightWrite struct {
+	fanout
+	Light *light   `json:"light,omitempty"`
+	Notes []string `json:"notes,omitempty"`
+}
+
+var lightWriteSchema = open(with(fanoutSchema.props(), map[string]schema{
+	"light": lightSchema,
+	"notes": array("how the change was fitted to the light", str("")),
+}))
+
+func (t *tools) setLight(ctx context.Context, a setLightArgs) (result, error) {
+	p := a.patch()
+	switch {
+	case a.Light != "" && len(a.Lights) > 0:
+		return result{}, service.Errorf(service.EINVALID, `give light (one, or "all") or lights (several), not both`)
+	case len(a.Lights) > 0 || strings.EqualFold(strings.TrimSpace(a.Light), "all"):
+		refs := a.Lights
+		if len(refs) == 0 {
+			refs = []string{"all"}
+		}
+		res, err := t.svc.SetLights(ctx, refs, p)
+		if err != nil {
+			return result{}, err
+		}
+		f := fanoutOf(res)
+		return result{text: f.text("Lights"), data: lightWrite{fanout: f}, failed: f.allFailed()}, nil
+	}
+	res, err := t.svc.SetLight(ctx, a.Light, p)
+	if err != nil {
+		return result{}, err
+	}
+	l := light{ID: string(res.ID), Name: res.Name, On: &res.State.On, Brightness: &res.State.Brightness}
+	setMode(&l, res.State)
+	w := lightWrite{fanout: fanout{Applied: []string{res.Name}}, Light: &l, Notes: res.Notes}
+	text := l.text()
+	if len(res.Notes) > 0 {
+		text += " (" + strings.Join(res.Notes, "; ") + ")"
+	}
+	return result{text: text, data: w}, nil
+}

@@ -1,0 +1,129 @@
+// Package mcp is the surface assistants use to run the house: the Model
+// Context Protocol over Streamable HTTP at /mcp (stateless, JSON answers)
+// and over the legacy HTTP+SSE transport at /sse and /message, built on
+// mark3labs/mcp-go. Its tools, the bifrost://home resource and its prompts
+// call the service and nothing else; every rule about the home lives there.
+//
+// Every request passes the same guard before any MCP processing: an
+// allowed Origin (when one is sent) and a valid bfr_ API key, whose
+// principal then rides the request context into every service call, so the
+// service enforces the key's scope.
+package mcp
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+
+	mcplib "github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/bifrost-hub/bifrost/service"
+)
+
+// serverName is how the hub introduces itself to MCP clients.
+const serverName = "bifrost"
+
+// MaxBody bounds an MCP request body, in bytes.
+const MaxBody = 1 << 20
+
+// instructions tell an assistant, at initialize, how to use the tools.
+const instructions = `Bifrost runs this home: lights, rooms, scenes, speakers, a receiver, TVs, plugs, a fan and sensors.
+Start with get_home_state: it names every room, device and scene and says what each is doing.
+Name targets by id or by name: an exact id, an exact name (any case), or part of exactly one name. An unknown or ambiguous name is a tool error that lists the valid names; pick one and call again.
+Writes are sparse: give only what should change. A colour (hex), temperature (kelvin), effect or brightness turns a light on. set_room without "on" changes only the lights that are already lit; with "on" it is power intent for the whole room.
+Problems with a device (offline, cannot do that, value out of range) come back as tool errors with the reason; nothing else changed.
+undo reverts the last change made with this key, within 10 minutes.
+A read-only key sees only the tools that read.`
+
+// Config configures the MCP surface.
+type Config struct {
+	Service *service.Service
+	Logger  *slog.Logger
+	// Version is reported to clients as the server's version.
+	Version string
+	// AllowedOrigins are the browser origins (scheme://host[:port]) allowed
+	// to call; empty allows only same-host and loopback origins. Requests
+	// without an Origin header (every non-browser client) are not affected.
+	AllowedOrigins []string
+}
+
+// Server is the MCP surface: one mcp-go server holding the tools, resource
+// and prompts, served over both transports.
+type Server struct {
+	svc     *service.Service
+	log     *slog.Logger
+	mcp     *mcpserver.MCPServer
+	stream  *mcpserver.StreamableHTTPServer
+	sse     *mcpserver.SSEServer
+	origins originPolicy
+
+	// sseOwners maps a legacy SSE session id to the id of the key that
+	// opened it: only that key may post to the session.
+	sseOwners sync.Map
+}
+
+// New builds the MCP surface.
+func New(cfg Config) *Server {
+	s := &Server{svc: cfg.Service, log: cfg.Logger, origins: newOriginPolicy(cfg.AllowedOrigins)}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	version := cfg.Version
+	if version == "" {
+		version = "dev"
+	}
+	hooks := &mcpserver.Hooks{}
+	hooks.AddAfterListTools(filterByScope)
+	hooks.AddOnUnregisterSession(func(_ context.Context, sess mcpserver.ClientSession) {
+		s.sseOwners.Delete(sess.SessionID())
+	})
+	s.mcp = mcpserver.NewMCPServer(serverName, version,
+		mcpserver.WithInstructions(instructions),
+		mcpserver.WithToolCapabilities(false),
+		mcpserver.WithResourceCapabilities(false, false),
+		mcpserver.WithPromptCapabilities(false),
+		mcpserver.WithCacheHints(0, mcplib.CacheScopePrivate),
+		mcpserver.WithHooks(hooks),
+	)
+	t := &tools{svc: s.svc, log: s.log}
+	s.mcp.AddTools(t.all()...)
+	s.mcp.AddResource(homeResource(), t.readHome)
+	s.mcp.AddPrompts(prompts()...)
+	s.stream = mcpserver.NewStreamableHTTPServer(s.mcp,
+		mcpserver.WithStateLess(true),
+		mcpserver.WithDisableStreaming(true),
+		// The guard checks the Origin and the key before the library runs;
+		// the library's loopback Host check would refuse a hub reached
+		// through a reverse proxy on the same machine.
+		mcpserver.WithDisableLocalhostProtection(true),
+		mcpserver.WithStreamableHTTPLogger(s.log),
+	)
+	s.sse = mcpserver.NewSSEServer(s.mcp,
+		mcpserver.WithUseFullURLForMessageEndpoint(false),
+		mcpserver.WithSSEDisableLocalhostProtection(true),
+		mcpserver.WithSessionIDGenerator(s.newSSESession),
+		mcpserver.WithKeepAlive(true),
+	)
+	return s
+}
+
+// filterByScope hides the tools that change the house from a read-only
+// key. A hidden tool called anyway reaches the service, which refuses it.
+func filterByScope(ctx context.Context, _ any, _ *mcplib.ListToolsRequest, res *mcplib.ListToolsResult) {
+	p, ok := service.PrincipalFrom(ctx)
+	if !ok || p.Scope == service.ScopeControl || res == nil {
+		return
+	}
+	kept := res.Tools[:0]
+	for _, t := range res.Tools {
+		if t.Annotations.ReadOnlyHint != nil && *t.Annotations.ReadOnlyHint {
+			kept = append(kept, t)
+		}
+	}
+	res.Tools = kept
+}
+
+// CloseStreams ends every open legacy SSE stream, so a server shutdown
+// need not wait for them.
+func (s *Server) CloseStreams() { s.sse.CloseSessions() }

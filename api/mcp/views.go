@@ -1,0 +1,422 @@
+package mcp
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/bifrost-hub/bifrost/devices"
+	"github.com/bifrost-hub/bifrost/service"
+)
+
+// The views below are the service's types cut down for an assistant's
+// context: names over nested records, an effect count instead of every
+// effect, no empty fields. Each has its output schema beside it and a
+// short human line.
+
+// light is a light with its state (absent when it is offline) and what it
+// can do.
+type light struct {
+	ID         string    `json:"id"`
+	Name       string    `json:"name"`
+	Room       string    `json:"room,omitempty"`
+	Offline    bool      `json:"offline,omitempty"`
+	On         *bool     `json:"on,omitempty"`
+	Brightness *int      `json:"brightness,omitempty"`
+	Kelvin     int       `json:"kelvin,omitempty"`
+	Hex        string    `json:"hex,omitempty"`
+	Effect     string    `json:"effect,omitempty"`
+	Can        *lightCaps `json:"can,omitempty"`
+}
+
+// lightCaps is what a light can do; Effects counts its effects (named by
+// list_light_effects).
+type lightCaps struct {
+	Dim     bool  `json:"dim,omitempty"`
+	Color   bool  `json:"color,omitempty"`
+	Kelvin  []int `json:"kelvin,omitempty"` // [min, max]
+	Effects int   `json:"effects,omitempty"`
+}
+
+var lightSchema = open(map[string]schema{
+	"id": str(""), "name": str(""), "room": str(""), "offline": boolean(""),
+	"on": boolean(""), "brightness": integer("%", 0, 100), "kelvin": integer("", 1, 0),
+	"hex": str("RRGGBB"), "effect": str(""),
+	"can": open(map[string]schema{
+		"dim": boolean(""), "color": boolean(""), "kelvin": array("[min, max]", integer("", 1, 0)),
+		"effects": integer("how many; see list_light_effects", 1, 0),
+	}),
+})
+
+func lightOf(l service.Light) light {
+	v := light{ID: string(l.ID), Name: l.Name, Room: l.Room, Offline: !l.Online || l.State == nil, Can: capsOf(l.Capabilities)}
+	if l.State != nil {
+		v.On, v.Brightness = &l.State.On, &l.State.Brightness
+		setMode(&v, *l.State)
+	}
+	return v
+}
+
+// setMode fills in the light's one colour mode.
+func setMode(v *light, st devices.LightState) {
+	switch {
+	case st.Mode == devices.ModeEffect && st.Effect != "":
+		v.Effect = st.Effect
+	case st.Mode == devices.ModeColor && st.Color != nil:
+		v.Hex = st.Color.Hex
+	case st.Kelvin > 0:
+		v.Kelvin = st.Kelvin
+	}
+}
+
+func capsOf(c devices.LightCaps) *lightCaps {
+	v := &lightCaps{Dim: c.Dimmable, Color: c.Color, Effects: len(c.Effects)}
+	if c.HasTemperature() {
+		v.Kelvin = []int{c.KelvinMin, c.KelvinMax}
+	}
+	return v
+}
+
+func (l light) text() string {
+	var b strings.Builder
+	b.WriteString(l.Name)
+	if l.Room != "" {
+		b.WriteString(" (" + l.Room + ")")
+	}
+	b.WriteString(": ")
+	switch {
+	case l.Offline || l.On == nil:
+		b.WriteString("offline")
+	case !*l.On:
+		b.WriteString("off")
+	default:
+		b.WriteString("on " + strconv.Itoa(*l.Brightness) + "%")
+		switch {
+		case l.Effect != "":
+			b.WriteString(", effect " + l.Effect)
+		case l.Hex != "":
+			b.WriteString(", #" + l.Hex)
+		case l.Kelvin > 0:
+			b.WriteString(", " + strconv.Itoa(l.Kelvin) + " K")
+		}
+	}
+	return b.String()
+}
+
+// room is a room with its members (by name) and, when it has a presence
+// sensor that answers, whether someone is there.
+type room struct {
+	ID       string   `json:"id"`
+	Name     string   `json:"name"`
+	Occupied *bool    `json:"occupied,omitempty"`
+	Members  []string `json:"members"`
+}
+
+var roomSchema = open(map[string]schema{
+	"id": str(""), "name": str(""), "occupied": boolean("absent without a presence sensor"),
+	"members": array("device names", str("")),
+})
+
+func roomOf(r service.RoomView) room {
+	v := room{ID: r.ID, Name: r.Name, Occupied: r.Occupied, Members: make([]string, 0, len(r.Members))}
+	for _, m := range r.Members {
+		v.Members = append(v.Members, m.Name)
+	}
+	return v
+}
+
+// scene is a saved scene.
+type scene struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	Room string `json:"room,omitempty"`
+}
+
+var sceneSchema = open(map[string]schema{"id": str(""), "name": str(""), "room": str("absent for a home scene")})
+
+func sceneOf(sc service.SceneView) scene {
+	return scene{ID: sc.ID, Name: sc.Name, Room: sc.Room}
+}
+
+// media is a media player with its live state.
+type media struct {
+	ID        string   `json:"id"`
+	Name      string   `json:"name"`
+	Room      string   `json:"room,omitempty"`
+	Offline   bool     `json:"offline,omitempty"`
+	Power     *bool    `json:"power,omitempty"`
+	Volume    *int     `json:"volume,omitempty"`
+	Muted     bool     `json:"muted,omitempty"`
+	Source    string   `json:"source,omitempty"`
+	Transport string   `json:"transport,omitempty"`
+	Playing   string   `json:"playing,omitempty"`
+	Following string   `json:"following,omitempty"` // the speaker it plays in sync with
+	Receiver  string   `json:"receiver,omitempty"`  // the receiver its volume goes to
+	Sources   []string `json:"sources,omitempty"`
+	Can       []string `json:"can,omitempty"`
+}
+
+var mediaSchema = open(map[string]schema{
+	"id": str(""), "name": str(""), "room": str(""), "offline": boolean(""),
+	"power": boolean(""), "volume": integer("", 0, 100), "muted": boolean(""), "source": str(""),
+	"transport": str("playing, paused or stopped"), "playing": str("now playing"),
+	"following": str("id of the speaker it plays in sync with"), "receiver": str("id of the receiver its volume goes to"),
+	"sources": array("", str("")), "can": array("", enum("", mediaAbilities)),
+})
+
+// mediaAbilities name what a media player can do besides play.
+var mediaAbilities = []string{"favorites", "cast", "group", "remote"}
+
+// mediaOf is the player's view; sources (long for a receiver) only when
+// asked for one player.
+func mediaOf(m service.Media, sources bool) media {
+	v := media{ID: string(m.ID), Name: m.Name, Room: m.Room, Offline: !m.Online || m.State == nil, Receiver: string(m.Receiver)}
+	for i, can := range []bool{m.Favorites, m.Cast, m.Group, m.RemoteDevice} {
+		if can {
+			v.Can = append(v.Can, mediaAbilities[i])
+		}
+	}
+	st := m.State
+	if st == nil {
+		return v
+	}
+	v.Power, v.Volume, v.Muted = &st.Power, &st.Volume, st.Muted
+	v.Source, v.Transport, v.Following = st.Source, st.Transport, string(st.GroupCoordinator)
+	v.Playing = nowPlaying(st.NowPlaying)
+	if sources {
+		v.Sources = st.Sources
+	}
+	return v
+}
+
+func nowPlaying(np *devices.NowPlaying) string {
+	if np == nil || np.Title == "" {
+		return ""
+	}
+	s := np.Title
+	if np.Artist != "" {
+		s += " – " + np.Artist
+	}
+	if np.App != "" {
+		s += " (" + np.App + ")"
+	}
+	return s
+}
+
+func (m media) text() string {
+	var b strings.Builder
+	b.WriteString(m.Name)
+	if m.Room != "" {
+		b.WriteString(" (" + m.Room + ")")
+	}
+	b.WriteString(": ")
+	switch {
+	case m.Offline || m.Power == nil:
+		b.WriteString("offline")
+		return b.String()
+	case !*m.Power:
+		b.WriteString("off")
+		return b.String()
+	}
+	b.WriteString("on, volume " + strconv.Itoa(*m.Volume))
+	if m.Muted {
+		b.WriteString(" (muted)")
+	}
+	if m.Source != "" {
+		b.WriteString(", " + m.Source)
+	}
+	if m.Playing != "" {
+		fmt.Fprintf(&b, ", %s %s", orDefault(m.Transport, "playing"), m.Playing)
+	}
+	return b.String()
+}
+
+// power is a switch, plug or fan.
+type power struct {
+	ID      string `json:"id"`
+	Name    string `json:"name"`
+	Room    string `json:"room,omitempty"`
+	Kind    string `json:"kind"`
+	Offline bool   `json:"offline,omitempty"`
+	On      *bool  `json:"on,omitempty"`
+}
+
+var powerSchema = open(map[string]schema{
+	"id": str(""), "name": str(""), "room": str(""), "kind": str("switch, outlet, fan, …"),
+	"offline": boolean(""), "on": boolean(""),
+})
+
+func powerOf(p service.PowerView) power {
+	return power{ID: string(p.ID), Name: p.Name, Room: p.Room, Kind: p.PowerKind, Offline: !p.Online || p.On == nil, On: p.On}
+}
+
+func (p power) text() string {
+	state := "offline"
+	if !p.Offline && p.On != nil {
+		state = onOff(*p.On)
+	}
+	return fmt.Sprintf("%s (%s): %s", p.Name, p.Kind, state)
+}
+
+// remote is a TV remote with the app in front and, when listed, the apps
+// it can open.
+type remote struct {
+	ID      string   `json:"id"`
+	Name    string   `json:"name"`
+	Room    string   `json:"room,omitempty"`
+	Offline bool     `json:"offline,omitempty"`
+	App     string   `json:"app,omitempty"`
+	Apps    []string `json:"apps,omitempty"`
+}
+
+var remoteSchema = open(map[string]schema{
+	"id": str(""), "name": str(""), "room": str(""), "offline": boolean(""),
+	"app": str("the app in front"), "apps": array("apps it can open", str("")),
+})
+
+func remoteOf(r service.RemoteView, apps bool) remote {
+	v := remote{ID: string(r.ID), Name: r.Name, Room: r.Room, Offline: !r.Online, App: r.CurrentApp}
+	for _, a := range r.Apps {
+		if a.ID == r.CurrentApp {
+			v.App = a.Name
+		}
+		if apps {
+			v.Apps = append(v.Apps, a.Name)
+		}
+	}
+	return v
+}
+
+func (r remote) text() string {
+	if r.Offline {
+		return r.Name + ": offline"
+	}
+	s := r.Name + ": " + orDefault(r.App, "no app") + " in front"
+	if len(r.Apps) > 0 {
+		s += "; apps: " + strings.Join(r.Apps, ", ")
+	}
+	return s
+}
+
+// sensor is a sensor with its readings.
+type sensor struct {
+	ID       string    `json:"id"`
+	Name     string    `json:"name"`
+	Room     string    `json:"room,omitempty"`
+	Offline  bool      `json:"offline,omitempty"`
+	Readings []reading `json:"readings"`
+}
+
+// reading is one value: a yes/no for motion, occupancy and contact, a
+// number with its unit otherwise.
+type reading struct {
+	Type  string `json:"type"`
+	Value any    `json:"value"`
+	Unit  string `json:"unit,omitempty"`
+}
+
+var sensorSchema = open(map[string]schema{
+	"id": str(""), "name": str(""), "room": str(""), "offline": boolean(""),
+	"readings": array("", open(map[string]schema{
+		"type": str("motion, occupancy, contact (true = closed), temperature, humidity, illuminance"),
+		"value": {"type": []string{"number", "boolean"}}, "unit": str(""),
+	})),
+})
+
+func sensorOf(s service.SensorView) sensor {
+	v := sensor{ID: string(s.ID), Name: s.Name, Room: s.Room, Offline: !s.Online, Readings: make([]reading, 0, len(s.Readings))}
+	for _, r := range s.Readings {
+		rd := reading{Type: r.Type, Value: r.Value, Unit: r.Unit}
+		if r.Bool != nil {
+			rd.Value, rd.Unit = *r.Bool, ""
+		}
+		v.Readings = append(v.Readings, rd)
+	}
+	return v
+}
+
+func (s sensor) text() string {
+	if s.Offline {
+		return s.Name + ": offline"
+	}
+	parts := make([]string, 0, len(s.Readings))
+	for _, r := range s.Readings {
+		switch v := r.Value.(type) {
+		case bool:
+			parts = append(parts, r.Type+" "+yesNo(v))
+		case float64:
+			parts = append(parts, strings.TrimSpace(strconv.FormatFloat(v, 'f', -1, 64)+" "+r.Unit)+" "+r.Type)
+		}
+	}
+	return s.Name + ": " + strings.Join(parts, ", ")
+}
+
+// fanout is a write to several devices: which took it, which did not.
+type fanout struct {
+	Applied []string  `json:"applied"`
+	Failed  []failure `json:"failed,omitempty"`
+}
+
+// failure is one device that did not take a write, and why.
+type failure struct {
+	Name  string `json:"name"`
+	Error string `json:"error"`
+	Code  string `json:"code,omitempty"`
+}
+
+var fanoutSchema = open(map[string]schema{
+	"applied": array("devices that took it", str("")),
+	"failed": array("devices that did not", open(map[string]schema{
+		"name": str(""), "error": str(""), "code": str("unreachable, unsupported, …"),
+	})),
+})
+
+func fanoutOf(r service.FanoutResult) fanout {
+	v := fanout{Applied: make([]string, 0, len(r.Applied))}
+	for _, o := range r.Applied {
+		v.Applied = append(v.Applied, o.Name)
+	}
+	for _, o := range r.Failed {
+		v.Failed = append(v.Failed, failure{Name: o.Name, Error: o.Error, Code: o.Code})
+	}
+	return v
+}
+
+// text says what a fan-out did, naming every failure.
+func (f fanout) text(what string) string {
+	if len(f.Applied) == 0 && len(f.Failed) == 0 {
+		return what + ": nothing to change (no device was in a state to take it)"
+	}
+	s := fmt.Sprintf("%s: %d of %d applied", what, len(f.Applied), len(f.Applied)+len(f.Failed))
+	if len(f.Applied) > 0 {
+		s += " (" + strings.Join(f.Applied, ", ") + ")"
+	}
+	for _, x := range f.Failed {
+		s += "; " + x.Name + " failed: " + x.Error
+	}
+	return s
+}
+
+// allFailed reports whether nothing took the write though something tried.
+func (f fanout) allFailed() bool { return len(f.Applied) == 0 && len(f.Failed) > 0 }
+
+func onOff(on bool) string {
+	if on {
+		return "on"
+	}
+	return "off"
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
