@@ -23,7 +23,11 @@ type house struct {
 	ctx  context.Context // carries a control principal
 }
 
-func newHouse(t testing.TB) *house {
+func newHouse(t testing.TB) *house { return newHouseWith(t, nil) }
+
+// newHouseWith lets a test adjust the service's configuration (a clock,
+// scanners) before it starts.
+func newHouseWith(t testing.TB, adjust func(*service.Config, *sim.Home)) *house {
 	t.Helper()
 	ctx := context.Background()
 	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "bifrost.db"))
@@ -33,7 +37,11 @@ func newHouse(t testing.TB) *house {
 	reg := devices.NewRegistry(time.Second)
 	home := sim.NewHome(sim.Options{})
 	home.Register(reg)
-	svc := service.New(service.Config{Store: db, Registry: reg})
+	cfg := service.Config{Store: db, Registry: reg}
+	if adjust != nil {
+		adjust(&cfg, home)
+	}
+	svc := service.New(cfg)
 	if err := svc.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -668,53 +676,27 @@ func TestUndoRestoresExactlyTheTouchedDevices(t *testing.T) {
 }
 
 func TestUndoWindow(t *testing.T) {
-	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "bifrost.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	reg := devices.NewRegistry(time.Second)
-	defer reg.Close()
-	sim.NewHome(sim.Options{}).Register(reg)
 	now := time.Now()
-	svc := service.New(service.Config{Store: db, Registry: reg, Now: func() time.Time { return now }})
-	if err := svc.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
-	key := service.WithPrincipal(ctx, service.Principal{Kind: "key", ID: "k1", Name: "a", Scope: service.ScopeControl})
-	must[service.PowerView](t)(svc.SetPower(key, "Coffee Plug", true))
+	h := newHouseWith(t, func(c *service.Config, _ *sim.Home) { c.Now = func() time.Time { return now } })
+	key := service.WithPrincipal(context.Background(), service.Principal{Kind: "key", ID: "k1", Name: "a", Scope: service.ScopeControl})
+	must[service.PowerView](t)(h.svc.SetPower(key, "Coffee Plug", true))
 	now = now.Add(service.UndoWindow + time.Second)
-	_, err = svc.Undo(key)
+	_, err := h.svc.Undo(key)
 	wantCode(t, err, service.ENOTFOUND)
 }
 
 func TestScan(t *testing.T) {
-	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "bifrost.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	reg := devices.NewRegistry(time.Second)
-	defer reg.Close()
-	home := sim.NewHome(sim.Options{})
-	home.Register(reg)
-	svc := service.New(service.Config{Store: db, Registry: reg, Scanners: []devices.Scanner{home}})
-	sys := service.WithPrincipal(ctx, service.System)
-	if err := svc.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
-	reg.Remove("sim:coffee-plug")
-	res := must[service.ScanResult](t)(svc.Scan(sys))
+	h := newHouseWith(t, func(c *service.Config, home *sim.Home) { c.Scanners = []devices.Scanner{home} })
+	h.reg.Remove("sim:coffee-plug")
+	res := must[service.ScanResult](t)(h.svc.Scan(h.ctx))
 	if len(res.Adapters) != 1 || res.Adapters[0] != "sim" || res.Message == "" {
 		t.Fatalf("scan %+v", res)
 	}
-	if _, ok := reg.Get("sim:coffee-plug"); !ok {
+	if _, ok := h.reg.Get("sim:coffee-plug"); !ok {
 		t.Fatal("the scan did not find the plug again")
 	}
-	read := service.WithPrincipal(ctx, service.Principal{Kind: "key", ID: "r", Scope: service.ScopeRead})
-	_, err = svc.Scan(read)
+	read := service.WithPrincipal(context.Background(), service.Principal{Kind: "key", ID: "r", Scope: service.ScopeRead})
+	_, err := h.svc.Scan(read)
 	wantCode(t, err, service.EFORBIDDEN)
 }
 
