@@ -184,13 +184,8 @@ func (s *Service) applyLight(ctx context.Context, rec DeviceRecord, p LightPatch
 	if err != nil {
 		return LightResult{}, err
 	}
-	var st devices.LightState
-	ran := false
-	err = s.reg.Do(ctx, rec.ID, lightKey(change), func(ctx context.Context) error {
-		var err error
-		st, err = ld.SetLight(ctx, change)
-		ran = err == nil
-		return err
+	st, ran, err := command(ctx, s.reg, rec.ID, lightKey(change), func(ctx context.Context) (devices.LightState, error) {
+		return ld.SetLight(ctx, change)
 	})
 	if err != nil {
 		return LightResult{}, deviceError(rec.Name, err)
@@ -215,7 +210,7 @@ func lightKey(c devices.LightChange) string {
 	var f []string
 	for name, set := range map[string]bool{
 		"on": c.On != nil, "brightness": c.Brightness != nil, "kelvin": c.Kelvin != nil,
-		"color": c.Color != nil, "effect": c.Effect != nil,
+		"color": c.Color != nil, "effect": c.Effect != nil, "gm": c.GM != nil,
 	} {
 		if set {
 			f = append(f, name)
@@ -253,7 +248,7 @@ func buildLightChange(name string, caps devices.LightCaps, p LightPatch) (device
 		return c, AppliedLight{}, nil, err
 	}
 	notes = append(notes, n...)
-	if c.On == nil && (c.Brightness != nil || c.Kelvin != nil || c.Color != nil || c.Effect != nil) {
+	if c.On == nil && (c.Brightness != nil || c.Kelvin != nil || c.Color != nil || c.Effect != nil || c.GM != nil) {
 		on := true
 		c.On = &on
 	}
@@ -267,16 +262,21 @@ func checkPatch(p LightPatch) error {
 		return err
 	}
 	if p.Empty() {
-		return Errorf(EINVALID, "nothing to change: give on, brightness, hex, color, kelvin, color_temp_mirek or effect")
+		return Errorf(EINVALID, "nothing to change: give on, brightness, hex, color, kelvin, color_temp_mirek, effect or preset")
 	}
 	modes := 0
-	for _, set := range []bool{p.Hex != nil, p.Color != nil, p.Kelvin != nil || p.Mirek != nil, p.Effect != nil} {
+	for _, set := range []bool{p.Hex != nil, p.Color != nil, p.Kelvin != nil || p.Mirek != nil, p.Effect != nil, p.Preset != nil} {
 		if set {
 			modes++
 		}
 	}
 	if modes > 1 || (p.Kelvin != nil && p.Mirek != nil) {
-		return Errorf(EINVALID, "give only one of hex, color, kelvin, color_temp_mirek and effect")
+		return Errorf(EINVALID, "give only one of hex, color, kelvin, color_temp_mirek, effect and preset")
+	}
+	if p.Preset != nil {
+		if _, ok := color.FindPreset(*p.Preset); !ok {
+			return Errorf(EINVALID, "there is no preset %q; list them with GET /api/v1/presets or the list_color_presets tool", *p.Preset)
+		}
 	}
 	if p.Kelvin != nil && (*p.Kelvin < minKelvin || *p.Kelvin > maxKelvin) {
 		return Errorf(EINVALID, "kelvin %d is not a colour temperature: use %d–%d", *p.Kelvin, minKelvin, maxKelvin).
@@ -327,8 +327,32 @@ func applyColorMode(c *devices.LightChange, name string, caps devices.LightCaps,
 			return nil, err
 		}
 		c.Effect = &e
+	case p.Preset != nil:
+		pr, _ := color.FindPreset(*p.Preset) // checked by checkPatch
+		return applyPreset(c, name, caps, pr)
 	}
 	return nil, nil
+}
+
+// applyPreset sets a preset: its white (kelvin and green–magenta shift) on
+// a lamp with colour temperature, else its colour on a colour lamp.
+func applyPreset(c *devices.LightChange, name string, caps devices.LightCaps, pr color.Preset) ([]string, error) {
+	if pr.Kelvin > 0 && caps.HasTemperature() {
+		k, gm := pr.Kelvin, pr.GM
+		notes, err := applyTemperature(c, name, caps, LightPatch{Kelvin: &k})
+		if gm != 0 {
+			c.GM = &gm
+		}
+		return notes, err
+	}
+	rgb, err := color.ParseHex(pr.Hex)
+	if err != nil {
+		return nil, err
+	}
+	if !caps.Color {
+		return nil, Errorf(EUNSUPPORTED, "%s has no colour, and %s is a colour gel", name, pr.Name)
+	}
+	return applyColor(c, name, caps, rgb, nil)
 }
 
 func applyTemperature(c *devices.LightChange, name string, caps devices.LightCaps, p LightPatch) ([]string, error) {
@@ -399,7 +423,7 @@ func matchEffect(name string, caps devices.LightCaps, e string) (string, error) 
 }
 
 func appliedOf(c devices.LightChange) AppliedLight {
-	a := AppliedLight{On: c.On, Brightness: c.Brightness, Kelvin: c.Kelvin, Color: c.Color, Effect: c.Effect}
+	a := AppliedLight{On: c.On, Brightness: c.Brightness, Kelvin: c.Kelvin, GM: c.GM, Color: c.Color, Effect: c.Effect}
 	if c.Kelvin != nil {
 		m := color.KelvinToMirek(*c.Kelvin)
 		a.Mirek = &m
@@ -432,5 +456,17 @@ func patchSummary(p LightPatch) string {
 	if p.Effect != nil {
 		add("effect", *p.Effect)
 	}
+	if p.Preset != nil {
+		add("preset", *p.Preset)
+	}
 	return strings.Join(f, " ")
+}
+
+// ListPresets lists the gel and light-source presets any colour or
+// colour-temperature light can take by name.
+func (s *Service) ListPresets(ctx context.Context) ([]color.Preset, error) {
+	if err := authorize(ctx, ScopeRead); err != nil {
+		return nil, err
+	}
+	return color.Presets(), nil
 }

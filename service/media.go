@@ -213,11 +213,8 @@ func (s *Service) sendMedia(ctx context.Context, rec DeviceRecord, p MediaPatch)
 		}
 		c.Source = &src
 	}
-	var st devices.MediaState
-	err = s.reg.Do(ctx, rec.ID, "", func(ctx context.Context) error {
-		var err error
-		st, err = mp.SetMedia(ctx, c)
-		return err
+	st, _, err := command(ctx, s.reg, rec.ID, "", func(ctx context.Context) (devices.MediaState, error) {
+		return mp.SetMedia(ctx, c)
 	})
 	if err != nil {
 		return st, deviceError(rec.Name, err)

@@ -263,8 +263,9 @@ func (s *Service) SetRoom(ctx context.Context, ref string, p RoomPatch) (FanoutR
 // lights (unlit ones are skipped later, in parallel, when On is not given),
 // plus power devices and media players for a bare {on}.
 func roomTargets(members []DeviceRecord, p RoomPatch) []DeviceRecord {
-	bareOn := p.On != nil && p.Brightness == nil && p.Hex == nil && p.Color == nil &&
-		p.Kelvin == nil && p.Mirek == nil && p.Effect == nil
+	rest := p
+	rest.On = nil
+	bareOn := p.On != nil && rest.Empty()
 	var out []DeviceRecord
 	for _, rec := range members {
 		if !rec.Enabled {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bifrost-hub/bifrost/devices"
+	"github.com/bifrost-hub/bifrost/devices/color"
 	"github.com/bifrost-hub/bifrost/devices/sim"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/store"
@@ -712,4 +713,33 @@ func TestRoomOffQuietensSpeakers(t *testing.T) {
 	if m.State.Transport == devices.TransportPlaying {
 		t.Fatal("the speaker still plays after the room was switched off")
 	}
+}
+
+func TestPresets(t *testing.T) {
+	h := newHouse(t)
+	presets := must[[]color.Preset](t)(h.svc.ListPresets(h.ctx))
+	var source, gel color.Preset
+	for _, p := range presets {
+		switch {
+		case p.Kind == color.PresetSource && p.GM != 0 && source.Name == "":
+			source = p
+		case p.Kind == color.PresetGel && p.Kelvin == 0 && gel.Name == "":
+			gel = p
+		}
+	}
+	if source.Name == "" || gel.Name == "" {
+		t.Fatalf("catalogue lacks a tinted source or a creative gel: %+v", presets)
+	}
+	res := must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{Preset: ptr(strings.ToUpper(source.Name))}))
+	if res.Applied.Kelvin == nil || res.Applied.GM == nil || *res.Applied.GM != source.GM || !res.State.On {
+		t.Fatalf("source preset on a bi-colour panel: %+v", res)
+	}
+	res = must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Rope Light", service.LightPatch{Preset: &gel.Name}))
+	if res.State.Mode != devices.ModeColor || res.Applied.Color == nil || res.Applied.Color.Hex != gel.Hex {
+		t.Fatalf("gel on an RGB strip: %+v", res)
+	}
+	_, err := h.svc.SetLight(h.ctx, "Fill Light", service.LightPatch{Preset: &gel.Name})
+	wantCode(t, err, service.EUNSUPPORTED)
+	_, err = h.svc.SetLight(h.ctx, "Fill Light", service.LightPatch{Preset: ptr("Moonbeam Unicorn")})
+	wantCode(t, err, service.EINVALID)
 }

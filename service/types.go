@@ -46,12 +46,15 @@ type LightPatch struct {
 	Kelvin     *int    `json:"kelvin,omitempty"`
 	Mirek      *int    `json:"color_temp_mirek,omitempty"`
 	Effect     *string `json:"effect,omitempty"`
+	// Preset names a gel or light-source preset (ListPresets): a white
+	// (kelvin and green–magenta shift) or a colour.
+	Preset *string `json:"preset,omitempty"`
 }
 
 // Empty reports whether the patch asks for nothing.
 func (p LightPatch) Empty() bool {
 	return p.On == nil && p.Brightness == nil && p.Hex == nil && p.Color == nil &&
-		p.Kelvin == nil && p.Mirek == nil && p.Effect == nil
+		p.Kelvin == nil && p.Mirek == nil && p.Effect == nil && p.Preset == nil
 }
 
 // LightResult answers a light write: what was asked, what was applied
@@ -70,6 +73,7 @@ type AppliedLight struct {
 	Brightness *int           `json:"brightness,omitempty"`
 	Kelvin     *int           `json:"kelvin,omitempty"`
 	Mirek      *int           `json:"color_temp_mirek,omitempty"`
+	GM         *int           `json:"gm,omitempty"`
 	Color      *devices.Color `json:"color,omitempty"`
 	Effect     *string        `json:"effect,omitempty"`
 }

@@ -14,6 +14,11 @@ func (h *handlers) listLights(c echo.Context) error {
 	return reply(c, http.StatusOK, lights, err)
 }
 
+func (h *handlers) listPresets(c echo.Context) error {
+	presets, err := h.svc.ListPresets(c.Request().Context())
+	return reply(c, http.StatusOK, presets, err)
+}
+
 func (h *handlers) getLight(c echo.Context) error {
 	l, err := h.svc.GetLight(c.Request().Context(), param(c, "id"))
 	return reply(c, http.StatusOK, l, err)

@@ -142,3 +142,21 @@ func TestSetAllLights(t *testing.T) {
 		}
 	}
 }
+
+func TestPresetsListedAndApplied(t *testing.T) {
+	h := newHarness(t)
+	var presets []struct {
+		Name   string `json:"name"`
+		Kind   string `json:"kind"`
+		Kelvin int    `json:"kelvin"`
+	}
+	h.call(t, h.read, http.MethodGet, "/api/v1/presets", "", http.StatusOK, &presets)
+	if len(presets) < 10 {
+		t.Fatalf("%d presets", len(presets))
+	}
+	var res service.LightResult
+	h.call(t, h.control, http.MethodPut, "/api/v1/lights/Key%20Light/state", `{"preset": "tungsten"}`, http.StatusOK, &res)
+	if res.State.Kelvin != 3200 {
+		t.Fatalf("tungsten preset gave %+v", res.State)
+	}
+}

@@ -49,6 +49,7 @@ func (h *handlers) routes() []route {
 		{get, "/lights", h.listLights},
 		{get, "/lights/:id", h.getLight},
 		{put, "/lights/:id/state", h.setLightState},
+		{get, "/presets", h.listPresets},
 
 		{get, "/rooms", h.listRooms},
 		{post, "/rooms", h.createRoom},

@@ -1,0 +1,184 @@
+package service
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"math"
+	"time"
+)
+
+// Session lifetimes: a session ends after SessionIdle without use, and
+// SessionLifetime after sign-in whatever its use.
+const (
+	SessionIdle     = 7 * 24 * time.Hour
+	SessionLifetime = 30 * 24 * time.Hour
+)
+
+// sessionTouchEvery bounds how often a session's last use is written.
+const sessionTouchEvery = time.Minute
+
+// sessionTokenLen is the length of a session token: 256 random bits in
+// unpadded base64url.
+const sessionTokenLen = 43
+
+var tokenEncoding = base64.RawURLEncoding
+
+// newToken returns 256 random bits as unpadded base64url.
+func newToken() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
+	return tokenEncoding.EncodeToString(b)
+}
+
+// SessionInfo is a signed-in browser as the web UI sees it.
+type SessionInfo struct {
+	User      User      `json:"user"`
+	CSRFToken string    `json:"csrf_token"`
+	CreatedAt time.Time `json:"created_at"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// Principal is who the session acts as.
+func (si SessionInfo) Principal() Principal { return userPrincipal(si.User) }
+
+// CSRFValid reports, in constant time, whether token is the session's CSRF
+// token.
+func (si SessionInfo) CSRFValid(token string) bool {
+	return token != "" && subtle.ConstantTimeCompare([]byte(token), []byte(si.CSRFToken)) == 1
+}
+
+// NewSession is a fresh sign-in: the token for the cookie, seen only here
+// (the store keeps its SHA-256), and the session.
+type NewSession struct {
+	Token string
+	SessionInfo
+}
+
+// Login checks a username and password from client (an IP address) and
+// starts a session with a new token. Failures are counted per client: past
+// LoginFailures a minute, attempts are refused with ETOOMANY, whose
+// "retry_after" detail says how many seconds to wait. An unknown user and a
+// wrong password get the same answer in the same time.
+func (a *Accounts) Login(ctx context.Context, client, username, password string) (NewSession, error) {
+	bucket := clientKey(client)
+	if err := a.checkThrottle(bucket); err != nil {
+		return NewSession{}, err
+	}
+	u, ok, err := a.checkLogin(ctx, username, password)
+	if err != nil {
+		return NewSession{}, err
+	}
+	if !ok {
+		a.throttle.fail(bucket, a.svc.now())
+		a.svc.log.Warn("failed sign-in", "client", client, "username", username)
+		return NewSession{}, Errorf(EUNAUTHORIZED, "wrong username or password")
+	}
+	now := a.svc.now().UTC()
+	if err := a.svc.store.DeleteSessionsBefore(ctx, now.Add(-SessionIdle), now.Add(-SessionLifetime)); err != nil {
+		a.svc.log.Warn("ending expired sessions", "err", err)
+	}
+	token := newToken()
+	ses := Session{TokenHash: HashKey(token), UserID: u.ID, CSRFToken: newToken(), CreatedAt: now, LastSeen: now}
+	if err := a.svc.store.CreateSession(ctx, ses); err != nil {
+		return NewSession{}, err
+	}
+	a.svc.audit(WithPrincipal(ctx, userPrincipal(u)), "user.login", u.Username, nil, "")
+	return NewSession{Token: token, SessionInfo: sessionInfo(u, ses)}, nil
+}
+
+// checkLogin looks the user up and checks the password. An unknown user's
+// password is checked against a dummy hash, so the answer takes as long.
+func (a *Accounts) checkLogin(ctx context.Context, username, password string) (User, bool, error) {
+	if len(password) > MaxPasswordLen {
+		return User{}, false, nil
+	}
+	u, err := a.svc.store.GetUserByName(ctx, username)
+	known := err == nil
+	if err != nil && ErrorCode(err) != ENOTFOUND {
+		return User{}, false, err
+	}
+	hash := u.PasswordHash
+	if !known {
+		a.dummyOnce.Do(func() { a.dummy = hashPassword("not a password anyone has") })
+		hash = a.dummy
+	}
+	ok, err := a.verify(ctx, hash, password)
+	return u, ok && known, err
+}
+
+// checkThrottle refuses an attempt from bucket while it has used up its
+// failures.
+func (a *Accounts) checkThrottle(bucket string) error {
+	wait := a.throttle.wait(bucket, a.svc.now())
+	if wait <= 0 {
+		return nil
+	}
+	secs := int(math.Ceil(wait.Seconds()))
+	return Errorf(ETOOMANY, "too many failed attempts; try again in %d seconds", secs).With("retry_after", secs)
+}
+
+// Authenticate returns the session whose token is presented. An unknown,
+// idle or expired session is EUNAUTHORIZED (and an expired one is ended).
+// Its last use is written at most once a minute.
+func (a *Accounts) Authenticate(ctx context.Context, token string) (SessionInfo, error) {
+	if len(token) != sessionTokenLen {
+		return SessionInfo{}, Errorf(EUNAUTHORIZED, "sign in first")
+	}
+	hash := HashKey(token)
+	ses, err := a.svc.store.GetSession(ctx, hash)
+	if ErrorCode(err) == ENOTFOUND {
+		return SessionInfo{}, Errorf(EUNAUTHORIZED, "your session has ended; sign in again")
+	}
+	if err != nil {
+		return SessionInfo{}, err
+	}
+	now := a.svc.now()
+	if now.Sub(ses.LastSeen) >= SessionIdle || now.Sub(ses.CreatedAt) >= SessionLifetime {
+		if err := a.svc.store.DeleteSession(ctx, hash); err != nil && ErrorCode(err) != ENOTFOUND {
+			return SessionInfo{}, err
+		}
+		return SessionInfo{}, Errorf(EUNAUTHORIZED, "your session has expired; sign in again")
+	}
+	u, err := a.svc.store.GetUser(ctx, ses.UserID)
+	if ErrorCode(err) == ENOTFOUND {
+		return SessionInfo{}, Errorf(EUNAUTHORIZED, "your account no longer exists")
+	}
+	if err != nil {
+		return SessionInfo{}, err
+	}
+	if now.Sub(ses.LastSeen) >= sessionTouchEvery {
+		ses.LastSeen = now.UTC()
+		if err := a.svc.store.TouchSession(context.WithoutCancel(ctx), hash, ses.LastSeen); err != nil {
+			a.svc.log.Warn("recording session use", "err", err)
+		}
+	}
+	return sessionInfo(u, ses), nil
+}
+
+func sessionInfo(u User, ses Session) SessionInfo {
+	expires := ses.LastSeen.Add(SessionIdle)
+	if absolute := ses.CreatedAt.Add(SessionLifetime); absolute.Before(expires) {
+		expires = absolute
+	}
+	return SessionInfo{User: u, CSRFToken: ses.CSRFToken, CreatedAt: ses.CreatedAt, ExpiresAt: expires}
+}
+
+// Logout ends the session whose token is presented. Ending a session that
+// has ended already is not an error.
+func (a *Accounts) Logout(ctx context.Context, token string) error {
+	si, err := a.Authenticate(ctx, token)
+	if ErrorCode(err) == EUNAUTHORIZED {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	err = a.svc.store.DeleteSession(ctx, HashKey(token))
+	if ErrorCode(err) == ENOTFOUND {
+		err = nil
+	}
+	a.svc.audit(WithPrincipal(ctx, si.Principal()), "user.logout", si.User.Username, err, "")
+	return err
+}
