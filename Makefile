@@ -9,8 +9,8 @@ IMAGE   ?= bifrost
 # APT_DEPS holds "command:package" pairs: a package is installed only when
 # its command is missing. NPM_DIRS holds directories whose package-lock.json
 # is installed with `npm ci` when their node_modules is missing.
-# gcc: `go test -race` needs cgo.
-APT_DEPS := gcc:gcc
+# gcc: `go test -race` needs cgo. chromium: the web UI test drives it headless.
+APT_DEPS := gcc:gcc chromium:chromium
 NPM_DIRS :=
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -1,17 +1,20 @@
 // Package api is Bifrost's HTTP server: one Echo instance with the
 // middleware every surface shares (recovery, request logging, body limit,
 // security headers), the one error renderer, the health probes, and the
-// surfaces mounted under it (/api/v1 today).
+// surfaces mounted under it (/api/v1, /mcp, and the session API /api/* with
+// the web UI at /).
 package api
 
 import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/bifrost-hub/bifrost/api/mcp"
 	v1 "github.com/bifrost-hub/bifrost/api/v1"
 	"github.com/bifrost-hub/bifrost/service"
 )
@@ -29,6 +32,20 @@ type Config struct {
 	// BodyLimit is the largest request body accepted, in bytes
 	// (DefaultBodyLimit when zero).
 	BodyLimit int64
+	// AllowedOrigins are the browser origins (scheme://host[:port]) that may
+	// call /mcp; empty allows only same-host and loopback origins.
+	AllowedOrigins []string
+	// Version is the hub's version, reported to MCP clients.
+	Version string
+	// Accounts are the users and sessions of the web UI (made from Service
+	// when nil).
+	Accounts *service.Accounts
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For (and
+	// -Proto, -Host) the session API believes, for login throttling and
+	// origin checks.
+	TrustedProxies []netip.Prefix
+	// SecureCookies marks the session cookie Secure even on plain HTTP.
+	SecureCookies bool
 }
 
 // Server is the HTTP side of the hub.
@@ -36,6 +53,7 @@ type Server struct {
 	echo *echo.Echo
 	svc  *service.Service
 	log  *slog.Logger
+	mcp  *mcp.Server
 }
 
 // New builds the server with every route mounted.
@@ -57,11 +75,18 @@ func New(cfg Config) *Server {
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
 	v1.Register(e.Group("/api/v1"), s.svc)
+	s.mcp = mcp.New(mcp.Config{Service: s.svc, Logger: s.log, Version: cfg.Version, AllowedOrigins: cfg.AllowedOrigins})
+	s.mcp.Register(e)
+	s.mountSession(cfg)
 	return s
 }
 
 // Handler is the server as an http.Handler.
 func (s *Server) Handler() http.Handler { return s.echo }
+
+// CloseStreams ends the long-lived MCP SSE streams, so a graceful shutdown
+// need not wait for them (register it with http.Server.RegisterOnShutdown).
+func (s *Server) CloseStreams() { s.mcp.CloseStreams() }
 
 // Echo is the underlying Echo instance, for mounting further surfaces.
 func (s *Server) Echo() *echo.Echo { return s.echo }

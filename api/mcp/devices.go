@@ -33,7 +33,7 @@ func (t *tools) listPower(ctx context.Context, _ struct{}) (result, error) {
 	for _, p := range ps {
 		out = append(out, powerOf(p))
 	}
-	return result{text: lines(count(len(out), "power device")+":", out, power.text), data: map[string]any{"power": out}}, nil
+	return result{text: lines(count(len(out), "power device")+":", out, withRoom(power.line)), data: map[string]any{"power": out}}, nil
 }
 
 type setPowerArgs struct {
@@ -50,7 +50,7 @@ func (t *tools) setPower(ctx context.Context, a setPowerArgs) (result, error) {
 		return result{}, err
 	}
 	v := powerOf(p)
-	return result{text: v.text(), data: v}, nil
+	return result{text: v.line(false), data: v}, nil
 }
 
 var tvArg = map[string]schema{"tv": str("the TV's name or id")}
@@ -86,7 +86,7 @@ func (t *tools) listRemotes(ctx context.Context, _ struct{}) (result, error) {
 	for _, r := range rs {
 		out = append(out, remoteOf(r, true))
 	}
-	return result{text: lines(count(len(out), "remote")+":", out, remote.text), data: map[string]any{"remotes": out}}, nil
+	return result{text: lines(count(len(out), "remote")+":", out, withRoom(remote.line)), data: map[string]any{"remotes": out}}, nil
 }
 
 type keyArgs struct {
@@ -103,7 +103,7 @@ func (t *tools) pressKey(ctx context.Context, a keyArgs) (result, error) {
 		return result{}, err
 	}
 	v := remoteOf(r, false)
-	return result{text: fmt.Sprintf("Pressed %s on %s. %s", a.Key, v.Name, v.text()), data: v}, nil
+	return result{text: fmt.Sprintf("Pressed %s on %s. %s", a.Key, v.Name, v.line(false)), data: v}, nil
 }
 
 type appArgs struct {
@@ -120,7 +120,7 @@ func (t *tools) launchApp(ctx context.Context, a appArgs) (result, error) {
 		return result{}, err
 	}
 	v := remoteOf(r, false)
-	return result{text: fmt.Sprintf("Opened %s. %s", a.App, v.text()), data: v}, nil
+	return result{text: fmt.Sprintf("Opened %s. %s", a.App, v.line(false)), data: v}, nil
 }
 
 type playOnArgs struct {

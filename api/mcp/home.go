@@ -66,19 +66,21 @@ func (h home) text() string {
 	byRoom := map[string][]string{}
 	add := func(room, line string) { byRoom[room] = append(byRoom[room], line) }
 	for _, l := range h.Lights {
-		add(l.Room, l.text())
+		add(l.Room, l.line(false))
 	}
 	for _, m := range h.Media {
-		add(m.Room, m.text())
+		add(m.Room, m.line(false))
 	}
 	for _, p := range h.Power {
-		add(p.Room, p.text())
+		add(p.Room, p.line(false))
 	}
 	for _, r := range h.Remotes {
-		add(r.Room, r.text())
+		if r.App != "" || r.Offline {
+			add(r.Room, r.line(false))
+		}
 	}
 	for _, s := range h.Sensors {
-		add(s.Room, s.text())
+		add(s.Room, s.line(false))
 	}
 	var b strings.Builder
 	for _, r := range h.Rooms {
@@ -88,7 +90,7 @@ func (h home) text() string {
 		}
 		b.WriteString(":\n")
 		for _, line := range byRoom[r.Name] {
-			b.WriteString("- " + strings.TrimPrefix(line, "") + "\n")
+			b.WriteString("- " + line + "\n")
 		}
 		delete(byRoom, r.Name)
 	}
@@ -151,21 +153,21 @@ func (t *tools) houseTools() []mcpserver.ServerTool {
 		{Tool: newTool("list_sensors", "Sensor readings with units (motion, occupancy, contact, temperature, humidity, light level) and each room's occupancy.",
 			reads, noArgs, open(map[string]schema{
 				"sensors":   array("", sensorSchema),
-				"occupancy": array("rooms with a presence sensor", open(map[string]schema{"room": str(""), "occupied": boolean("")})),
+				"occupancy": array("", open(map[string]schema{"room": str(""), "occupied": boolean("")})),
 			})),
 			Handler: handle(t, t.listSensors)},
 		{Tool: newTool("scan_devices", "Start looking for new devices on every adapter that can discover; says how long to wait before listing again.",
 			acts, noArgs, open(map[string]schema{
-				"adapters":     array("adapters scanning", str("")),
-				"failed":       array("adapters that could not", open(map[string]schema{"name": str(""), "error": str("")})),
-				"wait_seconds": integer("", 0, 1<<30),
+				"adapters":     array("", str("")),
+				"failed":       array("", open(map[string]schema{"name": str(""), "error": str("")})),
+				"wait_seconds": integer("", 1, 0),
 				"message":      str(""),
 			})),
 			Handler: handle(t, t.scan)},
 		{Tool: newTool("undo", "Revert the last change made with this key (within 10 minutes): the devices it touched go back to how they were.",
 			acts, noArgs, open(map[string]schema{
-				"action":      str("what was undone"),
-				"age_seconds": integer("how long ago it was done", 0, 1<<30),
+				"action":      str(""),
+				"age_seconds": integer("", 1, 0),
 				"result":      fanoutSchema,
 				"message":     str(""),
 			})),
@@ -200,7 +202,7 @@ func (t *tools) listSensors(ctx context.Context, _ struct{}) (result, error) {
 			said = append(said, r.Name+" "+map[bool]string{true: "occupied", false: "empty"}[*r.Occupied])
 		}
 	}
-	text := lines(count(len(out), "sensor")+":", out, sensor.text)
+	text := lines(count(len(out), "sensor")+":", out, withRoom(sensor.line))
 	if len(said) > 0 {
 		text += "\nOccupancy: " + strings.Join(said, ", ")
 	}

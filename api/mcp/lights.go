@@ -60,7 +60,7 @@ func (t *tools) listLights(ctx context.Context, _ struct{}) (result, error) {
 	for _, l := range ls {
 		out = append(out, lightOf(l))
 	}
-	return result{text: lines(count(len(out), "light")+":", out, light.text), data: map[string]any{"lights": out}}, nil
+	return result{text: lines(count(len(out), "light")+":", out, withRoom(light.line)), data: map[string]any{"lights": out}}, nil
 }
 
 type oneLight struct {
@@ -99,7 +99,7 @@ type lightWrite struct {
 
 var lightWriteSchema = open(with(fanoutSchema.props(), map[string]schema{
 	"light": lightSchema,
-	"notes": array("how the change was fitted to the light", str("")),
+	"notes": array("", str("")),
 }))
 
 func (t *tools) setLight(ctx context.Context, a setLightArgs) (result, error) {
@@ -126,7 +126,7 @@ func (t *tools) setLight(ctx context.Context, a setLightArgs) (result, error) {
 	l := light{ID: string(res.ID), Name: res.Name, On: &res.State.On, Brightness: &res.State.Brightness}
 	setMode(&l, res.State)
 	w := lightWrite{fanout: fanout{Applied: []string{res.Name}}, Light: &l, Notes: res.Notes}
-	text := l.text()
+	text := l.line(false)
 	if len(res.Notes) > 0 {
 		text += " (" + strings.Join(res.Notes, "; ") + ")"
 	}

@@ -22,7 +22,7 @@ func (t *tools) mediaTools() []mcpserver.ServerTool {
 			reads, object(deviceArg, "device"), mediaSchema),
 			Handler: handle(t, t.getMedia)},
 		{Tool: newTool("set_media", "Change a media player: power, volume, mute, source, or a transport command. Give only what should change. A player bound to a receiver sends volume and mute there.",
-			writes, object(with(deviceArg, map[string]schema{
+			acts, object(with(deviceArg, map[string]schema{
 				"power":     boolean(""),
 				"volume":    integer("", 0, 100),
 				"mute":      boolean(""),
@@ -74,7 +74,7 @@ func (t *tools) listMedia(ctx context.Context, _ struct{}) (result, error) {
 	for _, m := range ms {
 		out = append(out, mediaOf(m, false))
 	}
-	return result{text: lines(count(len(out), "media player")+":", out, media.text), data: map[string]any{"media": out}}, nil
+	return result{text: lines(count(len(out), "media player")+":", out, withRoom(media.line)), data: map[string]any{"media": out}}, nil
 }
 
 // mediaResult answers with one player's state.
@@ -83,7 +83,7 @@ func mediaResult(m service.Media, err error) (result, error) {
 		return result{}, err
 	}
 	v := mediaOf(m, true)
-	text := v.text()
+	text := v.line(false)
 	if len(v.Sources) > 0 {
 		text += "\nSources: " + strings.Join(v.Sources, ", ")
 	}

@@ -63,8 +63,8 @@ type saved struct {
 }
 
 var savedSchema = open(with(sceneSchema.props(), map[string]schema{
-	"devices": integer("how many devices it restores", 1, 0),
-	"skipped": array("devices that did not answer", open(map[string]schema{"name": str(""), "error": str("")})),
+	"devices": integer("", 1, 0),
+	"skipped": array("", open(map[string]schema{"name": str(""), "error": str("")})),
 }))
 
 type saveArgs struct {

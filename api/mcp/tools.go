@@ -197,6 +197,11 @@ func lines[T any](head string, items []T, line func(T) string) string {
 	return b.String()
 }
 
+// withRoom adapts a view's line for a list, where rooms are named.
+func withRoom[T any](line func(T, bool) string) func(T) string {
+	return func(v T) string { return line(v, true) }
+}
+
 // count is "1 light", "3 lights".
 func count(n int, one string) string {
 	if n == 1 {

@@ -53,29 +53,41 @@ func (s *Server) post(c echo.Context) error {
 		return err
 	}
 	body := buf.Bytes()
+	var env envelope
+	if err := json.Unmarshal(body, &env); err != nil {
+		return s.writeMessage(c, buf, http.StatusBadRequest, unreadable(body, err))
+	}
+	if env.Method != "" && env.ID == nil {
+		// A notification: this stateless server keeps nothing one could
+		// change. (A notifications/cancelled could only name a request by
+		// an id other clients use too; a request ends when its own
+		// connection closes.)
+		return c.NoContent(http.StatusAccepted)
+	}
 	if modern(req.Header, body) {
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		s.stream.ServeHTTP(c.Response(), req)
 		return nil
 	}
-	var env envelope
-	if err := json.Unmarshal(body, &env); err != nil {
-		return s.writeMessage(c, buf, http.StatusBadRequest, unreadable(body, err))
-	}
+	return s.serveMessage(c, buf, env)
+}
+
+// serveMessage answers the request in buf, read as env, on the lean path,
+// reusing buf for the answer.
+func (s *Server) serveMessage(c echo.Context, buf *bytes.Buffer, env envelope) error {
+	req := c.Request()
 	if v := req.Header.Get(mcplib.HeaderProtocolVersion); v != "" && !mcplib.IsValidProtocolVersion(v) {
 		return s.writeMessage(c, buf, http.StatusBadRequest, rpcError(env.ID, mcplib.INVALID_REQUEST, "unsupported protocol version "+v))
 	}
-	if env.Method == "" || env.ID == nil {
-		// A notification, or a client's answer to a server request: this
-		// stateless server keeps nothing they could change. (A
-		// notifications/cancelled would have to name a request of this very
-		// connection, which only the connection's own close can end.)
-		if env.Method == "" && env.Result == nil && env.Error == nil {
-			return s.writeMessage(c, buf, http.StatusBadRequest, rpcError(env.ID, mcplib.INVALID_REQUEST, "a JSON-RPC message needs a method"))
-		}
-		return c.NoContent(http.StatusAccepted)
+	switch {
+	case !validID(env.ID):
+		return s.writeMessage(c, buf, http.StatusBadRequest, rpcError(nil, mcplib.INVALID_REQUEST, "a JSON-RPC id is a string or a number"))
+	case env.Method == "" && env.Result == nil && env.Error == nil:
+		return s.writeMessage(c, buf, http.StatusBadRequest, rpcError(env.ID, mcplib.INVALID_REQUEST, "a JSON-RPC message needs a method"))
+	case env.Method == "":
+		return c.NoContent(http.StatusAccepted) // an answer to a server request, of which there are none
 	}
-	resp := s.mcp.HandleMessage(req.Context(), body)
+	resp := s.mcp.HandleMessage(req.Context(), buf.Bytes())
 	if resp == nil {
 		return c.NoContent(http.StatusAccepted)
 	}
@@ -102,6 +114,15 @@ type envelope struct {
 	Method string          `json:"method"`
 	Result json.RawMessage `json:"result"`
 	Error  json.RawMessage `json:"error"`
+}
+
+// validID reports whether id is a JSON-RPC id (or absent).
+func validID(id any) bool {
+	switch id.(type) {
+	case nil, string, float64:
+		return true
+	}
+	return false
 }
 
 // metaVersionKey marks a message of the sessionless revision in its body.

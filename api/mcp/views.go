@@ -17,15 +17,15 @@ import (
 // light is a light with its state (absent when it is offline) and what it
 // can do.
 type light struct {
-	ID         string    `json:"id"`
-	Name       string    `json:"name"`
-	Room       string    `json:"room,omitempty"`
-	Offline    bool      `json:"offline,omitempty"`
-	On         *bool     `json:"on,omitempty"`
-	Brightness *int      `json:"brightness,omitempty"`
-	Kelvin     int       `json:"kelvin,omitempty"`
-	Hex        string    `json:"hex,omitempty"`
-	Effect     string    `json:"effect,omitempty"`
+	ID         string     `json:"id"`
+	Name       string     `json:"name"`
+	Room       string     `json:"room,omitempty"`
+	Offline    bool       `json:"offline,omitempty"`
+	On         *bool      `json:"on,omitempty"`
+	Brightness *int       `json:"brightness,omitempty"`
+	Kelvin     int        `json:"kelvin,omitempty"`
+	Hex        string     `json:"hex,omitempty"`
+	Effect     string     `json:"effect,omitempty"`
 	Can        *lightCaps `json:"can,omitempty"`
 }
 
@@ -40,11 +40,11 @@ type lightCaps struct {
 
 var lightSchema = open(map[string]schema{
 	"id": str(""), "name": str(""), "room": str(""), "offline": boolean(""),
-	"on": boolean(""), "brightness": integer("%", 0, 100), "kelvin": integer("", 1, 0),
-	"hex": str("RRGGBB"), "effect": str(""),
+	"on": boolean(""), "brightness": integer("", 1, 0), "kelvin": integer("", 1, 0),
+	"hex": str(""), "effect": str(""),
 	"can": open(map[string]schema{
 		"dim": boolean(""), "color": boolean(""), "kelvin": array("[min, max]", integer("", 1, 0)),
-		"effects": integer("how many; see list_light_effects", 1, 0),
+		"effects": integer("count", 1, 0),
 	}),
 })
 
@@ -77,13 +77,10 @@ func capsOf(c devices.LightCaps) *lightCaps {
 	return v
 }
 
-func (l light) text() string {
+// line says the light's state; withRoom names its room too.
+func (l light) line(withRoom bool) string {
 	var b strings.Builder
-	b.WriteString(l.Name)
-	if l.Room != "" {
-		b.WriteString(" (" + l.Room + ")")
-	}
-	b.WriteString(": ")
+	b.WriteString(label(l.Name, l.Room, withRoom))
 	switch {
 	case l.Offline || l.On == nil:
 		b.WriteString("offline")
@@ -113,8 +110,7 @@ type room struct {
 }
 
 var roomSchema = open(map[string]schema{
-	"id": str(""), "name": str(""), "occupied": boolean("absent without a presence sensor"),
-	"members": array("device names", str("")),
+	"id": str(""), "name": str(""), "occupied": boolean(""), "members": array("", str("")),
 })
 
 func roomOf(r service.RoomView) room {
@@ -132,7 +128,7 @@ type scene struct {
 	Room string `json:"room,omitempty"`
 }
 
-var sceneSchema = open(map[string]schema{"id": str(""), "name": str(""), "room": str("absent for a home scene")})
+var sceneSchema = open(map[string]schema{"id": str(""), "name": str(""), "room": str("")})
 
 func sceneOf(sc service.SceneView) scene {
 	return scene{ID: sc.ID, Name: sc.Name, Room: sc.Room}
@@ -158,10 +154,9 @@ type media struct {
 
 var mediaSchema = open(map[string]schema{
 	"id": str(""), "name": str(""), "room": str(""), "offline": boolean(""),
-	"power": boolean(""), "volume": integer("", 0, 100), "muted": boolean(""), "source": str(""),
-	"transport": str("playing, paused or stopped"), "playing": str("now playing"),
-	"following": str("id of the speaker it plays in sync with"), "receiver": str("id of the receiver its volume goes to"),
-	"sources": array("", str("")), "can": array("", enum("", mediaAbilities)),
+	"power": boolean(""), "volume": integer("", 1, 0), "muted": boolean(""), "source": str(""),
+	"transport": str(""), "playing": str(""), "following": str("speaker id"), "receiver": str("receiver id"),
+	"sources": array("", str("")), "can": array("", str("")),
 })
 
 // mediaAbilities name what a media player can do besides play.
@@ -203,13 +198,10 @@ func nowPlaying(np *devices.NowPlaying) string {
 	return s
 }
 
-func (m media) text() string {
+// line says the player's state; withRoom names its room too.
+func (m media) line(withRoom bool) string {
 	var b strings.Builder
-	b.WriteString(m.Name)
-	if m.Room != "" {
-		b.WriteString(" (" + m.Room + ")")
-	}
-	b.WriteString(": ")
+	b.WriteString(label(m.Name, m.Room, withRoom))
 	switch {
 	case m.Offline || m.Power == nil:
 		b.WriteString("offline")
@@ -242,7 +234,7 @@ type power struct {
 }
 
 var powerSchema = open(map[string]schema{
-	"id": str(""), "name": str(""), "room": str(""), "kind": str("switch, outlet, fan, …"),
+	"id": str(""), "name": str(""), "room": str(""), "kind": str(""),
 	"offline": boolean(""), "on": boolean(""),
 })
 
@@ -250,12 +242,13 @@ func powerOf(p service.PowerView) power {
 	return power{ID: string(p.ID), Name: p.Name, Room: p.Room, Kind: p.PowerKind, Offline: !p.Online || p.On == nil, On: p.On}
 }
 
-func (p power) text() string {
+// line says whether the device is on; withRoom names its room too.
+func (p power) line(withRoom bool) string {
 	state := "offline"
 	if !p.Offline && p.On != nil {
 		state = onOff(*p.On)
 	}
-	return fmt.Sprintf("%s (%s): %s", p.Name, p.Kind, state)
+	return label(p.Name+" ("+p.Kind+")", p.Room, withRoom) + state
 }
 
 // remote is a TV remote with the app in front and, when listed, the apps
@@ -271,7 +264,7 @@ type remote struct {
 
 var remoteSchema = open(map[string]schema{
 	"id": str(""), "name": str(""), "room": str(""), "offline": boolean(""),
-	"app": str("the app in front"), "apps": array("apps it can open", str("")),
+	"app": str("in front"), "apps": array("", str("")),
 })
 
 func remoteOf(r service.RemoteView, apps bool) remote {
@@ -287,11 +280,12 @@ func remoteOf(r service.RemoteView, apps bool) remote {
 	return v
 }
 
-func (r remote) text() string {
+// line says which app is in front; withRoom names its room too.
+func (r remote) line(withRoom bool) string {
 	if r.Offline {
-		return r.Name + ": offline"
+		return label(r.Name, r.Room, withRoom) + "offline"
 	}
-	s := r.Name + ": " + orDefault(r.App, "no app") + " in front"
+	s := label(r.Name, r.Room, withRoom) + orDefault(r.App, "no app") + " in front"
 	if len(r.Apps) > 0 {
 		s += "; apps: " + strings.Join(r.Apps, ", ")
 	}
@@ -307,48 +301,49 @@ type sensor struct {
 	Readings []reading `json:"readings"`
 }
 
-// reading is one value: a yes/no for motion, occupancy and contact, a
-// number with its unit otherwise.
+// reading is one value: a state (true or false) for motion, occupancy and
+// contact, a number with its unit otherwise.
 type reading struct {
-	Type  string `json:"type"`
-	Value any    `json:"value"`
-	Unit  string `json:"unit,omitempty"`
+	Type  string   `json:"type"`
+	State *bool    `json:"state,omitempty"`
+	Value *float64 `json:"value,omitempty"`
+	Unit  string   `json:"unit,omitempty"`
 }
 
 var sensorSchema = open(map[string]schema{
 	"id": str(""), "name": str(""), "room": str(""), "offline": boolean(""),
 	"readings": array("", open(map[string]schema{
-		"type": str("motion, occupancy, contact (true = closed), temperature, humidity, illuminance"),
-		"value": {"type": []string{"number", "boolean"}}, "unit": str(""),
+		"type": str(""), "state": boolean("contact: true = closed"), "value": number(""), "unit": str(""),
 	})),
 })
 
 func sensorOf(s service.SensorView) sensor {
 	v := sensor{ID: string(s.ID), Name: s.Name, Room: s.Room, Offline: !s.Online, Readings: make([]reading, 0, len(s.Readings))}
 	for _, r := range s.Readings {
-		rd := reading{Type: r.Type, Value: r.Value, Unit: r.Unit}
-		if r.Bool != nil {
-			rd.Value, rd.Unit = *r.Bool, ""
+		rd := reading{Type: r.Type, State: r.Bool}
+		if r.Bool == nil {
+			rd.Value, rd.Unit = &r.Value, r.Unit
 		}
 		v.Readings = append(v.Readings, rd)
 	}
 	return v
 }
 
-func (s sensor) text() string {
+// line says the sensor's readings; withRoom names its room too.
+func (s sensor) line(withRoom bool) string {
 	if s.Offline {
-		return s.Name + ": offline"
+		return label(s.Name, s.Room, withRoom) + "offline"
 	}
 	parts := make([]string, 0, len(s.Readings))
 	for _, r := range s.Readings {
-		switch v := r.Value.(type) {
-		case bool:
-			parts = append(parts, r.Type+" "+yesNo(v))
-		case float64:
-			parts = append(parts, strings.TrimSpace(strconv.FormatFloat(v, 'f', -1, 64)+" "+r.Unit)+" "+r.Type)
+		switch {
+		case r.State != nil:
+			parts = append(parts, r.Type+" "+yesNo(*r.State))
+		case r.Value != nil:
+			parts = append(parts, strings.TrimSpace(r.Type+" "+strconv.FormatFloat(*r.Value, 'f', -1, 64)+" "+r.Unit))
 		}
 	}
-	return s.Name + ": " + strings.Join(parts, ", ")
+	return label(s.Name, s.Room, withRoom) + strings.Join(parts, ", ")
 }
 
 // fanout is a write to several devices: which took it, which did not.
@@ -365,10 +360,8 @@ type failure struct {
 }
 
 var fanoutSchema = open(map[string]schema{
-	"applied": array("devices that took it", str("")),
-	"failed": array("devices that did not", open(map[string]schema{
-		"name": str(""), "error": str(""), "code": str("unreachable, unsupported, …"),
-	})),
+	"applied": array("", str("")),
+	"failed":  array("", open(map[string]schema{"name": str(""), "error": str(""), "code": str("")})),
 })
 
 func fanoutOf(r service.FanoutResult) fanout {
@@ -399,6 +392,14 @@ func (f fanout) text(what string) string {
 
 // allFailed reports whether nothing took the write though something tried.
 func (f fanout) allFailed() bool { return len(f.Applied) == 0 && len(f.Failed) > 0 }
+
+// label starts a line: "Name: ", or "Name (Room): ".
+func label(name, room string, withRoom bool) string {
+	if withRoom && room != "" {
+		return name + " (" + room + "): "
+	}
+	return name + ": "
+}
 
 func onOff(on bool) string {
 	if on {

@@ -24,11 +24,18 @@ type Config struct {
 	DeviceTimeout time.Duration // bound on one command to one device
 	LogLevel      slog.Level
 	LogFormat     string // "text" or "json"
+	// TrustedProxies are the reverse proxies whose X-Forwarded-* headers
+	// the session API believes.
+	TrustedProxies proxyList
+	SecureCookies  bool // session cookie Secure even on plain HTTP
+
+	Media MediaConfig // Sonos speakers and Onkyo receivers
 }
 
 // DefaultConfig returns the configuration used when nothing is set.
 func DefaultConfig() Config {
 	return Config{
+		Media:         MediaConfig{SonosEventAddr: "0.0.0.0:1400"},
 		Addr:          "0.0.0.0:3000",
 		DataDir:       "./data",
 		DeviceTimeout: 5 * time.Second,
@@ -79,7 +86,7 @@ type option struct {
 
 // options returns the options of c, each bound to its field.
 func (c *Config) options() []option {
-	return []option{
+	return append([]option{
 		{Name: "addr", Env: "BIFROST_ADDR", Value: (*stringValue)(&c.Addr),
 			Usage: "`host:port` to listen on; port 0 picks a free port"},
 		{Name: "data", Env: "BIFROST_DATA", Value: (*stringValue)(&c.DataDir),
@@ -92,7 +99,11 @@ func (c *Config) options() []option {
 			Usage: "log `level`: debug, info, warn or error"},
 		{Name: "log-format", Env: "BIFROST_LOG_FORMAT", Value: (*formatValue)(&c.LogFormat),
 			Usage: "log `format`: text or json"},
-	}
+		{Name: "trusted-proxies", Env: "BIFROST_TRUSTED_PROXIES", Value: &c.TrustedProxies,
+			Usage: "comma-separated `addresses` or CIDR prefixes of reverse proxies whose X-Forwarded-For is believed"},
+		{Name: "secure-cookies", Env: "BIFROST_SECURE_COOKIES", Value: (*boolValue)(&c.SecureCookies),
+			Usage: "mark the web UI's session cookie Secure even on plain HTTP (behind a TLS proxy)"},
+	}, c.Media.options()...)
 }
 
 // pick returns the options named, in the order given.

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -33,8 +34,8 @@ func TestConfigDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Config{Addr: "0.0.0.0:3000", DataDir: "./data", DeviceTimeout: 5 * time.Second,
-		LogLevel: slog.LevelInfo, LogFormat: "text"}
-	if cfg != want {
+		LogLevel: slog.LevelInfo, LogFormat: "text", Media: MediaConfig{SonosEventAddr: "0.0.0.0:1400"}}
+	if !reflect.DeepEqual(cfg, want) {
 		t.Fatalf("defaults = %+v, want %+v", cfg, want)
 	}
 	if got := cfg.DBPath(); got != filepath.Join("data", "bifrost.db") {
@@ -62,8 +63,9 @@ func TestConfigPrecedence(t *testing.T) {
 		Demo:          true,           // env
 		DeviceTimeout: 2 * time.Second,
 		LogFormat:     "json",
+		Media:         MediaConfig{SonosEventAddr: "0.0.0.0:1400"},
 	}
-	if cfg != want {
+	if !reflect.DeepEqual(cfg, want) {
 		t.Fatalf("config = %+v, want %+v", cfg, want)
 	}
 }
@@ -210,5 +212,24 @@ func TestRunExitCodes(t *testing.T) {
 	}
 	if code, _, errOut := run("healthcheck", "--addr", "127.0.0.1:1"); code != 1 || errOut == "" {
 		t.Errorf("healthcheck of nothing: code %d, stderr %q", code, errOut)
+	}
+}
+
+func TestMediaOptions(t *testing.T) {
+	cfg, err := parseServe(t, []string{"--onkyo-hosts", "192.0.2.30, 192.0.2.31:60128", "--onkyo-volume-steps", "80"},
+		env{"BIFROST_SONOS_HOSTS": "192.0.2.20", "BIFROST_SONOS_EVENT_ADDR": ""})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := cfg.Media
+	if !reflect.DeepEqual([]string(m.OnkyoHosts), []string{"192.0.2.30", "192.0.2.31:60128"}) ||
+		!reflect.DeepEqual([]string(m.SonosHosts), []string{"192.0.2.20"}) || m.OnkyoVolumeSteps != 80 || m.SonosEventAddr != "" {
+		t.Fatalf("media config %+v", m)
+	}
+	if _, err := parseServe(t, []string{"--onkyo-volume-steps", "loud"}, env{}); err == nil {
+		t.Fatal("a bad volume step was accepted")
+	}
+	if _, err := parseServe(t, []string{"--sonos-hosts", "http://x/y"}, env{}); err == nil {
+		t.Fatal("a URL was accepted as a host")
 	}
 }

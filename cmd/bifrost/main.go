@@ -22,14 +22,15 @@ func main() {
 		<-ctx.Done()
 		stop() // a second signal ends the process at once
 	}()
-	code := Run(ctx, os.Args[1:], CLI{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.LookupEnv})
+	code := Run(ctx, os.Args[1:], CLI{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.LookupEnv})
 	stop()
 	os.Exit(code)
 }
 
-// CLI is what a command sees of its process: output streams and the
+// CLI is what a command sees of its process: its standard streams and the
 // environment.
 type CLI struct {
+	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
 	Getenv Getenv
@@ -47,6 +48,7 @@ func commands() []command {
 	return []command{
 		{"serve", "run the hub (what a bare `bifrost` does)", runServe},
 		{"keys", "create, list and revoke API keys", runKeys},
+		{"users", "add web UI users and set their passwords", runUsers},
 		{"backup", "write a consistent copy of the database to FILE", runBackup},
 		{"migrate", "apply database migrations and exit", runMigrate},
 		{"healthcheck", "exit 0 when the hub at --addr answers /healthz", runHealthcheck},

@@ -49,6 +49,7 @@ type Main struct {
 	registry *devices.Registry
 	scanners []devices.Scanner // adapters that can discover devices
 	service  *service.Service
+	accounts *service.Accounts
 	server   *http.Server
 	addr     net.Addr
 
@@ -105,7 +106,10 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := m.startService(ctx, actx); err != nil {
 		return err
 	}
-	return m.startHTTP()
+	if err := m.startHTTP(); err != nil {
+		return err
+	}
+	return m.logSetupCode(ctx)
 }
 
 // startAdapters registers the devices of every configured adapter and
@@ -118,10 +122,12 @@ func (m *Main) startAdapters(ctx context.Context) {
 		m.goRun(ctx, "sim", home.Run)
 		m.Logger.Info("demo home added", "devices", len(m.registry.List()))
 	}
+	m.startMedia(ctx)
 }
 
 func (m *Main) startService(ctx, actx context.Context) error {
 	m.service = service.New(service.Config{Store: m.db, Registry: m.registry, Logger: m.Logger, Scanners: m.scanners})
+	m.accounts = service.NewAccounts(m.service)
 	if err := m.service.Sync(ctx); err != nil {
 		return fmt.Errorf("record devices: %w", err)
 	}
@@ -144,7 +150,8 @@ func (m *Main) startHTTP() error {
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	srv := api.New(api.Config{Service: m.service, Logger: m.Logger})
+	srv := api.New(api.Config{Service: m.service, Logger: m.Logger, Accounts: m.accounts,
+		TrustedProxies: m.Config.TrustedProxies.Prefixes(), SecureCookies: m.Config.SecureCookies})
 	m.server = &http.Server{
 		Handler:           srv.Handler(),
 		ReadHeaderTimeout: readHeaderTimeout,

@@ -24,7 +24,6 @@ const (
 	// maxData bounds one message; the receiver's NRI self-description is
 	// the longest message, at tens of kilobytes.
 	maxData = 1 << 20
-	eof     = 0x1A
 )
 
 // Unit types: the character after '!' in a message.
@@ -133,20 +132,26 @@ func (r *Reader) Read() (Message, error) {
 	}
 }
 
-// next returns the data section of the next packet.
+// next returns the data section of the next packet. A header with
+// impossible sizes is skipped, and reading resumes at the next magic.
 func (r *Reader) next() ([]byte, error) {
-	if err := r.sync(); err != nil {
-		return nil, err
-	}
 	var h [headerSize - len(magic)]byte
-	if _, err := io.ReadFull(r.r, h[:]); err != nil {
-		return nil, unexpected(err)
+	for {
+		if err := r.sync(); err != nil {
+			return nil, err
+		}
+		peek, err := r.r.Peek(len(h))
+		if err != nil {
+			return nil, unexpected(err)
+		}
+		copy(h[:], peek)
+		if validHeader(h) {
+			break
+		}
 	}
+	r.r.Discard(len(h))
 	hsize := binary.BigEndian.Uint32(h[0:])
 	dsize := binary.BigEndian.Uint32(h[4:])
-	if hsize < headerSize || hsize > 64 || dsize > maxData {
-		return nil, fmt.Errorf("eiscp: bad header (header %d, data %d bytes)", hsize, dsize)
-	}
 	if _, err := r.r.Discard(int(hsize - headerSize)); err != nil {
 		return nil, unexpected(err)
 	}
@@ -155,6 +160,12 @@ func (r *Reader) next() ([]byte, error) {
 		return nil, unexpected(err)
 	}
 	return data, nil
+}
+
+func validHeader(h [headerSize - len(magic)]byte) bool {
+	hsize := binary.BigEndian.Uint32(h[0:])
+	dsize := binary.BigEndian.Uint32(h[4:])
+	return hsize >= headerSize && hsize <= 64 && dsize <= maxData
 }
 
 // sync consumes bytes up to and including the next "ISCP".

@@ -1,0 +1,145 @@
+package mcp_test
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The benchmarks compare a tools/call through the whole HTTP stack (the
+// real router, its middleware and the key check) with GET /api/v1/lights,
+// which does the same service work, in one run:
+//
+//	go test -run '^$' -bench 'V1ListLights|MCPToolsCall|Load' -benchmem ./api/mcp/
+
+// listLightsCall is tools/call list_lights as a client on a protocol
+// revision with initialize sends it.
+var listLightsCall = toolCall(7, "list_lights", map[string]any{})
+
+func BenchmarkV1ListLights(b *testing.B) {
+	h := newHub(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		req := httptest.NewRequest(http.MethodGet, "/api/v1/lights", nil)
+		req.Header.Set("Authorization", "Bearer "+h.read)
+		serve(b, h.handler, req)
+	}
+}
+
+func BenchmarkMCPToolsCall(b *testing.B) {
+	h := newHub(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		serve(b, h.handler, mcpRequest(h.read, listLightsCall, "2025-06-18"))
+	}
+}
+
+// BenchmarkMCPToolsCallSessionless is the same call on the 2026-07-28
+// revision, which the library's own transport serves.
+func BenchmarkMCPToolsCallSessionless(b *testing.B) {
+	h := newHub(b)
+	body := rpc(7, "tools/call", map[string]any{"name": "list_lights", "arguments": map[string]any{}, "_meta": map[string]any{
+		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
+		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+	}})
+	b.ReportAllocs()
+	for b.Loop() {
+		req := mcpRequest(h.read, body, "2026-07-28")
+		req.Header.Set("Mcp-Method", "tools/call")
+		req.Header.Set("Mcp-Name", "list_lights")
+		serve(b, h.handler, req)
+	}
+}
+
+func mcpRequest(key, body, version string) *http.Request {
+	req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", version)
+	return req
+}
+
+func serve(b *testing.B, h http.Handler, req *http.Request) {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK || strings.Contains(rec.Body.String(), `"isError":true`) {
+		b.Fatalf("status %d: %s", rec.Code, rec.Body)
+	}
+}
+
+// BenchmarkLoad is a small load test over real loopback connections: 8
+// clients per CPU for a fixed number of requests, reporting requests per
+// second and the 99th percentile latency beside the usual figures.
+func BenchmarkLoad(b *testing.B) {
+	h := newHub(b)
+	cases := []struct {
+		name string
+		req  func() *http.Request
+	}{
+		{"v1-list-lights", func() *http.Request {
+			req, _ := http.NewRequest(http.MethodGet, h.srv.URL+"/api/v1/lights", nil)
+			req.Header.Set("Authorization", "Bearer "+h.read)
+			return req
+		}},
+		{"mcp-tools-call", func() *http.Request {
+			req, _ := http.NewRequest(http.MethodPost, h.srv.URL+"/mcp", strings.NewReader(listLightsCall))
+			req.Header = mcpRequest(h.read, "", "2025-06-18").Header
+			return req
+		}},
+	}
+	for _, tc := range cases {
+		b.Run(tc.name, func(b *testing.B) {
+			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+			defer client.CloseIdleConnections()
+			var mu sync.Mutex
+			var lat []time.Duration
+			b.SetParallelism(8)
+			b.ReportAllocs()
+			start := time.Now()
+			b.RunParallel(func(pb *testing.PB) {
+				var mine []time.Duration
+				for pb.Next() {
+					t0 := time.Now()
+					if err := roundTrip(client, tc.req()); err != nil {
+						b.Error(err)
+						return
+					}
+					mine = append(mine, time.Since(t0))
+				}
+				mu.Lock()
+				lat = append(lat, mine...)
+				mu.Unlock()
+			})
+			elapsed := time.Since(start)
+			if len(lat) == 0 {
+				return
+			}
+			slices.Sort(lat)
+			b.ReportMetric(float64(len(lat))/elapsed.Seconds(), "req/s")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+		})
+	}
+}
+
+func roundTrip(c *http.Client, req *http.Request) error {
+	res, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		return err
+	}
+	if res.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s %s: %d %s", req.Method, req.URL.Path, res.StatusCode, body)
+	}
+	return nil
+}

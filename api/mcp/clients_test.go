@@ -1,0 +1,152 @@
+package mcp_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bifrost-hub/bifrost/service"
+)
+
+// clientDir holds the real MCP clients the tests drive, pinned by its
+// package-lock.json: the TypeScript SDK, mcp-remote and the Inspector.
+const clientDir = "testdata/client"
+
+// Bounds on the Node processes, so a hung client fails the test instead
+// of the test run.
+const (
+	npmTimeout    = 5 * time.Minute
+	clientTimeout = 60 * time.Second
+)
+
+var installOnce sync.Once
+
+// nodeClients makes sure node, npm and the pinned clients are there,
+// running `npm ci` when node_modules is missing.
+func nodeClients(t *testing.T) {
+	t.Helper()
+	for _, tool := range []string{"node", "npm"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is not installed: the MCP client tests need Node.js and npm (`make deps` installs them: apt-get install -y nodejs npm)", tool)
+		}
+	}
+	var err error
+	installOnce.Do(func() {
+		if _, statErr := os.Stat(filepath.Join(clientDir, "node_modules")); statErr == nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), npmTimeout)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
+		cmd.Dir = clientDir
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if runErr := cmd.Run(); runErr != nil {
+			err = errors.New("npm ci in " + clientDir + " failed: " + runErr.Error() + "\n" + out.String())
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, statErr := os.Stat(filepath.Join(clientDir, "node_modules")); statErr != nil {
+		t.Fatalf("%s/node_modules is missing after npm ci", clientDir)
+	}
+}
+
+// node runs a client with env added, and returns its standard output and
+// standard error.
+func node(t *testing.T, env []string, args ...string) (string, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), clientTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", args...)
+	cmd.Dir = clientDir
+	home := t.TempDir() // the clients keep their state (OAuth files, catalogs) here
+	cmd.Env = append(os.Environ(), append(env,
+		"HOME="+home, "MCP_REMOTE_CONFIG_DIR="+home, "MCP_CATALOG_PATH="+filepath.Join(home, "mcp.json"), "NO_COLOR=1")...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	t.Logf("node %s: %v\nstdout: %.1500s\nstderr: %.3000s", strings.Join(args, " "), time.Since(start).Round(time.Millisecond), stdout.String(), stderr.String())
+	if ctx.Err() != nil {
+		t.Fatalf("node %s did not finish within %v", args[0], clientTimeout)
+	}
+	if err != nil {
+		t.Fatalf("node %s: %v", args[0], err)
+	}
+	return stdout.String(), stderr.String()
+}
+
+func TestRealMCPClients(t *testing.T) {
+	nodeClients(t)
+	h := newHub(t)
+	revoked, err := h.svc.CreateKey(system, "revoked", service.ScopeControl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.svc.RevokeKey(system, revoked.ID); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{
+		"BIFROST_URL=" + h.srv.URL,
+		"BIFROST_KEY=" + h.control,
+		"BIFROST_REVOKED_KEY=" + revoked.Key,
+		"BIFROST_BAD_KEY=" + revoked.Key,
+	}
+
+	t.Run("typescript-sdk-streamable-http", func(t *testing.T) {
+		t.Parallel()
+		var seen struct {
+			Version string
+			Tools   int
+			Revoked int
+		}
+		out, _ := node(t, env, "streamable.mjs")
+		decodeJSON(t, []byte(out), &seen)
+		if seen.Tools != len(allTools) || seen.Revoked != 401 {
+			t.Fatalf("%+v", seen)
+		}
+	})
+	t.Run("typescript-sdk-sse", func(t *testing.T) {
+		t.Parallel()
+		node(t, env, "sse.mjs")
+	})
+	t.Run("mcp-remote-stdio-bridge", func(t *testing.T) {
+		t.Parallel()
+		var seen struct {
+			Tools  int
+			BadKey struct{ Code, Ms int }
+		}
+		out, _ := node(t, env, "remote.mjs")
+		decodeJSON(t, []byte(out), &seen)
+		if seen.Tools != len(allTools) || seen.BadKey.Code == 0 || seen.BadKey.Ms > 10000 {
+			t.Fatalf("%+v", seen)
+		}
+	})
+	t.Run("inspector-cli", func(t *testing.T) {
+		t.Parallel()
+		// --strict reports every schema portability problem (one a model
+		// provider's function-calling dialect would reject) on stderr.
+		out, problems := node(t, nil, "node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js",
+			"--cli", h.srv.URL+"/mcp", "--transport", "http", "--method", "tools/list", "--strict",
+			"--header", "Authorization: Bearer "+h.control)
+		if strings.TrimSpace(problems) != "" {
+			t.Fatalf("the Inspector found schema portability problems:\n%s", problems)
+		}
+		var list struct {
+			Tools []struct{ Name string }
+		}
+		decodeJSON(t, []byte(out), &list)
+		if len(list.Tools) != len(allTools) {
+			t.Fatalf("the Inspector listed %d tools: %.500s", len(list.Tools), out)
+		}
+	})
+}

@@ -1,0 +1,215 @@
+package mcp_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	mcplib "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/bifrost-hub/bifrost/api"
+	"github.com/bifrost-hub/bifrost/api/mcp"
+	"github.com/bifrost-hub/bifrost/devices"
+	"github.com/bifrost-hub/bifrost/devices/sim"
+	"github.com/bifrost-hub/bifrost/service"
+)
+
+// hub is a real hub behind a real HTTP server: SQLite in a temp dir, the
+// simulated home, the service and the whole API, with a control key and a
+// read key.
+type hub struct {
+	svc     *service.Service
+	home    *sim.Home
+	handler http.Handler
+	srv     *httptest.Server
+	control string
+	read    string
+}
+
+// system is the context of the hub itself (creating and revoking keys).
+var system = service.WithPrincipal(context.Background(), service.System)
+
+func newHub(tb testing.TB) *hub {
+	tb.Helper()
+	svc, home := mcp.NewHouse(tb)
+	a := api.New(api.Config{Service: svc})
+	h := &hub{svc: svc, home: home, handler: a.Handler()}
+	h.srv = httptest.NewServer(h.handler)
+	tb.Cleanup(func() { a.CloseStreams(); h.srv.Close() })
+	h.control = newKey(tb, svc, "control", service.ScopeControl)
+	h.read = newKey(tb, svc, "read", service.ScopeRead)
+	return h
+}
+
+func newKey(tb testing.TB, svc *service.Service, name, scope string) string {
+	tb.Helper()
+	k, err := svc.CreateKey(system, name, scope)
+	if err != nil {
+		tb.Fatalf("creating %s key: %v", scope, err)
+	}
+	return k.Key
+}
+
+// client connects mcp-go's Streamable HTTP client with key, speaking
+// protocol version ("" for the client's default, the newest).
+func (h *hub) client(tb testing.TB, key, version string) *client.Client {
+	tb.Helper()
+	tr, err := transport.NewStreamableHTTP(h.srv.URL+"/mcp",
+		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + key}))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var opts []client.ClientOption
+	if version != "" {
+		opts = append(opts, client.WithProtocolVersion(version))
+	}
+	c := client.NewClient(tr, opts...)
+	tb.Cleanup(func() { _ = c.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := c.Start(ctx); err != nil {
+		tb.Fatal(err)
+	}
+	init := mcplib.InitializeRequest{}
+	init.Params.ClientInfo = mcplib.Implementation{Name: "bifrost-test", Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		tb.Fatalf("initialize (%q): %v", version, err)
+	}
+	return c
+}
+
+// call calls a tool and fails the test on a protocol error.
+func call(tb testing.TB, c *client.Client, name string, args map[string]any) *mcplib.CallToolResult {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req := mcplib.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = name, args
+	res, err := c.CallTool(ctx, req)
+	if err != nil {
+		tb.Fatalf("%s: %v", name, err)
+	}
+	return res
+}
+
+// text is a result's text content.
+func text(res *mcplib.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if t, ok := c.(mcplib.TextContent); ok {
+			parts = append(parts, t.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// ok checks a result is not a tool error and decodes its structured
+// content into v (when v is not nil).
+func ok(tb testing.TB, res *mcplib.CallToolResult, v any) {
+	tb.Helper()
+	if res.IsError {
+		tb.Fatalf("tool error: %s", text(res))
+	}
+	if v == nil {
+		return
+	}
+	raw := res.RawStructuredContent
+	if len(raw) == 0 {
+		tb.Fatalf("no structured content; text %q", text(res))
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		tb.Fatalf("decoding %s: %v", raw, err)
+	}
+}
+
+// failed checks a result is a tool error whose text contains every want.
+func failed(tb testing.TB, res *mcplib.CallToolResult, want ...string) {
+	tb.Helper()
+	if !res.IsError {
+		tb.Fatalf("want a tool error, got %s", text(res))
+	}
+	for _, w := range want {
+		if !strings.Contains(text(res), w) {
+			tb.Fatalf("tool error %q does not say %q", text(res), w)
+		}
+	}
+}
+
+// commands is how many commands reached the simulated device id.
+func (h *hub) commands(tb testing.TB, id devices.ID) int {
+	tb.Helper()
+	for _, d := range h.home.Devices() {
+		if d.Info().ID == id {
+			return d.(interface{ Commands() int }).Commands()
+		}
+	}
+	tb.Fatalf("no simulated device %s", id)
+	return 0
+}
+
+// post sends one raw request to the hub and returns the answer.
+func (h *hub) post(tb testing.TB, path string, header http.Header, body string) (*http.Response, []byte) {
+	tb.Helper()
+	req, err := http.NewRequest(http.MethodPost, h.srv.URL+path, strings.NewReader(body))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	return h.do(tb, req)
+}
+
+func (h *hub) do(tb testing.TB, req *http.Request) (*http.Response, []byte) {
+	tb.Helper()
+	res, err := h.srv.Client().Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return res, b
+}
+
+func bearer(key string) http.Header {
+	return http.Header{"Authorization": {"Bearer " + key}}
+}
+
+// rpc is a JSON-RPC request body.
+func rpc(id int, method string, params any) string {
+	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// toolCall is the body of a tools/call request.
+func toolCall(id int, name string, args any) string {
+	return rpc(id, "tools/call", map[string]any{"name": name, "arguments": args})
+}
+
+// decodeJSON decodes b into v, failing the test with b on error.
+func decodeJSON(tb testing.TB, b []byte, v any) {
+	tb.Helper()
+	if err := json.NewDecoder(bytes.NewReader(b)).Decode(v); err != nil {
+		tb.Fatalf("decoding %s: %v", b, err)
+	}
+}
+
+// kib formats a size for the log.
+func kib(n int) string { return fmt.Sprintf("%d bytes (%.1f KiB)", n, float64(n)/1024) }

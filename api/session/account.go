@@ -1,0 +1,161 @@
+package session
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/bifrost-hub/bifrost/service"
+)
+
+// setupBody is the body of POST /api/setup.
+type setupBody struct {
+	Code     string `json:"code"`
+	Username string `json:"username"`
+	Password string `json:"password"`
+}
+
+// loginBody is the body of POST /api/login.
+type loginBody struct {
+	Username string `json:"username"`
+	Password string `json:"password"`
+}
+
+// newUserBody is the body of POST /api/users.
+type newUserBody struct {
+	Username string `json:"username"`
+	Password string `json:"password"`
+	Admin    bool   `json:"admin"`
+}
+
+// passwordBody is the body of PUT /api/users/{id}/password; Current is
+// needed when people change their own.
+type passwordBody struct {
+	Current  string `json:"current"`
+	Password string `json:"password"`
+}
+
+// newKeyBody is the body of POST /api/api-keys.
+type newKeyBody struct {
+	Name  string `json:"name"`
+	Scope string `json:"scope"`
+}
+
+// setupNeeded tells the UI whether to show the first-admin page.
+func (h *handlers) setupNeeded(c echo.Context) error {
+	need, err := h.acc.SetupNeeded(c.Request().Context())
+	return reply(c, http.StatusOK, map[string]bool{"needed": need}, err)
+}
+
+// setup creates the first admin with the code from the hub's log.
+func (h *handlers) setup(c echo.Context) error {
+	var b setupBody
+	if err := decode(c, &b); err != nil {
+		return err
+	}
+	u, err := h.acc.Setup(c.Request().Context(), h.peer.client(c.Request()), b.Code, b.Username, b.Password)
+	return reply(c, http.StatusCreated, u, throttled(c, err))
+}
+
+// login starts a session: a new token in the cookie, the session (with its
+// CSRF token) in the body.
+func (h *handlers) login(c echo.Context) error {
+	var b loginBody
+	if err := decode(c, &b); err != nil {
+		return err
+	}
+	s, err := h.acc.Login(c.Request().Context(), h.peer.client(c.Request()), b.Username, b.Password)
+	if err != nil {
+		return throttled(c, err)
+	}
+	h.setCookie(c, s.Token)
+	return c.JSON(http.StatusOK, s.SessionInfo)
+}
+
+// throttled adds Retry-After to a rate-limited answer.
+func throttled(c echo.Context, err error) error {
+	if service.ErrorCode(err) == service.ETOOMANY {
+		if secs, ok := service.ErrorDetails(err)["retry_after"].(int); ok {
+			c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
+		}
+	}
+	return err
+}
+
+// logout ends the session and clears the cookie.
+func (h *handlers) logout(c echo.Context) error {
+	err := h.acc.Logout(c.Request().Context(), sessionOf(c).token)
+	h.setCookie(c, "")
+	return noContent(c, err)
+}
+
+// session says who is signed in, with the CSRF token to send back.
+func (h *handlers) session(c echo.Context) error {
+	return c.JSON(http.StatusOK, sessionOf(c).info)
+}
+
+func (h *handlers) listKeys(c echo.Context) error {
+	keys, err := h.svc.ListKeys(c.Request().Context())
+	return reply(c, http.StatusOK, keys, err)
+}
+
+// createKey mints a key; the answer is the only time its secret is seen.
+func (h *handlers) createKey(c echo.Context) error {
+	var b newKeyBody
+	if err := decode(c, &b); err != nil {
+		return err
+	}
+	k, err := h.svc.CreateKey(c.Request().Context(), b.Name, b.Scope)
+	return reply(c, http.StatusCreated, k, err)
+}
+
+func (h *handlers) revokeKey(c echo.Context) error {
+	k, err := h.svc.RevokeKey(c.Request().Context(), param(c, "id"))
+	return reply(c, http.StatusOK, k, err)
+}
+
+func (h *handlers) listUsers(c echo.Context) error {
+	users, err := h.acc.ListUsers(c.Request().Context())
+	return reply(c, http.StatusOK, users, err)
+}
+
+func (h *handlers) addUser(c echo.Context) error {
+	var b newUserBody
+	if err := decode(c, &b); err != nil {
+		return err
+	}
+	u, err := h.acc.AddUser(c.Request().Context(), b.Username, b.Password, b.Admin)
+	return reply(c, http.StatusCreated, u, err)
+}
+
+func (h *handlers) removeUser(c echo.Context) error {
+	return noContent(c, h.acc.RemoveUser(c.Request().Context(), param(c, "id")))
+}
+
+// setPassword sets a user's password; this browser stays signed in, every
+// other session of that user ends.
+func (h *handlers) setPassword(c echo.Context) error {
+	var b passwordBody
+	if err := decode(c, &b); err != nil {
+		return err
+	}
+	err := h.acc.ChangePassword(c.Request().Context(), service.PasswordChange{
+		User: param(c, "id"), Current: b.Current, New: b.Password, KeepSession: sessionOf(c).token,
+	})
+	return noContent(c, err)
+}
+
+// audit lists the newest audit entries (?limit=, at most 1000).
+func (h *handlers) audit(c echo.Context) error {
+	limit := 0
+	if s := c.QueryParam("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return service.Errorf(service.EINVALID, "limit must be a number, not %q", s)
+		}
+		limit = n
+	}
+	log, err := h.svc.AuditLog(c.Request().Context(), limit)
+	return reply(c, http.StatusOK, log, err)
+}

@@ -1,0 +1,187 @@
+// Package session is the surface people use: the session API under /api/*
+// that the embedded web UI calls, and the UI itself at /. People sign in
+// with a username and password (argon2id, in the service) and get a
+// session cookie; every state-changing call must also carry the session's
+// CSRF token and come from the hub's own origin. Handlers are thin: decode,
+// call one service method, encode. Errors are returned, never written: the
+// server's one error renderer answers them.
+//
+// /api/v1 and /mcp are not affected: they take API keys, never cookies.
+package session
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"net/url"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/bifrost-hub/bifrost/service"
+)
+
+// Config configures the session API and the web UI.
+type Config struct {
+	Service  *service.Service
+	Accounts *service.Accounts
+	Logger   *slog.Logger
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For,
+	// X-Forwarded-Proto and X-Forwarded-Host are believed. Requests from
+	// anywhere else are taken at face value.
+	TrustedProxies []netip.Prefix
+	// SecureCookies marks the session cookie Secure even on plain HTTP (for
+	// a TLS-terminating proxy that is not listed as trusted).
+	SecureCookies bool
+	// UI is the web UI's files: index.html and assets/.
+	UI fs.FS
+}
+
+// handlers serves /api from the service.
+type handlers struct {
+	svc    *service.Service
+	acc    *service.Accounts
+	log    *slog.Logger
+	peer   peerPolicy
+	secure bool
+}
+
+// Register mounts the session API under /api and the web UI at / on e.
+// Authentication is attached per route, not to a group, so an unknown path
+// stays a 404 and /api/v1 keeps its own routes and errors.
+func Register(e *echo.Echo, cfg Config) error {
+	h := &handlers{svc: cfg.Service, acc: cfg.Accounts, log: cfg.Logger,
+		peer: newPeerPolicy(cfg.TrustedProxies), secure: cfg.SecureCookies}
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	g := e.Group("/api")
+	for _, r := range h.routes() {
+		g.Add(r.method, r.path, r.handle, noStore, h.guard(r.access))
+	}
+	return registerUI(e, cfg.UI)
+}
+
+// access is who may call a route.
+type access int
+
+const (
+	public   access = iota // anyone (state-changing calls still need the hub's own origin)
+	signedIn               // a session; state-changing calls need its CSRF token too
+)
+
+// route is one endpoint.
+type route struct {
+	method, path string
+	access       access
+	handle       echo.HandlerFunc
+}
+
+// routes is the whole session API.
+func (h *handlers) routes() []route {
+	const get, put, post, patch, del = http.MethodGet, http.MethodPut, http.MethodPost, http.MethodPatch, http.MethodDelete
+	return []route{
+		{get, "/setup", public, h.setupNeeded},
+		{post, "/setup", public, h.setup},
+		{post, "/login", public, h.login},
+		{post, "/logout", signedIn, h.logout},
+		{get, "/session", signedIn, h.session},
+
+		{get, "/api-keys", signedIn, h.listKeys},
+		{post, "/api-keys", signedIn, h.createKey},
+		{del, "/api-keys/:id", signedIn, h.revokeKey},
+
+		{get, "/users", signedIn, h.listUsers},
+		{post, "/users", signedIn, h.addUser},
+		{del, "/users/:id", signedIn, h.removeUser},
+		{put, "/users/:id/password", signedIn, h.setPassword},
+
+		{get, "/audit", signedIn, h.audit},
+		{get, "/events", signedIn, h.events},
+		{get, "/home", signedIn, h.home},
+
+		{get, "/devices", signedIn, h.listDevices},
+		{patch, "/devices/:id", signedIn, h.updateDevice},
+		{put, "/lights/:id/state", signedIn, h.setLight},
+
+		{get, "/rooms", signedIn, h.listRooms},
+		{post, "/rooms", signedIn, h.createRoom},
+		{patch, "/rooms/:id", signedIn, h.renameRoom},
+		{del, "/rooms/:id", signedIn, h.deleteRoom},
+		{put, "/rooms/:id/state", signedIn, h.setRoom},
+		{post, "/rooms/:id/members", signedIn, h.addMember},
+		{del, "/rooms/:id/members/:device", signedIn, h.removeMember},
+
+		{get, "/scenes", signedIn, h.listScenes},
+		{post, "/scenes", signedIn, h.captureScene},
+		{patch, "/scenes/:id", signedIn, h.renameScene},
+		{del, "/scenes/:id", signedIn, h.deleteScene},
+		{post, "/scenes/:id/activate", signedIn, h.activateScene},
+
+		{put, "/media/devices/:id/state", signedIn, h.setMedia},
+		{get, "/media/devices/:id/favorites", signedIn, h.favorites},
+		{post, "/media/devices/:id/favorites/play", signedIn, h.playFavorite},
+		{put, "/power/devices/:id/state", signedIn, h.setPower},
+		{post, "/remote/devices/:id/command", signedIn, h.remoteCommand},
+	}
+}
+
+// noStore keeps every /api answer out of caches: they carry the CSRF
+// token, keys shown once, the state of the house.
+func noStore(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		c.Response().Header().Set("Cache-Control", "no-store")
+		return next(c)
+	}
+}
+
+// decode reads the request body as one JSON object into v, refusing
+// fields v does not have. A body over the server's limit surfaces as
+// *http.MaxBytesError, which the renderer answers with 413.
+func decode(c echo.Context, v any) error {
+	dec := json.NewDecoder(c.Request().Body)
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	var tooBig *http.MaxBytesError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &tooBig):
+		return err
+	case errors.Is(err, io.EOF):
+		return service.Errorf(service.EINVALID, "the request body is empty; send a JSON object")
+	}
+	return service.Errorf(service.EINVALID, "the request body does not fit: %v", err)
+}
+
+// param returns a path parameter, URL-decoded (Echo leaves it encoded when
+// the path holds an escaped "/").
+func param(c echo.Context, name string) string {
+	v := c.Param(name)
+	if c.Request().URL.RawPath == "" {
+		return v
+	}
+	if u, err := url.PathUnescape(v); err == nil {
+		return u
+	}
+	return v
+}
+
+// reply answers v with status, or returns err for the error renderer.
+func reply(c echo.Context, status int, v any, err error) error {
+	if err != nil {
+		return err
+	}
+	return c.JSON(status, v)
+}
+
+// noContent answers 204, or returns err for the error renderer.
+func noContent(c echo.Context, err error) error {
+	if err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}

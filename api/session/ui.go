@@ -1,0 +1,135 @@
+package session
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"mime"
+	"net/http"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+)
+
+// contentSecurityPolicy allows the UI's own scripts, styles, images and
+// API calls and nothing else: no inline script, no framing.
+const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	"connect-src 'self'; font-src 'self'; manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
+// ui serves the web UI. Assets are addressed by a version (a hash of every
+// file), so they can be cached for a year; index.html is revalidated on
+// every load and names the current version.
+type ui struct {
+	files   fs.FS
+	version string
+	index   []byte
+}
+
+// registerUI mounts the UI at / and its assets at /assets/VERSION/.
+func registerUI(e *echo.Echo, files fs.FS) error {
+	if files == nil {
+		return errors.New("web UI: no files given")
+	}
+	u, err := newUI(files)
+	if err != nil {
+		return err
+	}
+	for _, m := range []string{http.MethodGet, http.MethodHead} {
+		e.Add(m, "/", u.serveIndex, uiHeaders)
+		e.Add(m, "/assets/*", u.serveAsset, uiHeaders)
+	}
+	return nil
+}
+
+func newUI(files fs.FS) (*ui, error) {
+	version, err := hashFiles(files)
+	if err != nil {
+		return nil, fmt.Errorf("web UI: %w", err)
+	}
+	index, err := fs.ReadFile(files, "index.html")
+	if err != nil {
+		return nil, fmt.Errorf("web UI: %w", err)
+	}
+	index = bytes.ReplaceAll(index, []byte(`"/assets/`), []byte(`"/assets/`+version+`/`))
+	return &ui{files: files, version: version, index: index}, nil
+}
+
+// hashFiles returns a short hash of every file's path and contents.
+func hashFiles(files fs.FS) (string, error) {
+	var names []string
+	err := fs.WalkDir(files, ".", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			names = append(names, p)
+		}
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	sort.Strings(names)
+	h := sha256.New()
+	for _, n := range names {
+		b, err := fs.ReadFile(files, n)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "%s\x00%d\x00", n, len(b))
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12], nil
+}
+
+// uiHeaders are the security headers of every UI answer.
+func uiHeaders(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		hd := c.Response().Header()
+		hd.Set("Content-Security-Policy", contentSecurityPolicy)
+		hd.Set("Cross-Origin-Opener-Policy", "same-origin")
+		hd.Set("Cross-Origin-Resource-Policy", "same-origin")
+		hd.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
+		return next(c)
+	}
+}
+
+// serveIndex answers the page; it is small, so it is revalidated by its
+// version on every load and a new release is picked up at once.
+func (u *ui) serveIndex(c echo.Context) error {
+	etag := `"` + u.version + `"`
+	hd := c.Response().Header()
+	hd.Set("Cache-Control", "no-cache")
+	hd.Set("ETag", etag)
+	if c.Request().Header.Get("If-None-Match") == etag {
+		return c.NoContent(http.StatusNotModified)
+	}
+	return c.Blob(http.StatusOK, "text/html; charset=utf-8", u.index)
+}
+
+// serveAsset answers /assets/VERSION/PATH. The current version is cached
+// for a year; another version (a page from before an upgrade) gets the
+// current file, revalidated every time.
+func (u *ui) serveAsset(c echo.Context) error {
+	version, name, ok := strings.Cut(c.Param("*"), "/")
+	name = path.Clean("/" + name)[1:]
+	if !ok || name == "" || !fs.ValidPath("assets/"+name) {
+		return echo.ErrNotFound
+	}
+	b, err := fs.ReadFile(u.files, "assets/"+name)
+	if err != nil {
+		return echo.ErrNotFound
+	}
+	cache := "no-cache"
+	if version == u.version {
+		cache = "public, max-age=31536000, immutable"
+	}
+	c.Response().Header().Set("Cache-Control", cache)
+	ctype := mime.TypeByExtension(path.Ext(name))
+	if ctype == "" {
+		ctype = "application/octet-stream"
+	}
+	return c.Blob(http.StatusOK, ctype, b)
+}

@@ -1,0 +1,554 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+)
+
+// TestBrowser drives the real binary with the demo home through a real,
+// headless chromium: the whole story of the web UI, from the first admin
+// to signing out, plus the attacks it must shrug off. Screenshots of the
+// dashboard land in $BIFROST_ARTIFACTS (testdata/artifacts by default).
+func TestBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and drives chromium; skipped with -short")
+	}
+	browserPath := findChromium(t)
+	start := time.Now()
+	bin := buildBinary(t)
+	h := startHub(t, bin, t.TempDir())
+	code := setupCode(t, h)
+	b := newBrowser(t, browserPath)
+
+	b.do("open the hub", chromedp.Navigate(h.URL("/")))
+	b.waitJS("the setup page", `document.querySelector('h1')?.textContent === 'Set up Bifrost'`)
+	b.typeInto(`input[name="code"]`, code)
+	b.typeInto(`input[name="username"]`, "admin")
+	b.typeInto(`input[name="password"]`, "correct horse battery")
+	b.click(`button[type="submit"]`)
+	b.waitJS("the sign-in page", `document.querySelector('h1')?.textContent === 'Sign in to Bifrost'`)
+	b.typeInto(`input[name="password"]`, "correct horse battery") // the username is filled in
+	b.click(`button[type="submit"]`)
+	b.waitJS("the dashboard", `document.querySelector('h1')?.textContent === 'Dashboard' && !!document.querySelector('[data-device]')`)
+
+	// A key from the command line checks every step through /api/v1.
+	out, _ := bifrost(t, bin, "keys", "create", "--name", "checker", "--data", h.dataDir())
+	api := client{tb: t, hub: h, key: strings.TrimSpace(out)}
+	ids := lightIDs(t, api)
+
+	// Rooms: a new room with two lights.
+	b.click(`a[href="#/rooms"]`)
+	b.typeInto(`#new-room-name`, "Studio")
+	b.click(`form[aria-label="New room"] button[type="submit"]`)
+	for _, name := range []string{"Key Light", "Fill Light"} {
+		b.selectOption(`select[aria-label="Device to add to Studio"]`, ids[name])
+		b.click(`button[aria-label="Add device to Studio"]`)
+		b.waitJS(name+" in Studio", fmt.Sprintf(`[...document.querySelectorAll('section[data-room] .member .name')].some(e => e.textContent === %q && e.closest('section').querySelector('h2').textContent === 'Studio')`, name))
+	}
+	var rooms []struct {
+		Name    string
+		Members []struct{ ID string }
+	}
+	api.must(http.StatusOK, "GET", "/api/v1/rooms/Studio", nil, nil)
+	api.must(http.StatusOK, "GET", "/api/v1/rooms", nil, &rooms)
+	if members := membersOf(rooms, "Studio"); len(members) != 2 {
+		t.Fatalf("Studio has members %v; want the two lights", members)
+	}
+
+	// The room's brightness, from its card on the dashboard.
+	b.click(`a[href="#/"]`)
+	b.setRange(`input[aria-label="Studio brightness"]`, 30)
+	api.waitLights(ids, map[string]string{"Key Light": "on 30", "Fill Light": "on 30"})
+
+	// A room scene, captured from live state.
+	b.click(`a[href="#/scenes"]`)
+	b.typeInto(`#scene-name`, "Studio Focus")
+	b.selectByText(`#scene-room`, "Studio")
+	b.click(`form[aria-label="Capture a scene"] button[type="submit"]`)
+	b.waitJS("the scene", `!!document.querySelector('button[aria-label="Activate scene Studio Focus"]')`)
+
+	// Change the lights, then bring the scene back from the dashboard.
+	b.click(`a[href="#/"]`)
+	b.click(`input[aria-label="Key Light power"]`)
+	b.setRange(`input[aria-label="Fill Light brightness"]`, 90)
+	api.waitLights(ids, map[string]string{"Key Light": "off", "Fill Light": "on 90"})
+	b.click(`section[data-room] button[aria-label="Activate scene Studio Focus"]`)
+	b.waitJS("the scene's state in the page", `document.querySelector('input[aria-label="Key Light power"]').checked &&
+		document.querySelector('input[aria-label="Key Light brightness"]').value === '30' &&
+		document.querySelector('input[aria-label="Fill Light brightness"]').value === '30'`)
+	api.waitLights(ids, map[string]string{"Key Light": "on 30", "Fill Light": "on 30"})
+
+	// A key: minted, shown once, used, revoked.
+	b.click(`a[href="#/settings"]`)
+	b.typeInto(`#key-name`, "curl")
+	b.click(`form[aria-label="New API key"] button[type="submit"]`)
+	b.waitJS("the new key", `document.querySelector('#new-key')?.textContent.startsWith('bfr_')`)
+	key := run(b, "read the key", chromedp.Evaluate[string](`document.querySelector('#new-key').textContent`))
+	curl := client{tb: t, hub: h, key: key}
+	curl.must(http.StatusOK, "GET", "/api/v1/lights", nil, nil)
+	curl.must(http.StatusOK, "PUT", "/api/v1/lights/"+ids["Key Light"]+"/state", map[string]any{"brightness": 45}, nil)
+	b.click(`a[href="#/"]`)
+	b.click(`a[href="#/settings"]`)
+	b.waitJS("the keys table", `!!document.querySelector('button[aria-label="Revoke key curl"]')`)
+	if html := run(b, "read the page", chromedp.Evaluate[string](`document.documentElement.outerHTML`)); strings.Contains(html, key) {
+		t.Fatal("the key is shown again after leaving the page")
+	}
+	b.click(`button[aria-label="Revoke key curl"]`)
+	b.click(`button[aria-label="Press again to revoke: Revoke key curl"]`)
+	b.waitJS("the revocation", `document.querySelector('tr.revoked')?.textContent.includes('curl')`)
+	curl.must(http.StatusUnauthorized, "GET", "/api/v1/lights", nil, nil)
+
+	// A device named like markup shows as text and runs nothing.
+	b.click(`a[href="#/"]`)
+	xss := `<img src=x onerror=alert(1)>`
+	api.must(http.StatusOK, "PATCH", "/api/v1/devices/"+ids["Desk Lamp"], map[string]any{"name": xss}, nil)
+	b.waitJS("the markup name as text", fmt.Sprintf(`document.querySelector('[data-device=%q] .name')?.textContent === %q`, ids["Desk Lamp"], xss))
+	if n := run(b, "count images", chromedp.Evaluate[int](`document.querySelectorAll('img').length`)); n != 0 {
+		t.Errorf("the page has %d <img> elements after the rename", n)
+	}
+
+	// A change through /api/v1 appears in the open page without a reload.
+	began := time.Now()
+	api.must(http.StatusOK, "PUT", "/api/v1/lights/"+ids["Ceiling Light"]+"/state", map[string]any{"brightness": 23}, nil)
+	b.waitJS("the /api/v1 change", `document.querySelector('input[aria-label="Ceiling Light brightness"]').value === '23'`)
+	if took := time.Since(began); took > time.Second {
+		t.Errorf("the change took %v to appear; want within a second", took)
+	} else {
+		t.Logf("a change through /api/v1 appeared in the page %v after the request", took.Round(time.Millisecond))
+	}
+
+	b.screenshots()
+	crossSitePost(t, b, h, api)
+
+	// Sign out: the old cookie no longer opens anything.
+	cookies, err := chromedp.Call(b.ctx, network.GetCookies, network.GetCookiesParams{URLs: []string{h.URL("/api/session")}})
+	if err != nil || len(cookies.Cookies) != 1 || !cookies.Cookies[0].HTTPOnly || cookies.Cookies[0].SameSite != network.CookieSameSiteStrict {
+		t.Fatalf("session cookies %+v, %v; want one, HttpOnly and SameSite=Strict", cookies, err)
+	}
+	old := cookies.Cookies[0]
+	b.click(`#logout`)
+	b.waitJS("the sign-in page", `document.querySelector('h1')?.textContent === 'Sign in to Bifrost'`)
+	if status := withCookie(t, h, old.Name+"="+old.Value); status != http.StatusUnauthorized {
+		t.Fatalf("GET /api/session with the logged-out cookie = %d; want 401", status)
+	}
+
+	loginThrottle(t, b, h)
+	b.checkConsole()
+	t.Logf("browser story took %v", time.Since(start).Round(time.Millisecond))
+}
+
+// crossSitePost has a page on another origin post to the hub, with the
+// session cookie in the browser: the hub refuses, and nothing changes.
+func crossSitePost(t *testing.T, b *browser, h *hub, api client) {
+	t.Helper()
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<!doctype html><title>evil</title>
+<form id=f method=POST action=%q enctype="text/plain"><input name='{"name":"Evil","x":"' value='"}'></form>
+<script>document.getElementById('f').submit()</script>`, h.URL("/api/rooms"))
+	}))
+	defer evil.Close()
+	b.do("visit the other site", chromedp.Navigate(evil.URL))
+	b.waitJS("the hub's refusal", `location.pathname === '/api/rooms' && document.body.innerText.includes('"forbidden"')`)
+	var rooms []struct{ Name string }
+	api.must(http.StatusOK, "GET", "/api/v1/rooms", nil, &rooms)
+	for _, r := range rooms {
+		if r.Name == "Evil" {
+			t.Fatal("a cross-site POST created a room")
+		}
+	}
+	b.do("back to the hub", chromedp.Navigate(h.URL("/")))
+	b.waitJS("the dashboard", `document.querySelector('h1')?.textContent === 'Dashboard'`)
+}
+
+// loginThrottle fails to sign in five times; the sixth try is turned away
+// for a while, in the page and over HTTP.
+func loginThrottle(t *testing.T, b *browser, h *hub) {
+	t.Helper()
+	for i := range 5 {
+		b.typeInto(`input[name="username"]`, "admin")
+		b.typeInto(`input[name="password"]`, fmt.Sprintf("guess %d", i))
+		b.click(`button[type="submit"]`)
+		b.waitJS("the refusal", fmt.Sprintf(`document.querySelector('#login-error').textContent === 'wrong username or password' && %d >= 0`, i))
+		b.do("clear the error", chromedp.Evaluate[chromedp.Void](`document.querySelector('#login-error').textContent = ''`))
+	}
+	b.typeInto(`input[name="password"]`, "correct horse battery")
+	b.click(`button[type="submit"]`)
+	b.waitJS("the throttle", `document.querySelector('#login-error').textContent.startsWith('Too many failed attempts')`)
+	resp, err := http.Post(h.URL("/api/login"), "application/json", strings.NewReader(`{"username":"admin","password":"correct horse battery"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("POST /api/login after five failures = %d, Retry-After %q; want 429 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+}
+
+// findChromium returns Debian's chromium (or $BIFROST_CHROMIUM).
+func findChromium(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("BIFROST_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"/usr/bin/chromium", "chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Fatal("chromium is not installed: run `make deps` (apt-get install chromium) or set BIFROST_CHROMIUM")
+	return ""
+}
+
+// setupCode reads the one-time setup code from the hub's log.
+func setupCode(t *testing.T, h *hub) string {
+	t.Helper()
+	re := regexp.MustCompile(`setup_code=(\S+)`)
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if m := re.FindStringSubmatch(h.log.String()); m != nil {
+			return m[1]
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("no setup code in the log:\n%s", h.log)
+	return ""
+}
+
+// dataDir is the data directory the hub was started with.
+func (h *hub) dataDir() string {
+	args := h.cmd.Args
+	for i, a := range args {
+		if a == "--data" && i+1 < len(args) {
+			return args[i+1]
+		}
+	}
+	h.tb.Fatal("the hub has no --data")
+	return ""
+}
+
+// lightIDs maps the demo lights' names to their ids.
+func lightIDs(t *testing.T, c client) map[string]string {
+	t.Helper()
+	var lights []struct{ ID, Name string }
+	c.must(http.StatusOK, "GET", "/api/v1/lights", nil, &lights)
+	ids := map[string]string{}
+	for _, l := range lights {
+		ids[l.Name] = l.ID
+	}
+	for _, n := range []string{"Key Light", "Fill Light", "Desk Lamp", "Ceiling Light"} {
+		if ids[n] == "" {
+			t.Fatalf("the demo home has no %s: %v", n, ids)
+		}
+	}
+	return ids
+}
+
+func membersOf(rooms []struct {
+	Name    string
+	Members []struct{ ID string }
+}, name string) []string {
+	var out []string
+	for _, r := range rooms {
+		if r.Name == name {
+			for _, m := range r.Members {
+				out = append(out, m.ID)
+			}
+		}
+	}
+	return out
+}
+
+// waitLights waits until each named light, read through /api/v1, is in
+// the state given as "off" or "on BRIGHTNESS".
+func (c client) waitLights(ids, want map[string]string) {
+	c.tb.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	var got map[string]string
+	for time.Now().Before(deadline) {
+		got = map[string]string{}
+		for name := range want {
+			var l struct {
+				State *struct {
+					On         bool
+					Brightness int
+				}
+			}
+			c.must(http.StatusOK, "GET", "/api/v1/lights/"+ids[name], nil, &l)
+			switch {
+			case l.State == nil:
+				got[name] = "unknown"
+			case l.State.On:
+				got[name] = fmt.Sprintf("on %d", l.State.Brightness)
+			default:
+				got[name] = "off"
+			}
+		}
+		if fmt.Sprint(got) == fmt.Sprint(want) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	c.tb.Fatalf("through /api/v1 the lights are %v; want %v", got, want)
+}
+
+// withCookie asks GET /api/session with a Cookie header and returns the
+// status.
+func withCookie(t *testing.T, h *hub, cookie string) int {
+	t.Helper()
+	req, _ := http.NewRequest("GET", h.URL("/api/session"), nil)
+	req.Header.Set("Cookie", cookie)
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// browser is a headless chromium with one tab.
+type browser struct {
+	t   *testing.T
+	ctx context.Context
+
+	mu      sync.Mutex
+	console []chromedp.ConsoleMessage
+	dialogs []string
+}
+
+func newBrowser(t *testing.T, path string) *browser {
+	t.Helper()
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 900),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(func() {
+		cctx, ccancel := context.WithTimeout(ctx, 10*time.Second)
+		defer ccancel()
+		_ = chromedp.Cancel(cctx)
+		cancel()
+		cancelAlloc()
+	})
+	b := &browser{t: t, ctx: ctx}
+	if err := chromedp.Do(ctx); err != nil { // starts the browser, bound to ctx
+		t.Fatalf("starting chromium: %v", err)
+	}
+	b.listen()
+	return b
+}
+
+// listen records the console (CSP violations land there) and dismisses,
+// and records, any dialog a page opens.
+func (b *browser) listen() {
+	messages := chromedp.Console(b.ctx)
+	dialogs := chromedp.Events(b.ctx, page.JavascriptDialogOpening)
+	go func() {
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			b.mu.Lock()
+			b.console = append(b.console, m)
+			b.mu.Unlock()
+		}
+	}()
+	go func() {
+		for d, err := range dialogs {
+			if err != nil {
+				return
+			}
+			b.mu.Lock()
+			b.dialogs = append(b.dialogs, d.Message)
+			b.mu.Unlock()
+			_, _ = chromedp.Call(b.ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{})
+		}
+	}()
+}
+
+// checkConsole fails on dialogs, uncaught exceptions and CSP violations.
+// The network errors the story causes on purpose (401, 403, 429) are
+// expected.
+func (b *browser) checkConsole() {
+	b.t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.dialogs) > 0 {
+		b.t.Errorf("pages opened dialogs: %q", b.dialogs)
+	}
+	for _, m := range b.console {
+		bad := m.Type == chromedp.ConsoleException || strings.Contains(m.Text, "Content Security Policy") ||
+			(m.Type == chromedp.ConsoleError && !strings.Contains(m.Text, "status of 40") && !strings.Contains(m.Text, "status of 429"))
+		if bad {
+			b.t.Errorf("console %s: %s", m.Type, m.Text)
+		}
+	}
+}
+
+// do runs actions with a time limit, failing the test on error.
+func (b *browser) do(what string, actions ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		b.t.Fatalf("%s: %v\n%s", what, err, b.pageText())
+	}
+}
+
+// run runs one action that returns a value.
+func run[T any](b *browser, what string, a chromedp.Action[T]) T {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, a)
+	if err != nil {
+		b.t.Fatalf("%s: %v", what, err)
+	}
+	return v
+}
+
+func (b *browser) pageText() string {
+	ctx, cancel := context.WithTimeout(b.ctx, 2*time.Second)
+	defer cancel()
+	s, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ''`))
+	return s
+}
+
+// waitJS waits until the expression is true.
+func (b *browser) waitJS(what, expr string) {
+	b.t.Helper()
+	b.do("waiting for "+what, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(8*time.Second)))
+}
+
+func (b *browser) click(sel string) {
+	b.t.Helper()
+	b.do("click "+sel, chromedp.WaitEnabled(chromedp.CSS(sel)), chromedp.Click(chromedp.CSS(sel)))
+}
+
+// typeInto replaces an input's text by typing, as a person would.
+func (b *browser) typeInto(sel, text string) {
+	b.t.Helper()
+	b.do("type into "+sel, chromedp.WaitVisible(chromedp.CSS(sel)), chromedp.Clear(chromedp.CSS(sel)), chromedp.SendKeys(chromedp.CSS(sel), text))
+}
+
+// setRange moves a slider to v and lets go, as a drag ends.
+func (b *browser) setRange(sel string, v int) {
+	b.t.Helper()
+	b.do("set "+sel, chromedp.WaitEnabled(chromedp.CSS(sel)), chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => {
+		const el = document.querySelector(%q);
+		el.focus();
+		el.value = %q;
+		el.dispatchEvent(new Event('input', { bubbles: true }));
+		el.dispatchEvent(new Event('change', { bubbles: true }));
+	})()`, sel, fmt.Sprint(v))))
+}
+
+// selectOption picks the option with value in a <select>.
+func (b *browser) selectOption(sel, value string) {
+	b.t.Helper()
+	b.do("select in "+sel, chromedp.WaitEnabled(chromedp.CSS(sel)), chromedp.SetValue(chromedp.CSS(sel), value))
+}
+
+// selectByText picks the option with the text in a <select>.
+func (b *browser) selectByText(sel, text string) {
+	b.t.Helper()
+	b.do("select in "+sel, chromedp.WaitEnabled(chromedp.CSS(sel)), chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => {
+		const el = document.querySelector(%q);
+		el.value = [...el.options].find((o) => o.textContent === %q).value;
+		el.dispatchEvent(new Event('change', { bubbles: true }));
+	})()`, sel, text)))
+}
+
+// screenshots saves the dashboard at desktop and phone width, light and
+// dark.
+func (b *browser) screenshots() {
+	b.t.Helper()
+	dir := artifactsDir(b.t)
+	shot := func(name string, w, h int64, dark, full bool, opts ...chromedp.EmulateViewportOption) {
+		scheme := "light"
+		if dark {
+			scheme = "dark"
+		}
+		b.do("emulate "+name,
+			chromedp.EmulateViewport(w, h, opts...),
+			chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+				_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+					Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}},
+				})
+				return err
+			}),
+			chromedp.Sleep(150*time.Millisecond)) // layout and transitions settle
+		capture := chromedp.CaptureScreenshot()
+		if full {
+			capture = chromedp.FullScreenshot(100)
+		}
+		png := run(b, "screenshot "+name, capture)
+		path := filepath.Join(dir, name+".png")
+		if err := os.WriteFile(path, png, 0o644); err != nil {
+			b.t.Fatal(err)
+		}
+		b.t.Logf("screenshot: %s", path)
+	}
+	b.click(`a[href="#/"]`)
+	b.do("scroll to the top, clear the toasts", chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0); document.getElementById('toasts').replaceChildren()`))
+	shot("dashboard-desktop", 1280, 900, false, true)
+	shot("dashboard-desktop-dark", 1280, 900, true, true)
+	phone := []chromedp.EmulateViewportOption{chromedp.EmulateScale(2), chromedp.EmulateMobile}
+	shot("dashboard-phone", 375, 812, false, false, phone...)
+	shot("dashboard-phone-full", 375, 812, false, true, phone...)
+	shot("dashboard-phone-dark", 375, 812, true, false, phone...)
+	width := run(b, "measure the page", chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
+	if width > 375 {
+		b.t.Errorf("at 375 px the page is %d px wide: it scrolls sideways", width)
+	}
+	for _, pg := range []string{"rooms", "devices", "scenes", "settings"} {
+		b.click(`a[href="#/` + pg + `"]`)
+		b.do("settle", chromedp.Sleep(300*time.Millisecond))
+		shot("TMP-"+pg+"-phone", 375, 812, false, true, phone...)
+		shot("TMP-"+pg+"-desktop", 1280, 900, true, false)
+	}
+	b.do("reset the viewport", chromedp.EmulateViewport(1280, 900), chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{})
+		return err
+	}))
+}
+
+// artifactsDir is $BIFROST_ARTIFACTS, or testdata/artifacts (ignored by
+// git).
+func artifactsDir(t *testing.T) string {
+	dir := os.Getenv("BIFROST_ARTIFACTS")
+	if dir == "" {
+		dir = filepath.Join("testdata", "artifacts")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}

@@ -1,0 +1,522 @@
+package mqtt_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	paho "github.com/eclipse/paho.mqtt.golang"
+)
+
+// The simulated devices below follow PROTOCOLS.md §5: the topics and
+// payloads each firmware family uses, as an MQTT client of the broker.
+
+// simTasmota is a Tasmota with one or more relays and, optionally, a
+// DS18B20 temperature sensor.
+type simTasmota struct {
+	*simClient
+	topic  string
+	names  []string
+	sensor bool
+
+	mu    sync.Mutex
+	power []bool
+	temp  float64
+}
+
+func newSimTasmota(t testing.TB, broker, topic string, names []string, sensor bool) *simTasmota {
+	d := &simTasmota{topic: topic, names: names, sensor: sensor, power: make([]bool, len(names)), temp: 21.5}
+	d.simClient = dialSim(t, broker, simOptions{
+		id: topic, willTopic: "tele/" + topic + "/LWT", willPayload: "Offline",
+		subscribe: []string{"cmnd/" + topic + "/+", "cmnd/tasmotas/+"},
+		birth:     func(c paho.Client) { c.Publish("tele/"+topic+"/LWT", 1, true, "Online") },
+		handler:   d.command,
+	})
+	return d
+}
+
+// key is the relay's command name: POWER on a single-relay device.
+func (d *simTasmota) key(i int) string {
+	if len(d.power) == 1 {
+		return "POWER"
+	}
+	return "POWER" + strconv.Itoa(i+1)
+}
+
+func (d *simTasmota) command(topic string, payload []byte) {
+	cmd := topic[strings.LastIndexByte(topic, '/')+1:]
+	arg := strings.ToUpper(strings.TrimSpace(string(payload)))
+	switch {
+	case strings.HasPrefix(cmd, "POWER"):
+		i := 0
+		if n, err := strconv.Atoi(strings.TrimPrefix(cmd, "POWER")); err == nil {
+			i = n - 1
+		}
+		if i < 0 || i >= len(d.power) {
+			return
+		}
+		d.mu.Lock()
+		switch arg {
+		case "ON", "1":
+			d.power[i] = true
+		case "OFF", "0":
+			d.power[i] = false
+		case "TOGGLE", "2":
+			d.power[i] = !d.power[i]
+		}
+		d.mu.Unlock()
+		d.reportRelay(i)
+	case cmd == "STATE":
+		d.publish("stat/"+d.topic+"/RESULT", false, d.stateJSON())
+	case cmd == "STATUS" && arg == "":
+		st, _ := json.Marshal(map[string]any{"Status": map[string]any{
+			"Module": 1, "DeviceName": d.names[0], "FriendlyName": d.names, "Topic": d.topic, "Power": "0",
+		}})
+		d.publish("stat/"+d.topic+"/STATUS", false, string(st))
+	case cmd == "STATUS" && arg == "8" && d.sensor:
+		d.publish("stat/"+d.topic+"/STATUS8", false, `{"StatusSNS":`+d.sensorJSON()+`}`)
+	}
+}
+
+func (d *simTasmota) stateJSON() string {
+	st := map[string]any{"Time": "2025-01-01T12:00:00", "UptimeSec": 3600, "Wifi": map[string]any{"RSSI": 80}}
+	d.mu.Lock()
+	for i, on := range d.power {
+		st[d.key(i)] = onOff(on)
+	}
+	d.mu.Unlock()
+	b, _ := json.Marshal(st)
+	return string(b)
+}
+
+func (d *simTasmota) sensorJSON() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return fmt.Sprintf(`{"Time":"2025-01-01T12:00:00","DS18B20":{"Id":"01131B4B2EAA","Temperature":%g},"TempUnit":"C"}`, d.temp)
+}
+
+// reportRelay publishes a relay's state the two ways Tasmota does.
+func (d *simTasmota) reportRelay(i int) {
+	d.mu.Lock()
+	on := d.power[i]
+	d.mu.Unlock()
+	d.publish("stat/"+d.topic+"/RESULT", false, fmt.Sprintf(`{%q:%q}`, d.key(i), onOff(on)))
+	d.publish("stat/"+d.topic+"/"+d.key(i), false, onOff(on))
+}
+
+// toggleByHand flips a relay at the button; the device reports it if it
+// is connected.
+func (d *simTasmota) toggleByHand(i int) {
+	d.mu.Lock()
+	d.power[i] = !d.power[i]
+	d.mu.Unlock()
+	d.reportRelay(i)
+}
+
+// setTemperature changes the reading and sends telemetry.
+func (d *simTasmota) setTemperature(c float64) {
+	d.mu.Lock()
+	d.temp = c
+	d.mu.Unlock()
+	d.publish("tele/"+d.topic+"/SENSOR", false, d.sensorJSON())
+}
+
+func (d *simTasmota) relay(i int) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.power[i]
+}
+
+func onOff(on bool) string {
+	if on {
+		return "ON"
+	}
+	return "OFF"
+}
+
+// simShelly is a Shelly Gen2+ with switches, answering MQTT RPC.
+type simShelly struct {
+	*simClient
+	id      string
+	name    string
+	switchN []string
+
+	mu      sync.Mutex
+	outputs []bool
+}
+
+func newSimShelly(t testing.TB, broker, id, name string, switchNames []string) *simShelly {
+	d := &simShelly{id: id, name: name, switchN: switchNames, outputs: make([]bool, len(switchNames))}
+	d.simClient = dialSim(t, broker, simOptions{
+		id: id, willTopic: id + "/online", willPayload: "false",
+		subscribe: []string{id + "/rpc"},
+		birth:     func(c paho.Client) { c.Publish(id+"/online", 1, true, "true") },
+		handler:   d.rpc,
+	})
+	return d
+}
+
+type rpcRequest struct {
+	ID     json.RawMessage `json:"id"`
+	Src    string          `json:"src"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+func (d *simShelly) rpc(_ string, payload []byte) {
+	var req rpcRequest
+	if json.Unmarshal(payload, &req) != nil || req.Src == "" {
+		return
+	}
+	result, rpcErr := d.call(req)
+	frame := map[string]any{"id": req.ID, "src": d.id, "dst": req.Src}
+	if rpcErr != "" {
+		frame["error"] = map[string]any{"code": 404, "message": rpcErr}
+	} else {
+		frame["result"] = result
+	}
+	b, _ := json.Marshal(frame)
+	d.publish(req.Src+"/rpc", false, string(b))
+}
+
+func (d *simShelly) call(req rpcRequest) (any, string) {
+	var p struct {
+		ID int   `json:"id"`
+		On *bool `json:"on"`
+	}
+	_ = json.Unmarshal(req.Params, &p)
+	switch req.Method {
+	case "Shelly.GetDeviceInfo":
+		return map[string]any{"name": d.name, "id": d.id, "mac": "A8032AB12345", "model": "SNSW-001P16EU", "gen": 2, "app": "Plus1PM", "ver": "1.4.4"}, ""
+	case "Shelly.GetConfig":
+		cfg := map[string]any{"sys": map[string]any{"device": map[string]any{"name": d.name}}}
+		for i, n := range d.switchN {
+			cfg["switch:"+strconv.Itoa(i)] = map[string]any{"id": i, "name": n}
+		}
+		return cfg, ""
+	case "Shelly.GetStatus":
+		return d.status(), ""
+	case "Switch.Set":
+		if p.ID < 0 || p.ID >= len(d.outputs) || p.On == nil {
+			return nil, "invalid argument"
+		}
+		d.mu.Lock()
+		was := d.outputs[p.ID]
+		d.outputs[p.ID] = *p.On
+		d.mu.Unlock()
+		d.notify(p.ID, "MQTT")
+		return map[string]any{"was_on": was}, ""
+	}
+	return nil, "No handler for " + req.Method
+}
+
+func (d *simShelly) status() map[string]any {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	st := map[string]any{"sys": map[string]any{"uptime": 100}}
+	for i, on := range d.outputs {
+		st["switch:"+strconv.Itoa(i)] = map[string]any{"id": i, "source": "init", "output": on, "apower": 0}
+	}
+	return st
+}
+
+// notify publishes a NotifyStatus frame for switch i.
+func (d *simShelly) notify(i int, source string) {
+	d.mu.Lock()
+	on := d.outputs[i]
+	d.mu.Unlock()
+	b, _ := json.Marshal(map[string]any{
+		"src": d.id, "dst": d.id + "/events", "method": "NotifyStatus",
+		"params": map[string]any{"ts": 1700000000.5, "switch:" + strconv.Itoa(i): map[string]any{"id": i, "output": on, "source": source}},
+	})
+	d.publish(d.id+"/events/rpc", false, string(b))
+}
+
+func (d *simShelly) toggleByHand(i int) {
+	d.mu.Lock()
+	d.outputs[i] = !d.outputs[i]
+	d.mu.Unlock()
+	d.notify(i, "button")
+}
+
+func (d *simShelly) output(i int) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.outputs[i]
+}
+
+// simZigbee is a zigbee2mqtt bridge with its devices, states retained.
+type simZigbee struct {
+	*simClient
+	base string
+
+	mu      sync.Mutex
+	devices []*zigbeeDevice
+}
+
+type zigbeeDevice struct {
+	ieee, name, vendor, model, description string
+	exposes                                []any
+	state                                  map[string]any
+}
+
+// Exposes as zigbee2mqtt 2.x publishes them.
+func lightExposes() []any {
+	return []any{
+		map[string]any{"type": "light", "features": []any{
+			map[string]any{"type": "binary", "name": "state", "property": "state", "value_on": "ON", "value_off": "OFF", "value_toggle": "TOGGLE", "access": 7},
+			map[string]any{"type": "numeric", "name": "brightness", "property": "brightness", "value_min": 0, "value_max": 254, "access": 7},
+			map[string]any{"type": "numeric", "name": "color_temp", "property": "color_temp", "value_min": 153, "value_max": 454, "unit": "mired", "access": 7},
+			map[string]any{"type": "composite", "name": "color_xy", "property": "color", "access": 7, "features": []any{
+				map[string]any{"type": "numeric", "name": "x", "property": "x", "access": 7},
+				map[string]any{"type": "numeric", "name": "y", "property": "y", "access": 7},
+			}},
+		}},
+		map[string]any{"type": "enum", "name": "effect", "property": "effect", "access": 2,
+			"values": []any{"blink", "breathe", "okay", "channel_change", "finish_effect", "stop_effect"}},
+		map[string]any{"type": "numeric", "name": "linkquality", "property": "linkquality", "access": 1},
+	}
+}
+
+func motionExposes() []any {
+	return []any{
+		map[string]any{"type": "binary", "name": "occupancy", "property": "occupancy", "value_on": true, "value_off": false, "access": 1},
+		map[string]any{"type": "numeric", "name": "illuminance", "property": "illuminance", "unit": "lx", "access": 1},
+		map[string]any{"type": "numeric", "name": "temperature", "property": "temperature", "unit": "°C", "access": 1},
+		map[string]any{"type": "numeric", "name": "battery", "property": "battery", "unit": "%", "access": 1},
+	}
+}
+
+func plugExposes() []any {
+	return []any{
+		map[string]any{"type": "switch", "features": []any{
+			map[string]any{"type": "binary", "name": "state", "property": "state", "value_on": "ON", "value_off": "OFF", "access": 7},
+		}},
+		map[string]any{"type": "numeric", "name": "power", "property": "power", "unit": "W", "access": 5},
+	}
+}
+
+func newSimZigbee(t testing.TB, broker string, ds ...*zigbeeDevice) *simZigbee {
+	z := &simZigbee{base: "zigbee2mqtt", devices: ds}
+	z.simClient = dialSim(t, broker, simOptions{
+		id: "zigbee2mqtt-bridge", willTopic: "zigbee2mqtt/bridge/state", willPayload: `{"state":"offline"}`,
+		subscribe: []string{"zigbee2mqtt/+/set", "zigbee2mqtt/+/get"},
+		birth:     z.birth,
+		handler:   z.command,
+	})
+	return z
+}
+
+// birth is what zigbee2mqtt publishes when it (re)connects.
+func (z *simZigbee) birth(c paho.Client) {
+	c.Publish("zigbee2mqtt/bridge/state", 1, true, `{"state":"online"}`)
+	list := []any{map[string]any{"ieee_address": "0x00124b0000000001", "type": "Coordinator", "friendly_name": "Coordinator", "definition": nil}}
+	z.mu.Lock()
+	for _, d := range z.devices {
+		list = append(list, map[string]any{
+			"ieee_address": d.ieee, "friendly_name": d.name, "type": "Router", "supported": true, "interview_completed": true,
+			"definition": map[string]any{"model": d.model, "vendor": d.vendor, "description": d.description, "exposes": d.exposes, "options": []any{}},
+		})
+	}
+	z.mu.Unlock()
+	b, _ := json.Marshal(list)
+	c.Publish("zigbee2mqtt/bridge/devices", 1, true, b)
+	for _, d := range z.snapshot() {
+		c.Publish("zigbee2mqtt/"+d.name+"/availability", 1, true, `{"state":"online"}`)
+		c.Publish("zigbee2mqtt/"+d.name, 1, true, d.stateJSON())
+	}
+}
+
+func (z *simZigbee) snapshot() []*zigbeeDevice {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	return append([]*zigbeeDevice(nil), z.devices...)
+}
+
+func (d *zigbeeDevice) stateJSON() []byte {
+	b, _ := json.Marshal(d.state)
+	return b
+}
+
+func (z *simZigbee) device(name string) *zigbeeDevice {
+	for _, d := range z.devices {
+		if d.name == name {
+			return d
+		}
+	}
+	return nil
+}
+
+func (z *simZigbee) command(topic string, payload []byte) {
+	rest := strings.TrimPrefix(topic, z.base+"/")
+	name, verb, _ := strings.Cut(rest, "/")
+	z.mu.Lock()
+	d := z.device(name)
+	if d == nil {
+		z.mu.Unlock()
+		return
+	}
+	if verb == "set" {
+		var set map[string]any
+		if json.Unmarshal(payload, &set) != nil {
+			z.mu.Unlock()
+			return
+		}
+		d.apply(set)
+	}
+	state := d.stateJSON()
+	z.mu.Unlock()
+	z.publish(z.base+"/"+name, true, string(state))
+}
+
+// apply changes a device's state as the device would.
+func (d *zigbeeDevice) apply(set map[string]any) {
+	for k, v := range set {
+		switch k {
+		case "state":
+			if v == "TOGGLE" {
+				v = map[bool]string{true: "OFF", false: "ON"}[d.state["state"] == "ON"]
+			}
+			d.state["state"] = v
+		case "brightness":
+			d.state["brightness"] = v
+		case "color_temp":
+			d.state["color_temp"], d.state["color_mode"] = v, "color_temp"
+		case "color":
+			d.state["color"], d.state["color_mode"] = v, "xy"
+		}
+	}
+}
+
+// setByHand changes a device's state as if at the device (a button, a
+// sensor that fired) and publishes it, retained.
+func (z *simZigbee) setByHand(name string, fields map[string]any) {
+	z.mu.Lock()
+	d := z.device(name)
+	for k, v := range fields {
+		d.state[k] = v
+	}
+	state := d.stateJSON()
+	z.mu.Unlock()
+	z.publish(z.base+"/"+name, true, string(state))
+}
+
+func (z *simZigbee) stateOf(name string) map[string]any {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	out := map[string]any{}
+	for k, v := range z.device(name).state {
+		out[k] = v
+	}
+	return out
+}
+
+// simESPHome is a node that announces its entities through Home Assistant
+// MQTT discovery, as ESPHome does: a relay, a fan (with the "~" base
+// topic), a JSON-schema light, a temperature sensor and a motion sensor,
+// states and configs retained.
+type simESPHome struct {
+	*simClient
+	node string
+
+	mu      sync.Mutex
+	states  map[string]string // state topic → payload
+	removed map[string]bool   // config topics deleted
+}
+
+func newSimESPHome(t testing.TB, broker, node, area string) *simESPHome {
+	d := &simESPHome{node: node, removed: map[string]bool{}, states: map[string]string{
+		node + "/switch/relay/state":         "OFF",
+		node + "/fan/fan/state":              "OFF",
+		node + "/light/strip/state":          `{"state":"OFF","brightness":255,"color_mode":"color_temp","color_temp":370}`,
+		node + "/sensor/temperature/state":   "19.5",
+		node + "/binary_sensor/motion/state": "OFF",
+	}}
+	d.simClient = dialSim(t, broker, simOptions{
+		id: node, willTopic: node + "/status", willPayload: "offline",
+		subscribe: []string{node + "/+/+/command"},
+		birth:     func(c paho.Client) { d.birth(c, area) },
+		handler:   d.command,
+	})
+	return d
+}
+
+func (d *simESPHome) configs(area string) map[string]string {
+	n := d.node
+	dev := fmt.Sprintf(`{"ids":[%q],"name":"Hall node","mf":"espressif","mdl":"esp32dev","sw":"2025.1.0","sa":%q}`, n, area)
+	avty := fmt.Sprintf(`"avty_t":"%s/status"`, n)
+	return map[string]string{
+		"homeassistant/switch/" + n + "/relay/config": fmt.Sprintf(
+			`{"name":"Relay","uniq_id":"%s-relay","stat_t":"%s/switch/relay/state","cmd_t":"%s/switch/relay/command","dev_cla":"outlet",%s,"dev":%s}`, n, n, n, avty, dev),
+		"homeassistant/fan/" + n + "/fan/config": fmt.Sprintf(
+			`{"~":"%s/fan/fan","name":"Fan","uniq_id":"%s-fan","stat_t":"~/state","cmd_t":"~/command",%s,"dev":%s}`, n, n, avty, dev),
+		"homeassistant/light/" + n + "/strip/config": fmt.Sprintf(
+			`{"name":"Strip","uniq_id":"%s-strip","schema":"json","stat_t":"%s/light/strip/state","cmd_t":"%s/light/strip/command","brightness":true,"sup_clrm":["color_temp","xy"],"min_mirs":153,"max_mirs":500,"effect":true,"fx_list":["Rainbow","Pulse"],%s,"dev":%s}`, n, n, n, avty, dev),
+		"homeassistant/sensor/" + n + "/temperature/config": fmt.Sprintf(
+			`{"name":"Temperature","uniq_id":"%s-temperature","stat_t":"%s/sensor/temperature/state","dev_cla":"temperature","unit_of_meas":"°C","stat_cla":"measurement",%s,"dev":%s}`, n, n, avty, dev),
+		"homeassistant/binary_sensor/" + n + "/motion/config": fmt.Sprintf(
+			`{"name":"Motion","uniq_id":"%s-motion","stat_t":"%s/binary_sensor/motion/state","dev_cla":"occupancy",%s,"dev":%s}`, n, n, avty, dev),
+	}
+}
+
+func (d *simESPHome) birth(c paho.Client, area string) {
+	c.Publish(d.node+"/status", 1, true, "online")
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for topic, payload := range d.configs(area) {
+		if !d.removed[topic] {
+			c.Publish(topic, 1, true, payload)
+		}
+	}
+	for topic, payload := range d.states {
+		c.Publish(topic, 1, true, payload)
+	}
+}
+
+func (d *simESPHome) command(topic string, payload []byte) {
+	state := strings.TrimSuffix(topic, "/command") + "/state"
+	d.mu.Lock()
+	if strings.Contains(topic, "/light/") {
+		var cur, set map[string]any
+		_ = json.Unmarshal([]byte(d.states[state]), &cur)
+		if json.Unmarshal(payload, &set) == nil {
+			for k, v := range set {
+				cur[k] = v
+			}
+			if _, ok := set["color"]; ok {
+				cur["color_mode"] = "xy"
+			}
+			if _, ok := set["color_temp"]; ok {
+				cur["color_mode"] = "color_temp"
+			}
+		}
+		b, _ := json.Marshal(cur)
+		d.states[state] = string(b)
+	} else {
+		d.states[state] = string(payload)
+	}
+	out := d.states[state]
+	d.mu.Unlock()
+	d.publish(state, true, out)
+}
+
+// set publishes a state as the node would (a sensor that fired).
+func (d *simESPHome) set(stateTopic, payload string) {
+	d.mu.Lock()
+	d.states[d.node+"/"+stateTopic] = payload
+	d.mu.Unlock()
+	d.publish(d.node+"/"+stateTopic, true, payload)
+}
+
+// removeEntity deletes an entity the way Home Assistant discovery does:
+// an empty retained config.
+func (d *simESPHome) removeEntity(component, object string) {
+	topic := "homeassistant/" + component + "/" + d.node + "/" + object + "/config"
+	d.mu.Lock()
+	d.removed[topic] = true
+	d.mu.Unlock()
+	d.publish(topic, true, "")
+}

@@ -1,0 +1,307 @@
+// Package neewer drives Neewer LED panels, tubes and rope lights over
+// Bluetooth LE as ordinary Bifrost lights: it discovers them by advertised
+// name (or takes them by address), detects their model and frame layout
+// from a model table, keeps a link to each with a connection manager, and
+// registers them in the device registry. Frames are built by package
+// nwproto; the radio is reached through package ble.
+package neewer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/bifrost-hub/bifrost/devices"
+	"github.com/bifrost-hub/bifrost/devices/neewer/ble"
+)
+
+// Name is the adapter's name, and the prefix of its device ids
+// ("neewer:DF:24:3A:B4:46:5D").
+const Name = "neewer"
+
+var _ devices.Scanner = (*Adapter)(nil)
+
+// Config configures an Adapter.
+type Config struct {
+	// Transport reaches the radio; nil when Bluetooth is off (configured
+	// lights then list as offline, and Scan says why it cannot).
+	Transport ble.Transport
+	// Registry receives the lights.
+	Registry *devices.Registry
+	Logger   *slog.Logger
+	// Lights are lights added by address, and settings for discovered ones.
+	Lights []LightConfig
+	// ScanFor is how long one discovery listens (default 15 s).
+	ScanFor time.Duration
+	// Rescan is how often discovery runs again in the background, to find
+	// new lights and revive lost ones (default 5 min; negative: never).
+	Rescan time.Duration
+	// Timing tunes every light's connection manager.
+	Timing Timing
+}
+
+// Adapter is the Neewer adapter.
+type Adapter struct {
+	tr      ble.Transport
+	reg     *devices.Registry
+	log     *slog.Logger
+	timing  Timing
+	scanFor time.Duration
+	rescan  time.Duration
+	configs map[string]LightConfig
+
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	lights   map[string]*Light
+	order    []string
+	scanning bool
+	scans    sync.WaitGroup
+	closed   bool
+}
+
+// New makes the adapter; Run starts it.
+func New(cfg Config) *Adapter {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	t := cfg.Timing
+	if t.WriteTimeout <= 0 && cfg.Registry != nil {
+		t.WriteTimeout = cfg.Registry.Timeout()
+	}
+	a := &Adapter{
+		tr: cfg.Transport, reg: cfg.Registry, log: log, timing: t,
+		scanFor: cfg.ScanFor, rescan: cfg.Rescan,
+		configs: map[string]LightConfig{},
+		lights:  map[string]*Light{},
+	}
+	if a.scanFor <= 0 {
+		a.scanFor = 15 * time.Second
+	}
+	if a.rescan == 0 {
+		a.rescan = 5 * time.Minute
+	}
+	for _, c := range cfg.Lights {
+		a.configs[c.Address.MAC] = c
+	}
+	a.ctx, a.cancel = context.WithCancel(context.Background())
+	return a
+}
+
+// Adapter names the adapter: "neewer".
+func (a *Adapter) Adapter() string { return Name }
+
+// Run registers the lights configured with a model, then discovers lights
+// now and every Rescan until ctx ends or Close is called.
+func (a *Adapter) Run(ctx context.Context) error {
+	for _, c := range a.configs {
+		if c.Model != "" {
+			a.add(c, "")
+		}
+	}
+	if a.tr == nil {
+		a.log.Warn("neewer: Bluetooth is off; configured lights list as offline")
+		select {
+		case <-ctx.Done():
+		case <-a.ctx.Done():
+		}
+		return nil
+	}
+	for {
+		a.startScan()
+		if a.rescan < 0 {
+			select {
+			case <-ctx.Done():
+			case <-a.ctx.Done():
+			}
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-a.ctx.Done():
+			return nil
+		case <-time.After(a.scanFor + a.rescan):
+		}
+	}
+}
+
+// Scan starts discovery (devices.Scanner); lights found join the registry
+// as they are heard. It returns how long discovery listens.
+func (a *Adapter) Scan(ctx context.Context) (time.Duration, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if a.tr == nil {
+		return 0, fmt.Errorf("neewer: Bluetooth is off (BIFROST_BLE): %w", devices.ErrUnsupported)
+	}
+	a.startScan()
+	return a.scanFor, nil
+}
+
+// startScan runs one discovery in the background unless one is running.
+func (a *Adapter) startScan() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.scanning || a.closed {
+		return
+	}
+	a.scanning = true
+	a.scans.Add(1)
+	go func() {
+		defer a.scans.Done()
+		ctx, cancel := context.WithTimeout(a.ctx, a.scanFor)
+		defer cancel()
+		if err := a.tr.Scan(ctx, a.heard); err != nil && !errors.Is(err, context.Canceled) {
+			a.log.Warn("neewer: scan failed", "err", err)
+		}
+		a.mu.Lock()
+		a.scanning = false
+		a.mu.Unlock()
+	}()
+}
+
+// heard takes one advertisement: a new Neewer light (by name, or by a
+// configured address) joins; a known one that is offline is tried again.
+func (a *Adapter) heard(adv ble.Advertisement) {
+	cfg, configured := a.configs[adv.Address.MAC]
+	if !configured && !IsNeewerName(adv.Name) {
+		return
+	}
+	a.mu.Lock()
+	l := a.lights[adv.Address.MAC]
+	a.mu.Unlock()
+	if l != nil {
+		if !l.Online() {
+			l.conn.poke()
+		}
+		return
+	}
+	if configured && cfg.Model == "" && adv.Name == "" {
+		return // wait for the scan response that carries the name
+	}
+	if !configured {
+		cfg = LightConfig{Address: adv.Address}
+	}
+	cfg.Address.Random = cfg.Address.Random || adv.Address.Random
+	a.add(cfg, adv.Name)
+}
+
+// add makes, starts and registers a light, once per address.
+func (a *Adapter) add(cfg LightConfig, advertised string) {
+	m, err := cfg.resolve(advertised)
+	if err != nil {
+		a.log.Error("neewer: light settings", "light", cfg.Address.MAC, "err", err)
+		return
+	}
+	a.mu.Lock()
+	if a.closed || a.lights[cfg.Address.MAC] != nil {
+		a.mu.Unlock()
+		return
+	}
+	l := newLight(cfg, m, a.tr, a.reg, a.timing, a.log)
+	a.lights[cfg.Address.MAC] = l
+	a.order = append(a.order, cfg.Address.MAC)
+	l.start()
+	a.mu.Unlock()
+	a.log.Info("neewer: light added", "light", cfg.Address.MAC, "name", l.info.Name,
+		"model", m.Name, "known_model", m.Known, "variant", m.Variant.String())
+	if a.reg != nil {
+		a.reg.Add(l)
+	}
+}
+
+// Lights returns the adapter's lights in the order they joined.
+func (a *Adapter) Lights() []*Light {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make([]*Light, 0, len(a.order))
+	for _, mac := range a.order {
+		out = append(out, a.lights[mac])
+	}
+	return out
+}
+
+// Light returns the light at a Bluetooth address.
+func (a *Adapter) Light(mac string) (*Light, bool) {
+	addr, err := ble.ParseAddress(mac)
+	if err != nil {
+		return nil, false
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	l, ok := a.lights[addr.MAC]
+	return l, ok
+}
+
+// Close stops discovery, ends every link and releases the radio.
+func (a *Adapter) Close() error {
+	a.mu.Lock()
+	if a.closed {
+		a.mu.Unlock()
+		return nil
+	}
+	a.closed = true
+	lights := make([]*Light, 0, len(a.lights))
+	for _, l := range a.lights {
+		lights = append(lights, l)
+	}
+	a.mu.Unlock()
+	a.cancel()
+	a.scans.Wait()
+	for _, l := range lights {
+		l.close()
+	}
+	if a.tr != nil {
+		return a.tr.Close()
+	}
+	return nil
+}
+
+// Options are the settings cmd/bifrost passes from its flags and
+// environment to Open.
+type Options struct {
+	// BLE is BIFROST_BLE: auto (default), bluez, hci or off.
+	BLE string
+	// BLEAdapter is BIFROST_BLE_ADAPTER: the controller, "hci0" by default.
+	BLEAdapter string
+	// Lights is BIFROST_NEEWER_LIGHTS (see ParseLights).
+	Lights   string
+	Registry *devices.Registry
+	Logger   *slog.Logger
+}
+
+// Open checks the settings, opens Bluetooth as BLE says and returns the
+// adapter, ready to Run. When Bluetooth is off, by choice or because no
+// backend reaches a radio, it says so in the log and returns an adapter
+// without a radio: the hub runs on, configured lights list as offline.
+// Only bad settings are errors.
+func Open(ctx context.Context, o Options) (*Adapter, error) {
+	mode, err := ble.ParseMode(o.BLE)
+	if err != nil {
+		return nil, err
+	}
+	lights, err := ParseLights(o.Lights)
+	if err != nil {
+		return nil, err
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	tr, err := ble.Open(ctx, ble.Options{Mode: mode, Adapter: o.BLEAdapter})
+	switch {
+	case err == nil:
+		log.Info("neewer: Bluetooth ready", "backend", tr.Name())
+	case errors.Is(err, ble.ErrOff) && mode == ble.ModeOff:
+		log.Info("neewer: Bluetooth off (BIFROST_BLE=off)")
+	default:
+		log.Warn("neewer: Bluetooth off; the hub runs without Neewer lights", "mode", string(mode), "err", err)
+	}
+	return New(Config{Transport: tr, Registry: o.Registry, Logger: log, Lights: lights}), nil
+}

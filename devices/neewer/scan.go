@@ -1,0 +1,166 @@
+package neewer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/bifrost-hub/bifrost/devices/neewer/ble"
+	"github.com/bifrost-hub/bifrost/devices/neewer/nwproto"
+)
+
+// ScanOptions configure `bifrost neewer scan`.
+type ScanOptions struct {
+	// BLE and BLEAdapter choose the backend, as for the hub.
+	BLE        string
+	BLEAdapter string
+	// Duration is how long to listen (default 10 s).
+	Duration time.Duration
+	// All lists every advertising device, not only Neewer lights.
+	All bool
+	// Probe connects to each light found and asks for its power state,
+	// to show whether it answers (and so which lights need settings).
+	Probe bool
+}
+
+// ScanCommand is `bifrost neewer scan`: it listens for Bluetooth LE
+// advertisements and prints the Neewer lights nearby with the model and
+// frame layout the hub would drive them with, for setup and bug reports.
+func ScanCommand(ctx context.Context, w io.Writer, opts ScanOptions) error {
+	mode, err := ble.ParseMode(opts.BLE)
+	if err != nil {
+		return err
+	}
+	if mode == ble.ModeOff {
+		return errors.New("Bluetooth is off (BIFROST_BLE=off): nothing to scan with")
+	}
+	tr, err := ble.Open(ctx, ble.Options{Mode: mode, Adapter: opts.BLEAdapter})
+	if err != nil {
+		return err
+	}
+	defer tr.Close()
+	return ScanReport(ctx, tr, w, opts)
+}
+
+// ScanReport is ScanCommand on a transport already open.
+func ScanReport(ctx context.Context, tr ble.Transport, w io.Writer, opts ScanOptions) error {
+	if opts.Duration <= 0 {
+		opts.Duration = 10 * time.Second
+	}
+	fmt.Fprintf(w, "Listening for %s with %s…\n", opts.Duration, tr.Name())
+	heard, err := listen(ctx, tr, opts.Duration, opts.All)
+	if err != nil {
+		return err
+	}
+	if len(heard) == 0 {
+		fmt.Fprintln(w, "No Neewer light heard. Is it on, in range, and not connected to a phone?")
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	header := "ADDRESS\tNAME\tRSSI\tMODEL\tTYPE\tKELVIN\tCOLOUR\tEFFECTS\tVARIANT"
+	if opts.Probe {
+		header += "\tANSWERS"
+	}
+	fmt.Fprintln(tw, header)
+	for _, adv := range heard {
+		m := DetectModel(adv.Name)
+		model, typ := m.Name, fmt.Sprint(m.Type)
+		if !m.Known {
+			model, typ = m.Name+" (unknown: defaults)", "-"
+		}
+		line := fmt.Sprintf("%s\t%s\t%d\t%s\t%s\t%d–%d\t%s\t%d\t%s",
+			adv.Address.MAC, adv.Name, adv.RSSI, model, typ, m.KelvinMin, m.KelvinMax,
+			yesNo(m.RGB), len(m.Effects()), m.Variant)
+		if opts.Probe {
+			line += "\t" + probe(ctx, tr, adv.Address, m)
+		}
+		fmt.Fprintln(tw, line)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nAdd a light by address, with settings where the detected ones are wrong:")
+	fmt.Fprintf(w, "  BIFROST_NEEWER_LIGHTS='%s,name=Key Light,model=%s,cct=%s'\n",
+		heard[0].Address.MAC, DetectModel(heard[0].Name).Name, DetectModel(heard[0].Name).Variant.CCT)
+	return nil
+}
+
+// listen collects advertisements, the last one per address, in address
+// order.
+func listen(ctx context.Context, tr ble.Transport, d time.Duration, all bool) ([]ble.Advertisement, error) {
+	var mu sync.Mutex
+	seen := map[string]ble.Advertisement{}
+	sctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	err := tr.Scan(sctx, func(a ble.Advertisement) {
+		mu.Lock()
+		defer mu.Unlock()
+		if old, ok := seen[a.Address.MAC]; ok && a.Name == "" {
+			a.Name = old.Name
+		}
+		seen[a.Address.MAC] = a
+	})
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return nil, err
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var out []ble.Advertisement
+	for _, a := range seen {
+		if all || IsNeewerName(a.Name) {
+			out = append(out, a)
+		}
+	}
+	slices.SortFunc(out, func(a, b ble.Advertisement) int { return strings.Compare(a.Address.MAC, b.Address.MAC) })
+	return out, nil
+}
+
+// probe connects, asks the power state and reports what came back.
+func probe(ctx context.Context, tr ble.Transport, addr ble.Address, m Model) string {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	link, err := tr.Connect(ctx, addr)
+	if err != nil {
+		return "no connection: " + err.Error()
+	}
+	defer link.Close()
+	replies := make(chan nwproto.Reply, 4)
+	if err := link.Subscribe(ctx, func(b []byte) {
+		if r, err := nwproto.DecodeReply(b); err == nil && r.Kind == nwproto.ReplyKindPower {
+			select {
+			case replies <- r:
+			default:
+			}
+		}
+	}); err != nil {
+		return "no notifications: " + err.Error()
+	}
+	mac, _ := nwproto.ParseMAC(addr.MAC)
+	if err := link.Write(ctx, nwproto.Encoder{Variant: m.Variant, MAC: mac}.QueryPower()); err != nil {
+		return "write failed: " + err.Error()
+	}
+	select {
+	case r := <-replies:
+		if r.On {
+			return "power: on"
+		}
+		return "power: standby"
+	case <-time.After(2 * time.Second):
+		return "no answer (normal for some models)"
+	case <-ctx.Done():
+		return "no answer"
+	}
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}

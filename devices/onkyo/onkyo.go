@@ -1,0 +1,248 @@
+// Package onkyo is the adapter for Onkyo, Integra and Pioneer AV receivers,
+// which speak eISCP on TCP port 60128 (package eiscp). Each receiver is
+// found by UDP broadcast or given by address, keeps one persistent TCP
+// connection (re-established with backoff when it drops), and is kept
+// current by the messages it pushes. Its main zone is a media device
+// "onkyo:<identifier>"; a receiver with a second zone adds
+// "onkyo:<identifier>:zone2".
+package onkyo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bifrost-hub/bifrost/devices"
+	"github.com/bifrost-hub/bifrost/devices/onkyo/eiscp"
+)
+
+// AdapterName is the adapter name of every receiver.
+const AdapterName = "onkyo"
+
+// Defaults of Config's tuning fields.
+const (
+	DefaultRetryMin  = 500 * time.Millisecond
+	DefaultRetryMax  = 30 * time.Second
+	DefaultKeepAlive = 30 * time.Second
+	DefaultScanTime  = 3 * time.Second
+	// answerTimeout is how long a connection may stay silent after a
+	// question before it is given up as dead.
+	answerTimeout = 5 * time.Second
+	dialTimeout   = 3 * time.Second
+)
+
+// Config configures the adapter. Registry is required; the zero value of
+// every other field is a sensible default.
+type Config struct {
+	Registry *devices.Registry
+	// Hosts are receivers given by address ("192.168.1.30" or
+	// "host:port").
+	Hosts []string
+	// Discover makes Run look for receivers by broadcast once at start.
+	Discover bool
+	Logger   *slog.Logger
+	// VolumeSteps is the raw volume step that stands for 100 %; zero
+	// takes the receiver's own range from its self-description (NRI), or
+	// 100 steps when it has none.
+	VolumeSteps int
+	// RetryMin and RetryMax bound the reconnection backoff.
+	RetryMin, RetryMax time.Duration
+	// KeepAlive is how long a connection may be quiet before the adapter
+	// asks the receiver something, to find out whether it is still there.
+	KeepAlive time.Duration
+	// ScanTime is how long a scan listens for answers.
+	ScanTime time.Duration
+	// ScanTargets are where discovery queries go; every interface's
+	// broadcast address when empty.
+	ScanTargets []string
+}
+
+// Adapter finds receivers and keeps their connections. Create it with New,
+// then Run it; Scan and Add work while it runs.
+type Adapter struct {
+	cfg Config
+	log *slog.Logger
+
+	mu        sync.Mutex
+	ctx       context.Context // Run's, while it runs
+	stopping  bool
+	receivers map[string]*receiver
+	wg        sync.WaitGroup
+}
+
+var _ devices.Scanner = (*Adapter)(nil)
+
+// New returns an adapter that registers its devices in cfg.Registry.
+func New(cfg Config) *Adapter {
+	if cfg.RetryMin <= 0 {
+		cfg.RetryMin = DefaultRetryMin
+	}
+	if cfg.RetryMax < cfg.RetryMin {
+		cfg.RetryMax = max(DefaultRetryMax, cfg.RetryMin)
+	}
+	if cfg.KeepAlive <= 0 {
+		cfg.KeepAlive = DefaultKeepAlive
+	}
+	if cfg.ScanTime <= 0 {
+		cfg.ScanTime = DefaultScanTime
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Adapter{cfg: cfg, log: log.With("adapter", AdapterName), receivers: map[string]*receiver{}}
+}
+
+// Adapter names the adapter.
+func (a *Adapter) Adapter() string { return AdapterName }
+
+// Run identifies the configured receivers (retrying, with backoff, those
+// that do not answer yet), connects to each, and looks for more by
+// broadcast when Config.Discover is set. It returns when ctx ends, after
+// every connection is closed.
+func (a *Adapter) Run(ctx context.Context) error {
+	a.mu.Lock()
+	if a.ctx != nil {
+		a.mu.Unlock()
+		return errors.New("onkyo: already running")
+	}
+	a.ctx = ctx
+	a.mu.Unlock()
+	for _, h := range a.cfg.Hosts {
+		if h = strings.TrimSpace(h); h != "" {
+			a.wg.Go(func() { a.identifyLoop(ctx, h) })
+		}
+	}
+	if a.cfg.Discover {
+		a.wg.Go(func() { a.discover(ctx) })
+	}
+	<-ctx.Done()
+	a.mu.Lock()
+	a.stopping = true
+	a.mu.Unlock()
+	a.wg.Wait()
+	return nil
+}
+
+// running is Run's context, or an error when Run is not running.
+func (a *Adapter) running() (context.Context, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.ctx == nil || a.ctx.Err() != nil {
+		return nil, fmt.Errorf("onkyo: the adapter is not running: %w", devices.ErrUnreachable)
+	}
+	return a.ctx, nil
+}
+
+// Scan broadcasts a discovery query; receivers that answer are added as
+// they do. It returns how long it listens.
+func (a *Adapter) Scan(ctx context.Context) (time.Duration, error) {
+	rctx, err := a.running()
+	if err != nil {
+		return 0, err
+	}
+	a.background(func() { a.discover(rctx) })
+	return a.cfg.ScanTime, nil
+}
+
+// Add adds the receiver at host ("192.168.1.30" or "host:port"), asking it
+// who it is first, and returns the id of its main zone (a second zone is
+// added once the receiver reports it). A receiver that does not answer is
+// an error wrapping devices.ErrUnreachable.
+func (a *Adapter) Add(ctx context.Context, host string) ([]devices.ID, error) {
+	if _, err := a.running(); err != nil {
+		return nil, err
+	}
+	addr := eiscp.WithPort(strings.TrimSpace(host))
+	id, err := eiscp.Identify(ctx, addr)
+	if err != nil {
+		return nil, fmt.Errorf("onkyo: %s did not say who it is: %w: %w", host, devices.ErrUnreachable, err)
+	}
+	r := a.attach(id, addr)
+	return []devices.ID{r.mainID()}, nil
+}
+
+// identifyLoop asks a configured receiver who it is until it answers, then
+// attaches it.
+func (a *Adapter) identifyLoop(ctx context.Context, host string) {
+	addr := eiscp.WithPort(host)
+	wait := a.cfg.RetryMin
+	for ctx.Err() == nil {
+		qctx, cancel := context.WithTimeout(ctx, time.Second)
+		id, err := eiscp.Identify(qctx, addr)
+		cancel()
+		if err == nil {
+			a.attach(id, addr)
+			return
+		}
+		a.log.Debug("receiver not answering discovery", "host", host, "err", err)
+		if !sleep(ctx, wait) {
+			return
+		}
+		wait = min(2*wait, a.cfg.RetryMax)
+	}
+}
+
+// discover listens for broadcast answers for ScanTime.
+func (a *Adapter) discover(ctx context.Context) {
+	targets := a.cfg.ScanTargets
+	if len(targets) == 0 {
+		targets = eiscp.BroadcastTargets()
+	}
+	sctx, cancel := context.WithTimeout(ctx, a.cfg.ScanTime)
+	defer cancel()
+	err := eiscp.Discover(sctx, targets, func(id eiscp.Identity, ip net.IP) {
+		a.attach(id, net.JoinHostPort(ip.String(), fmt.Sprint(id.Port)))
+	})
+	if err != nil {
+		a.log.Warn("receiver discovery failed", "err", err)
+	}
+}
+
+// attach adds a receiver found at addr, or moves a known one there.
+func (a *Adapter) attach(id eiscp.Identity, addr string) *receiver {
+	a.mu.Lock()
+	r, known := a.receivers[id.Identifier]
+	ctx := a.ctx
+	if !known {
+		r = newReceiver(a, id, addr)
+		a.receivers[id.Identifier] = r
+	}
+	a.mu.Unlock()
+	if known {
+		r.moveTo(addr)
+		return r
+	}
+	a.log.Info("receiver found", "model", id.Model, "identifier", id.Identifier, "addr", addr)
+	a.cfg.Registry.Add(r.main)
+	if ctx != nil {
+		a.background(func() { r.run(ctx) })
+	}
+	return r
+}
+
+// background runs fn as one of Run's goroutines, unless Run is stopping.
+func (a *Adapter) background(fn func()) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.ctx != nil && !a.stopping {
+		a.wg.Go(fn)
+	}
+}
+
+// sleep waits for d or until ctx ends; it reports whether d passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}

@@ -1,0 +1,396 @@
+package sonos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bifrost-hub/bifrost/devices"
+	"github.com/bifrost-hub/bifrost/devices/sonos/upnp"
+)
+
+var (
+	_ devices.MediaPlayer    = (*Speaker)(nil)
+	_ devices.FavoritePlayer = (*Speaker)(nil)
+	_ devices.Grouper        = (*Speaker)(nil)
+	_ devices.Caster         = (*Speaker)(nil)
+)
+
+// Sources a player may offer.
+const (
+	SourceQueue  = "Queue"
+	SourceLineIn = "Line-In"
+	SourceTV     = "TV"
+)
+
+// Speaker is one Sonos player.
+type Speaker struct {
+	a       *Adapter
+	uuid    string
+	info    devices.Info
+	sources []string
+
+	mu       sync.Mutex // guards the fields below
+	base     string
+	online   bool
+	heard    time.Time // last answer or event
+	polledAt time.Time // last full read by polling
+	volume   int
+	muted    bool
+	av       avState
+	subs     map[string]*subscription // by service name
+}
+
+// avState is what a player's AVTransport reports (a group's, on its
+// coordinator).
+type avState struct {
+	transport string    // CurrentTransportState
+	uri       string    // AVTransportURI: the source
+	station   string    // title in the AVTransportURI metadata
+	track     upnp.Item // the current track's metadata
+}
+
+func newSpeaker(a *Adapter, uuid, base, name string, desc upnp.Description) *Speaker {
+	s := &Speaker{
+		a: a, uuid: uuid, base: base, online: true, heard: time.Now(),
+		info: devices.Info{
+			ID: deviceID(uuid), Adapter: AdapterName, Kind: devices.KindMedia,
+			Name: name, Model: desc.ModelName, Room: name,
+		},
+		sources: []string{SourceQueue},
+		subs:    map[string]*subscription{},
+	}
+	if desc.HasService("AudioIn") {
+		s.sources = append(s.sources, SourceLineIn)
+	}
+	if desc.HasService("HTControl") {
+		s.sources = append(s.sources, SourceTV)
+	}
+	return s
+}
+
+// Info describes the player.
+func (s *Speaker) Info() devices.Info { return s.info }
+
+// Online reports whether the player answered its last exchange.
+func (s *Speaker) Online() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.online
+}
+
+// UUID is the player's own id, "RINCON_…".
+func (s *Speaker) UUID() string { return s.uuid }
+
+func (s *Speaker) baseURL() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.base
+}
+
+// moveTo points the player at a new address (DHCP gave it another one).
+func (s *Speaker) moveTo(base string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.base != base {
+		s.base = base
+		s.subs = map[string]*subscription{}
+	}
+}
+
+// call invokes an action on the player. It gives up a little before ctx's
+// deadline, so the caller's bound sees the adapter's own error. A player
+// that does not answer is marked offline.
+func (s *Speaker) call(ctx context.Context, svc upnp.Service, action string, args ...upnp.Arg) (upnp.Values, error) {
+	cctx, cancel := beforeDeadline(ctx)
+	defer cancel()
+	v, err := s.a.client.Call(cctx, s.baseURL(), svc, action, args...)
+	if err == nil {
+		s.answered()
+		return v, nil
+	}
+	return nil, s.classify(ctx, action, err)
+}
+
+// classify turns a call's error into the devices vocabulary: a UPnP fault
+// is a refusal (ErrInvalid, with the *upnp.Fault in the chain), silence or
+// a broken connection makes the player unreachable.
+func (s *Speaker) classify(ctx context.Context, action string, err error) error {
+	var fault *upnp.Fault
+	var status *upnp.StatusError
+	switch {
+	case errors.As(err, &fault):
+		s.answered()
+		return fmt.Errorf("%s refused %s: %w: %w", s.info.Name, action, devices.ErrInvalid, err)
+	case errors.As(err, &status):
+		s.answered()
+		return fmt.Errorf("%s: %s: %w", s.info.Name, action, err)
+	case errors.Is(ctx.Err(), context.Canceled):
+		return fmt.Errorf("%s: %s: %w: %w", s.info.Name, action, devices.ErrUnreachable, ctx.Err())
+	}
+	s.setOnline(false)
+	return fmt.Errorf("%s did not answer %s: %w: %w", s.info.Name, action, devices.ErrUnreachable, err)
+}
+
+// answered records that the player answered.
+func (s *Speaker) answered() {
+	s.mu.Lock()
+	s.heard = time.Now()
+	s.mu.Unlock()
+	s.setOnline(true)
+}
+
+// setOnline records the player's availability and reports a change.
+func (s *Speaker) setOnline(on bool) {
+	s.mu.Lock()
+	changed := s.online != on
+	s.online = on
+	if !on {
+		s.subs = map[string]*subscription{}
+	}
+	s.mu.Unlock()
+	if changed {
+		s.a.log.Info("player availability", "player", s.info.Name, "online", on)
+		s.a.cfg.Registry.Changed(s.info.ID)
+	}
+}
+
+// beforeDeadline gives up a little before ctx's deadline, so a caller
+// bounding a command by that deadline (the registry's worker) gets the
+// adapter's own error, naming what went unanswered, rather than a bare
+// timeout.
+func beforeDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	d, ok := ctx.Deadline()
+	if !ok {
+		return context.WithCancel(ctx)
+	}
+	margin := min(time.Until(d)/10, 100*time.Millisecond)
+	return context.WithDeadline(ctx, d.Add(-margin))
+}
+
+func (s *Speaker) unreachable() error {
+	return fmt.Errorf("%s is offline: %w", s.info.Name, devices.ErrUnreachable)
+}
+
+// MediaState reads the player's state: its own volume and mute, and its
+// group's transport, source and now playing. With events flowing the
+// state is the one they reported; otherwise it is polled.
+func (s *Speaker) MediaState(ctx context.Context) (devices.MediaState, error) {
+	if !s.Online() {
+		return devices.MediaState{}, s.unreachable()
+	}
+	if err := s.ensureFresh(ctx); err != nil {
+		return devices.MediaState{}, err
+	}
+	if err := s.a.ensureTopology(ctx, s); err != nil {
+		return devices.MediaState{}, err
+	}
+	coord := s.coordinator()
+	if coord != s {
+		// A coordinator that does not answer leaves its followers
+		// showing what they last knew of the group.
+		_ = coord.ensureFresh(ctx)
+	}
+	return s.state(), nil
+}
+
+// coordinator is the player whose transport this one shows.
+func (s *Speaker) coordinator() *Speaker {
+	if c := s.a.speaker(s.a.coordinatorOf(s.uuid)); c != nil {
+		return c
+	}
+	return s
+}
+
+// fresh reports whether the cached state can be served: events keep it
+// current, or it was polled a moment ago.
+func (s *Speaker) fresh() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.subscribedLocked(upnp.AVTransport) && s.subscribedLocked(upnp.RenderingControl) {
+		return true
+	}
+	return time.Since(s.polledAt) < cacheTTL
+}
+
+func (s *Speaker) ensureFresh(ctx context.Context) error {
+	if s.fresh() {
+		return nil
+	}
+	return s.poll(ctx)
+}
+
+// poll reads the player's whole state.
+func (s *Speaker) poll(ctx context.Context) error {
+	rc := upnp.Arg{Name: "Channel", Value: "Master"}
+	vol, err := s.call(ctx, upnp.RenderingControl, "GetVolume", instance, rc)
+	if err != nil {
+		return err
+	}
+	mute, err := s.call(ctx, upnp.RenderingControl, "GetMute", instance, rc)
+	if err != nil {
+		return err
+	}
+	av, err := s.pollAV(ctx)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	changed := s.volume != vol.Int("CurrentVolume") || s.muted != (mute["CurrentMute"] == "1") || s.av != av
+	s.volume, s.muted, s.av = vol.Int("CurrentVolume"), mute["CurrentMute"] == "1", av
+	s.polledAt = time.Now()
+	s.mu.Unlock()
+	if changed {
+		s.a.avChanged(s)
+	}
+	return nil
+}
+
+var instance = upnp.Arg{Name: "InstanceID", Value: "0"}
+
+// pollAV reads transport state, source and current track.
+func (s *Speaker) pollAV(ctx context.Context) (avState, error) {
+	ti, err := s.call(ctx, upnp.AVTransport, "GetTransportInfo", instance)
+	if err != nil {
+		return avState{}, err
+	}
+	pi, err := s.call(ctx, upnp.AVTransport, "GetPositionInfo", instance)
+	if err != nil {
+		return avState{}, err
+	}
+	mi, err := s.call(ctx, upnp.AVTransport, "GetMediaInfo", instance)
+	if err != nil {
+		return avState{}, err
+	}
+	av := avState{transport: ti["CurrentTransportState"], uri: mi["CurrentURI"]}
+	av.track, _ = upnp.ParseItem(pi["TrackMetaData"])
+	if station, err := upnp.ParseItem(mi["CurrentURIMetaData"]); err == nil {
+		av.station = station.Title
+	}
+	return av, nil
+}
+
+// avChanged tells the registry that s changed, with every player that
+// shows s's transport.
+func (a *Adapter) avChanged(s *Speaker) {
+	a.cfg.Registry.Changed(s.info.ID)
+	for _, f := range a.followers(s.uuid) {
+		a.cfg.Registry.Changed(f.info.ID)
+	}
+}
+
+// state builds the media state from the cache.
+func (s *Speaker) state() devices.MediaState {
+	coord := s.coordinator()
+	s.mu.Lock()
+	st := devices.MediaState{Volume: s.volume, Muted: s.muted, Sources: slices.Clone(s.sources)}
+	av := s.av
+	s.mu.Unlock()
+	if coord != s {
+		coord.mu.Lock()
+		av = coord.av
+		coord.mu.Unlock()
+		st.GroupCoordinator = coord.info.ID
+	}
+	st.Transport = transportOf(av.transport)
+	st.Power = st.Transport == devices.TransportPlaying
+	st.Source = sourceOf(av.uri)
+	st.NowPlaying = nowPlaying(av, st.Source)
+	return st
+}
+
+func transportOf(upnpState string) string {
+	switch upnpState {
+	case "PLAYING", "TRANSITIONING":
+		return devices.TransportPlaying
+	case "PAUSED_PLAYBACK":
+		return devices.TransportPaused
+	case "STOPPED", "NO_MEDIA_PRESENT":
+		return devices.TransportStopped
+	}
+	return ""
+}
+
+// sourceOf names what a transport URI plays.
+func sourceOf(uri string) string {
+	switch upnp.KindOf(uri) {
+	case upnp.URINone:
+		return ""
+	case upnp.URIQueue:
+		return SourceQueue
+	case upnp.URILineIn:
+		return SourceLineIn
+	case upnp.URITV:
+		return SourceTV
+	case upnp.URIRadio:
+		return "Radio"
+	case upnp.URIAirPlay:
+		return "AirPlay"
+	case upnp.URISpotify:
+		return "Spotify Connect"
+	case upnp.URILibrary:
+		return "Music Library"
+	case upnp.URIWeb:
+		return "Stream"
+	}
+	return "Other"
+}
+
+// nowPlaying describes the current item: the track, or for radio the
+// song the station announces (the station as the app) or the station
+// itself.
+func nowPlaying(av avState, source string) *devices.NowPlaying {
+	t := av.track
+	switch upnp.KindOf(av.uri) {
+	case upnp.URILineIn, upnp.URITV:
+		return &devices.NowPlaying{Title: source}
+	case upnp.URIRadio:
+		title, artist := splitStream(t.StreamContent)
+		if title == "" {
+			return nonEmpty(devices.NowPlaying{Title: firstOf(av.station, t.Title)})
+		}
+		return &devices.NowPlaying{Title: title, Artist: artist, App: av.station}
+	}
+	return nonEmpty(devices.NowPlaying{Title: t.Title, Artist: t.Creator, Album: t.Album})
+}
+
+func nonEmpty(np devices.NowPlaying) *devices.NowPlaying {
+	if np == (devices.NowPlaying{}) {
+		return nil
+	}
+	return &np
+}
+
+func firstOf(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// splitStream reads a station's now-playing text: "TYPE=SNG|TITLE x|ARTIST
+// y|ALBUM z", or "ARTIST - TITLE".
+func splitStream(s string) (title, artist string) {
+	s = strings.TrimSpace(s)
+	if strings.Contains(s, "|") {
+		for _, f := range strings.Split(s, "|") {
+			switch k, v, _ := strings.Cut(f, " "); k {
+			case "TITLE":
+				title = v
+			case "ARTIST":
+				artist = v
+			}
+		}
+		return title, artist
+	}
+	if a, t, ok := strings.Cut(s, " - "); ok {
+		return t, a
+	}
+	return s, ""
+}

@@ -1,0 +1,79 @@
+// The session API: JSON over fetch, the CSRF token on every write, and the
+// live event stream.
+
+let csrf = '';
+
+// setCSRF remembers the session's CSRF token (from /api/session or login).
+export function setCSRF(token) {
+  csrf = token || '';
+}
+
+// ApiError is an error answer: its status, its code and the server's
+// message, which is written for people.
+export class ApiError extends Error {
+  constructor(status, body, retryAfter) {
+    super((body && body.message) || `request failed (${status})`);
+    this.status = status;
+    this.code = (body && body.error) || '';
+    this.retryAfter = retryAfter ? Number(retryAfter) : 0;
+  }
+}
+
+// call sends one request to /api and returns the decoded answer (null for
+// 204). Any error answer is thrown as an ApiError.
+export async function call(method, path, body) {
+  const opts = { method, headers: {}, credentials: 'same-origin', cache: 'no-store' };
+  if (body !== undefined) {
+    opts.headers['Content-Type'] = 'application/json';
+    opts.body = JSON.stringify(body);
+  }
+  if (method !== 'GET') opts.headers['X-CSRF-Token'] = csrf;
+  let res;
+  try {
+    res = await fetch('/api' + path, opts);
+  } catch (e) {
+    throw new ApiError(0, { message: 'the hub cannot be reached' });
+  }
+  if (res.status === 204) return null;
+  const data = await res.json().catch(() => null);
+  if (!res.ok) throw new ApiError(res.status, data, res.headers.get('Retry-After'));
+  return data;
+}
+
+export const get = (path) => call('GET', path);
+export const post = (path, body) => call('POST', path, body === undefined ? {} : body);
+export const put = (path, body) => call('PUT', path, body);
+export const patch = (path, body) => call('PATCH', path, body);
+export const del = (path) => call('DELETE', path);
+
+// at builds a path from a template, encoding each value as one segment:
+// at`/rooms/${id}/state`.
+export function at(strings, ...values) {
+  let out = strings[0];
+  values.forEach((v, i) => {
+    out += encodeURIComponent(String(v)) + strings[i + 1];
+  });
+  return out;
+}
+
+// The event types the hub publishes.
+const eventTypes = ['light', 'room', 'scene', 'media', 'power', 'remote', 'sensor', 'device', 'key'];
+
+// follow opens the live event stream. onEvent gets each event; onState
+// gets 'open', 'retrying' or 'closed' (the hub refused the stream, e.g. the
+// session ended).
+export function follow(onEvent, onState) {
+  const es = new EventSource('/api/events');
+  for (const t of eventTypes) {
+    es.addEventListener(t, (msg) => {
+      try {
+        onEvent(JSON.parse(msg.data));
+      } catch (e) {
+        console.error('bad event', e);
+      }
+    });
+  }
+  es.onopen = () => onState('open');
+  es.onerror = () => onState(es.readyState === EventSource.CLOSED ? 'closed' : 'retrying');
+  return es;
+}

@@ -1,0 +1,244 @@
+// The web UI's shell: the session, the page router, the snapshot of the
+// house and the live event stream that keeps it current.
+
+import { get, post, setCSRF, follow, ApiError } from './api.js';
+import { replace, toast, h } from './dom.js';
+import { renderAuth } from './auth.js';
+import * as dashboard from './dashboard.js';
+import * as rooms from './rooms.js';
+import * as devices from './devices.js';
+import * as scenes from './scenes.js';
+import * as settings from './settings.js';
+
+const pages = {
+  '/': { title: 'Dashboard', module: dashboard },
+  '/rooms': { title: 'Rooms', module: rooms },
+  '/devices': { title: 'Devices', module: devices },
+  '/scenes': { title: 'Scenes', module: scenes },
+  '/settings': { title: 'Settings', module: settings },
+};
+
+// Event types that carry a device's new live view, and where the snapshot
+// keeps that kind.
+const stateLists = { light: 'lights', media: 'media', power: 'power', remote: 'remotes', sensor: 'sensors' };
+
+const main = document.getElementById('main');
+const top = document.getElementById('top');
+const live = document.getElementById('live');
+
+// app is what pages see: the session, the house, and ways to act on it.
+export const app = {
+  session: null,
+  home: null,
+  watchers: new Map(), // device id → functions to call with its new view
+  stream: null,
+  path: '/',
+
+  // watch calls fn with the device's new view whenever it changes, until
+  // the page is drawn again.
+  watch(id, fn) {
+    if (!this.watchers.has(id)) this.watchers.set(id, new Set());
+    this.watchers.get(id).add(fn);
+  },
+
+  // run runs an action, showing its error; a lost session goes back to
+  // the sign-in page.
+  async run(work, success) {
+    try {
+      const res = await work();
+      if (success) toast(typeof success === 'function' ? success(res) : success);
+      return res;
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 401 && this.session) {
+        signedOut('Your session has ended. Sign in again.');
+      } else {
+        toast(e.message, 'error');
+      }
+      return undefined;
+    }
+  },
+
+  // refresh reads the house again and redraws the page (at most once per
+  // burst of changes).
+  refresh() {
+    clearTimeout(refreshTimer);
+    refreshTimer = setTimeout(() => { reload(); }, 120);
+  },
+
+  // device finds a device's live view in the snapshot.
+  device(id) {
+    for (const list of Object.values(stateLists)) {
+      const d = (this.home[list] || []).find((x) => x.id === id);
+      if (d) return d;
+    }
+    return null;
+  },
+};
+
+let refreshTimer = null;
+
+async function reload() {
+  const home = await app.run(() => get('/home'));
+  if (!home) return;
+  app.home = home;
+  await draw({ keepPlace: true });
+}
+
+let drawing = 0; // the latest draw; an older one that finishes later is dropped
+
+// draw renders the current page. Redrawing the same page keeps focus,
+// scroll, and whatever was being typed.
+async function draw({ keepPlace = false } = {}) {
+  const page = pages[app.path] || pages['/'];
+  const seq = ++drawing;
+  const focused = keepPlace && document.activeElement && document.activeElement.id ? document.activeElement.id : null;
+  const typed = keepPlace ? typedValues() : {};
+  const y = window.scrollY;
+  app.watchers = new Map();
+  const node = await page.module.render(app);
+  if (seq !== drawing) return;
+  replace(main, node);
+  restoreValues(typed);
+  document.title = `${page.title} · Bifrost`;
+  for (const a of top.querySelectorAll('nav a')) {
+    if (a.dataset.page === app.path) a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  }
+  if (keepPlace) {
+    window.scrollTo(0, y);
+    const el = focused && document.getElementById(focused);
+    if (el) el.focus({ preventScroll: true });
+  }
+}
+
+// typedValues collects what people typed in the page's text fields.
+function typedValues() {
+  const out = {};
+  for (const el of main.querySelectorAll('input[id]')) {
+    if (['text', 'password', 'search'].includes(el.type) && el.value !== el.defaultValue) out[el.id] = el.value;
+  }
+  return out;
+}
+
+function restoreValues(typed) {
+  for (const [id, value] of Object.entries(typed)) {
+    const el = document.getElementById(id);
+    if (el) el.value = value;
+  }
+}
+
+// route draws the page the location names and moves focus to it.
+async function route() {
+  if (!app.session) return;
+  if (location.hash !== '' && !location.hash.startsWith('#/')) return; // e.g. the skip link
+  const path = location.hash ? location.hash.slice(1) : '/';
+  app.path = pages[path] ? path : '/';
+  clearTimeout(refreshTimer); // the new page is drawn from scratch
+  await draw();
+  window.scrollTo(0, 0);
+  const heading = main.querySelector('h1');
+  if (heading) {
+    heading.setAttribute('tabindex', '-1');
+    heading.focus({ preventScroll: true });
+  }
+}
+
+// onEvent applies one change from the hub: a device's new state is put in
+// place; anything that changes the shape of the house redraws the page.
+function onEvent(e) {
+  const page = (pages[app.path] || pages['/']).module;
+  if (page.onEvent && page.onEvent(e, app)) return;
+  const list = stateLists[e.type];
+  if (list && e.action === 'changed' && e.data && app.home) {
+    const items = app.home[list] || [];
+    const i = items.findIndex((x) => x.id === e.id);
+    if (i >= 0) {
+      // A whole view (it says whether the device is online) replaces the
+      // old one; the answer to a write (its new state) updates it.
+      items[i] = 'online' in e.data ? e.data : { ...items[i], ...e.data };
+      for (const fn of app.watchers.get(e.id) || []) fn(items[i]);
+      return;
+    }
+  }
+  if (e.type === 'key' || (e.type === 'scene' && e.action === 'activated')) return; // the devices report their own changes
+  app.refresh();
+}
+
+function startEvents() {
+  stopEvents();
+  let wasOpen = false;
+  app.stream = follow(onEvent, async (state) => {
+    live.className = `live ${state === 'open' ? 'on' : 'off'}`;
+    live.textContent = state === 'open' ? 'Live' : 'Reconnecting…';
+    if (state === 'open') {
+      if (wasOpen) app.refresh(); // catch up on what happened meanwhile
+      wasOpen = true;
+    }
+    if (state === 'closed') {
+      try {
+        await get('/session');
+        setTimeout(startEvents, 3000);
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 401) signedOut('Your session has ended. Sign in again.');
+        else setTimeout(startEvents, 3000);
+      }
+    }
+  });
+}
+
+function stopEvents() {
+  if (app.stream) app.stream.close();
+  app.stream = null;
+}
+
+// signedIn shows the app for a session.
+async function signedIn(session) {
+  app.session = session;
+  setCSRF(session.csrf_token);
+  document.getElementById('who').textContent = session.user.username;
+  top.hidden = false;
+  app.home = await get('/home');
+  startEvents();
+  if (!location.hash.startsWith('#/')) history.replaceState(null, '', '#/');
+  await route();
+}
+
+// signedOut goes back to the sign-in page.
+function signedOut(message) {
+  app.session = null;
+  app.home = null;
+  setCSRF('');
+  stopEvents();
+  top.hidden = true;
+  showAuth(message);
+}
+
+function showAuth(message) {
+  document.title = 'Sign in · Bifrost';
+  renderAuth(main, { message, onSignedIn: (s) => signedIn(s).catch(fatal) }).catch(fatal);
+}
+
+function fatal(e) {
+  replace(main, h('div', { class: 'card narrow' },
+    h('h1', { text: 'Bifrost cannot start' }),
+    h('p', { role: 'alert', text: e.message || String(e) }),
+    h('button', { type: 'button', onclick: () => location.reload(), text: 'Try again' })));
+}
+
+document.getElementById('logout').addEventListener('click', async () => {
+  await app.run(() => post('/logout'));
+  signedOut('You are signed out.');
+});
+
+window.addEventListener('hashchange', () => { route().catch(fatal); });
+
+async function start() {
+  try {
+    await signedIn(await get('/session'));
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 401) showAuth();
+    else fatal(e);
+  }
+}
+
+start();

@@ -1,0 +1,325 @@
+// The dashboard: each room as a card with its power, brightness, scenes and
+// occupancy, and every device in it with its controls. Devices follow the
+// live event stream in place.
+
+import { put, post, get, at } from './api.js';
+import { h, append, toggle, slider, select, toast, icon } from './dom.js';
+
+export function render(app) {
+  const { rooms, scenes } = app.home;
+  const placed = new Set();
+  const cards = rooms.map((room) => {
+    const ids = room.members.map((m) => m.id);
+    ids.forEach((id) => placed.add(id));
+    return roomCard(app, room, ids, scenes.filter((s) => s.room_id === room.id));
+  });
+  const others = allDevices(app.home).filter((d) => !placed.has(d.id)).map((d) => d.id);
+  if (others.length > 0) cards.push(deviceCard(app, 'Not in a room', others));
+  const homeScenes = scenes.filter((s) => !s.room_id);
+  return h('div', { class: 'page' },
+    h('div', { class: 'page-head' },
+      h('h1', { text: 'Dashboard' }),
+      homeScenes.length ? sceneBar(app, homeScenes, 'Home scenes') : null),
+    rooms.length === 0 && others.length === 0
+      ? h('p', { class: 'empty', text: 'No devices yet. Adapters add them as they find them.' })
+      : null,
+    h('div', { class: 'grid rooms' }, cards));
+}
+
+// allDevices lists every device the snapshot has, of every kind.
+function allDevices(home) {
+  return [...home.lights, ...home.media, ...home.power, ...home.remotes, ...home.sensors];
+}
+
+function roomCard(app, room, ids, scenes) {
+  const lights = () => ids.map((id) => app.device(id)).filter((d) => d && d.kind === 'light');
+  const lit = () => lights().filter((l) => l.state && l.state.on);
+  const anyOn = () => lit().length > 0 || ids.some((id) => {
+    const d = app.device(id);
+    return d && d.kind === 'power' && d.on;
+  });
+  const level = () => {
+    const ls = lit().length ? lit() : lights().filter((l) => l.state);
+    return ls.reduce((max, l) => Math.max(max, l.state.brightness), 0) || 50;
+  };
+  const write = async (patch) => {
+    const res = await app.run(() => put(at`/rooms/${room.id}/state`, patch));
+    if (res) reportFailures(room.name, res);
+  };
+
+  const power = toggle(`${room.name} power`, anyOn(), (on) => write({ on }), { id: `room-power-${room.id}` });
+  const hasLights = lights().length > 0;
+  const bri = hasLights
+    ? slider(`${room.name} brightness`, level(), 1, 100, (v) => write({ brightness: v }), { unit: '%', id: `room-bri-${room.id}` })
+    : null;
+  const occupancy = h('span', { class: 'badge' });
+  const showOccupancy = () => {
+    const o = occupied(app, ids, room.occupied);
+    occupancy.hidden = o === null;
+    occupancy.textContent = o ? 'Occupied' : 'Empty';
+    occupancy.className = `badge ${o ? 'good' : ''}`;
+  };
+  showOccupancy();
+  const update = () => {
+    power.checked = anyOn();
+    if (bri) bri.set(level());
+    showOccupancy();
+  };
+  ids.forEach((id) => app.watch(id, update));
+
+  return h('section', { class: 'card room', 'aria-labelledby': `room-${room.id}`, 'data-room': room.id },
+    h('div', { class: 'card-head' },
+      h('h2', { id: `room-${room.id}`, text: room.name }),
+      occupancy,
+      power),
+    bri ? h('div', { class: 'row' }, h('span', { class: 'label', text: 'Brightness', 'aria-hidden': 'true' }), bri) : null,
+    scenes.length ? sceneBar(app, scenes, `Scenes for ${room.name}`) : null,
+    deviceList(app, ids));
+}
+
+// occupied is whether a room's presence sensors sense someone: null when
+// it has none that answers.
+function occupied(app, ids, fallback) {
+  let known = false;
+  let present = false;
+  for (const id of ids) {
+    const d = app.device(id);
+    if (!d || d.kind !== 'sensor' || !d.readings) continue;
+    for (const r of d.readings) {
+      if ((r.type === 'motion' || r.type === 'occupancy') && typeof r.bool === 'boolean') {
+        known = true;
+        present = present || r.bool;
+      }
+    }
+  }
+  if (!known) return fallback === undefined ? null : fallback;
+  return present;
+}
+
+function deviceCard(app, title, ids) {
+  return h('section', { class: 'card room', 'aria-label': title },
+    h('div', { class: 'card-head' }, h('h2', { text: title })),
+    deviceList(app, ids));
+}
+
+function deviceList(app, ids) {
+  const rows = ids.map((id) => app.device(id)).filter(Boolean).map((d) => deviceRow(app, d));
+  return rows.length ? h('ul', { class: 'devices' }, rows) : h('p', { class: 'empty', text: 'No devices in this room.' });
+}
+
+const rowMakers = { light: lightRow, media: mediaRow, power: powerRow, remote: remoteRow, sensor: sensorRow };
+
+function deviceRow(app, d) {
+  const make = rowMakers[d.kind];
+  const name = h('span', { class: 'name', text: d.name });
+  const status = h('span', { class: 'badge' });
+  const li = h('li', { class: `device ${d.kind}`, 'data-device': d.id });
+  const { head, body, update } = make(app, d);
+  const showStatus = (v) => {
+    const off = !v.online;
+    status.hidden = v.online && v.enabled;
+    status.textContent = !v.enabled ? 'Disabled' : 'Offline';
+    status.className = `badge ${off ? 'warn' : ''}`;
+    li.classList.toggle('offline', off || !v.enabled);
+    for (const el of li.querySelectorAll('input, select, button')) el.disabled = off || !v.enabled;
+  };
+  append(li, [h('div', { class: 'device-head' }, name, status, head), body]);
+  showStatus(d);
+  app.watch(d.id, (v) => {
+    update(v);
+    showStatus(v);
+  });
+  return li;
+}
+
+// A light: power, brightness, colour temperature, colour and effect, as
+// the lamp supports them.
+function lightRow(app, l) {
+  const caps = l.capabilities || {};
+  const st = () => l.state || {};
+  const send = (patch) => app.run(() => put(at`/lights/${l.id}/state`, patch));
+  const power = toggle(`${l.name} power`, st().on, (on) => send({ on }), { id: `light-power-${l.id}` });
+  const bri = caps.dimmable !== false
+    ? slider(`${l.name} brightness`, st().brightness ?? 0, 1, 100, (v) => send({ brightness: v }), { unit: '%', id: `light-bri-${l.id}` })
+    : null;
+  const temp = caps.kelvin_max
+    ? slider(`${l.name} colour temperature`, st().kelvin || caps.kelvin_min, caps.kelvin_min, caps.kelvin_max,
+      (k) => send({ kelvin: k }), { unit: 'K', step: 50, id: `light-temp-${l.id}` })
+    : null;
+  const color = caps.color
+    ? h('input', { type: 'color', 'aria-label': `${l.name} colour`, id: `light-color-${l.id}`, value: hexOf(st()) })
+    : null;
+  if (color) color.addEventListener('change', () => send({ hex: color.value }));
+  const effects = caps.effects || [];
+  const effect = effects.length
+    ? select(`${l.name} effect`, [['', 'No effect'], ...effects.map((e) => [e, e])], st().effect || '', { id: `light-effect-${l.id}` })
+    : null;
+  if (effect) {
+    effect.addEventListener('change', () => {
+      if (effect.value) send({ effect: effect.value });
+      else if (temp) send({ kelvin: Number(temp.input.value) });
+      else send({ hex: color ? color.value : '#ffffff' });
+    });
+  }
+  const body = h('div', { class: 'controls' },
+    bri ? labelled('Brightness', bri) : null,
+    temp ? labelled('White', temp) : null,
+    color || effect ? h('div', { class: 'row' }, color ? labelled('Colour', color) : null, effect) : null);
+  const update = (v) => {
+    l = v;
+    power.checked = !!st().on;
+    if (bri && st().brightness !== undefined) bri.set(st().brightness);
+    if (temp && st().kelvin) temp.set(st().kelvin);
+    if (color && document.activeElement !== color) color.value = hexOf(st());
+    if (effect && document.activeElement !== effect) effect.value = st().mode === 'effect' ? st().effect || '' : '';
+  };
+  update(l);
+  return { head: power, body, update };
+}
+
+function hexOf(st) {
+  return st.color && st.color.hex ? `#${st.color.hex.toLowerCase()}` : '#ffffff';
+}
+
+function labelled(text, control) {
+  return h('div', { class: 'row' }, h('span', { class: 'label', text, 'aria-hidden': 'true' }), control);
+}
+
+// A media player: power, volume, mute, source, transport, now playing and
+// favourites.
+function mediaRow(app, m) {
+  const st = () => m.state || {};
+  const send = (patch) => app.run(() => put(at`/media/devices/${m.id}/state`, patch));
+  const power = toggle(`${m.name} power`, st().power, (on) => send({ power: on }), { id: `media-power-${m.id}` });
+  const volume = slider(`${m.name} volume`, st().volume ?? 0, 0, 100, (v) => send({ volume: v }), { id: `media-vol-${m.id}` });
+  const mute = h('button', { type: 'button', class: 'quiet', 'aria-label': `Mute ${m.name}`, id: `media-mute-${m.id}` });
+  mute.addEventListener('click', () => send({ mute: !st().muted }));
+  const sources = h('select', { 'aria-label': `${m.name} source`, id: `media-src-${m.id}` });
+  sources.addEventListener('change', () => send({ source: sources.value }));
+  const prev = h('button', { type: 'button', class: 'quiet icon', 'aria-label': `Previous on ${m.name}`, onclick: () => send({ transport: 'previous' }) }, icon('previous'));
+  const play = h('button', { type: 'button', class: 'quiet icon', id: `media-play-${m.id}` });
+  play.addEventListener('click', () => send({ transport: st().transport === 'playing' ? 'pause' : 'play' }));
+  const next = h('button', { type: 'button', class: 'quiet icon', 'aria-label': `Next on ${m.name}`, onclick: () => send({ transport: 'next' }) }, icon('next'));
+  const playing = h('p', { class: 'now-playing' });
+  const body = h('div', { class: 'controls' },
+    playing,
+    labelled('Volume', volume),
+    h('div', { class: 'row buttons' }, prev, play, next, mute, sources),
+    m.has_favorites ? favorites(app, m) : null);
+  const update = (v) => {
+    m = v;
+    const s = st();
+    power.checked = !!s.power;
+    volume.set(s.volume ?? 0);
+    mute.setAttribute('aria-pressed', s.muted ? 'true' : 'false');
+    mute.textContent = s.muted ? 'Unmute' : 'Mute';
+    const isPlaying = s.transport === 'playing';
+    play.replaceChildren(icon(isPlaying ? 'pause' : 'play'));
+    play.setAttribute('aria-label', `${isPlaying ? 'Pause' : 'Play'} ${m.name}`);
+    const np = s.now_playing;
+    playing.textContent = np && (np.title || np.app)
+      ? [np.title, np.artist].filter(Boolean).join(' — ') || np.app
+      : 'Nothing playing';
+    if (document.activeElement !== sources) {
+      const list = s.sources || [];
+      sources.replaceChildren(...list.map((src) => h('option', { value: src, text: src, selected: src === s.source })));
+      sources.hidden = list.length === 0;
+    }
+  };
+  update(m);
+  return { head: power, body, update };
+}
+
+// favorites is a menu of a speaker's favourites, read when first opened.
+function favorites(app, m) {
+  const menu = select(`${m.name} favourite`, [['', 'Play a favourite…']], '', { id: `media-fav-${m.id}` });
+  let loaded = false;
+  const load = async () => {
+    if (loaded) return;
+    loaded = true;
+    const favs = await app.run(() => get(at`/media/devices/${m.id}/favorites`));
+    if (!favs) { loaded = false; return; }
+    for (const f of favs) menu.append(h('option', { value: f.id, text: f.title }));
+  };
+  menu.addEventListener('focus', load);
+  menu.addEventListener('pointerdown', load);
+  menu.addEventListener('change', async () => {
+    const id = menu.value;
+    if (!id) return;
+    const title = menu.selectedOptions[0].textContent;
+    await app.run(() => post(at`/media/devices/${m.id}/favorites/play`, { favorite: id }), `Playing ${title} on ${m.name}`);
+    menu.value = '';
+  });
+  return h('div', { class: 'row' }, menu);
+}
+
+// A switch, plug or fan.
+function powerRow(app, p) {
+  const power = toggle(`${p.name} power`, p.on, (on) => app.run(() => put(at`/power/devices/${p.id}/state`, { on })), { id: `power-${p.id}` });
+  const update = (v) => { power.checked = !!v.on; };
+  return { head: power, body: null, update };
+}
+
+// A TV remote: open an app, and the keys used most.
+function remoteRow(app, r) {
+  const send = (cmd) => app.run(() => post(at`/remote/devices/${r.id}/command`, cmd));
+  const current = h('p', { class: 'now-playing' });
+  const apps = select(`App to open on ${r.name}`, [['', 'Open an app…'], ...(r.apps || []).map((a) => [a.id, a.name])], '', { id: `remote-app-${r.id}` });
+  apps.addEventListener('change', () => {
+    if (apps.value) send({ app: apps.value });
+    apps.value = '';
+  });
+  const names = { home: 'Home', back: 'Back', play_pause: 'Play/Pause', power: 'Power' };
+  const keys = Object.keys(names).filter((k) => (r.keys || []).includes(k))
+    .map((k) => h('button', { type: 'button', class: 'quiet', 'aria-label': `${names[k]} on ${r.name}`, text: names[k], onclick: () => send({ key: k }) }));
+  const update = (v) => {
+    const app1 = (v.apps || []).find((a) => a.id === v.current_app);
+    current.textContent = v.current_app ? `On screen: ${app1 ? app1.name : v.current_app}` : '';
+  };
+  update(r);
+  return { head: null, body: h('div', { class: 'controls' }, current, h('div', { class: 'row buttons' }, apps, keys)), update };
+}
+
+// A sensor's readings.
+function sensorRow(app, s) {
+  const out = h('p', { class: 'readings' });
+  const update = (v) => { out.textContent = (v.readings || []).map(reading).join(' · ') || 'No readings'; };
+  update(s);
+  return { head: null, body: out, update };
+}
+
+function reading(r) {
+  const yes = { motion: ['Motion', 'No motion'], occupancy: ['Occupied', 'Empty'], contact: ['Closed', 'Open'] };
+  if (typeof r.bool === 'boolean' && yes[r.type]) return yes[r.type][r.bool ? 0 : 1];
+  const units = { temperature: ' °C', humidity: ' %', illuminance: ' lx' };
+  const unit = r.unit ? ` ${r.unit}` : units[r.type] || '';
+  const value = Math.round(r.value * 10) / 10;
+  return `${r.type[0].toUpperCase()}${r.type.slice(1)} ${value}${unit}`;
+}
+
+// sceneBar lists scenes as buttons that activate them.
+function sceneBar(app, scenes, label) {
+  return h('div', { class: 'scenes', role: 'group', 'aria-label': label },
+    scenes.map((s) => h('button', {
+      type: 'button',
+      class: 'chip',
+      'aria-label': `Activate scene ${s.name}`,
+      text: s.name,
+      onclick: () => app.run(() => post(at`/scenes/${s.id}/activate`), (res) => fanoutText(s.name, res)),
+    })));
+}
+
+// fanoutText says how a write to many devices went (and shows what
+// failed, which is never swallowed).
+export function fanoutText(what, res) {
+  const ok = (res.applied || []).length;
+  const failed = reportFailures(what, res);
+  return `${what}: ${ok} device${ok === 1 ? '' : 's'} set${failed ? `, ${failed} failed` : ''}`;
+}
+
+// reportFailures shows the devices a write to many could not reach.
+function reportFailures(what, res) {
+  const failed = res.failed || [];
+  if (failed.length) toast(`${what}: ${failed.map((f) => `${f.name}: ${f.error}`).join('; ')}`, 'error');
+  return failed.length;
+}

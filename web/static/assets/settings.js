@@ -1,0 +1,188 @@
+// Settings: your password, API keys (minted, listed, revoked; a key is
+// shown once), users, and the audit log.
+
+import { get, post, put, del, at } from './api.js';
+import { h, field, select, confirmButton, busy, when, replace, toast } from './dom.js';
+
+let keysBox = null; // the keys table on the page, redrawn on key events
+
+export async function render(app) {
+  const [keys, users, audit] = await Promise.all([
+    app.run(() => get('/api-keys')),
+    app.run(() => get('/users')),
+    app.run(() => get('/audit?limit=100')),
+  ]);
+  keysBox = h('div', { class: 'table-wrap' });
+  drawKeys(app, keys || []);
+  return h('div', { class: 'page settings' },
+    h('h1', { text: 'Settings' }),
+    accountSection(app),
+    h('section', { class: 'card', 'aria-labelledby': 'keys-title' },
+      h('h2', { id: 'keys-title', text: 'API keys' }),
+      h('p', { class: 'note', text: 'Scripts, dashboards and assistants use keys with /api/v1 and /mcp: Authorization: Bearer bfr_…' }),
+      newKeyForm(app),
+      keysBox),
+    usersSection(app, users || []),
+    auditSection(audit || []));
+}
+
+// onEvent redraws the keys table when a key is made or revoked anywhere;
+// the rest of the house does not show here, so its changes are ignored
+// (and a key just shown once stays on screen).
+export function onEvent(e, app) {
+  if (e.type !== 'key') return true;
+  if (keysBox && keysBox.isConnected) {
+    app.run(() => get('/api-keys')).then((keys) => { if (keys) drawKeys(app, keys); });
+  }
+  return true;
+}
+
+function accountSection(app) {
+  const me = app.session.user;
+  const current = h('input', { type: 'password', autocomplete: 'current-password', required: true, id: 'pw-current' });
+  const next = h('input', { type: 'password', autocomplete: 'new-password', required: true, minlength: 8, id: 'pw-new' });
+  const submit = h('button', { type: 'submit', text: 'Change password' });
+  const form = h('form', { class: 'inline-form' },
+    field('Current password', current), field('New password', next, 'Your other browsers will be signed out.'), submit);
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const ok = await busy(submit, () => app.run(async () => {
+      await put(at`/users/${me.id}/password`, { current: current.value, password: next.value });
+      return true;
+    }, 'Password changed; other sessions were signed out'));
+    if (ok) { current.value = ''; next.value = ''; }
+  });
+  return h('section', { class: 'card', 'aria-labelledby': 'account-title' },
+    h('h2', { id: 'account-title', text: 'Your account' }),
+    h('p', { text: `Signed in as ${me.username}${me.admin ? ' (admin)' : ''}.` }),
+    form);
+}
+
+function newKeyForm(app) {
+  const name = h('input', { id: 'key-name', required: true, maxlength: 100, placeholder: 'e.g. kitchen tablet' });
+  const scope = select('Scope', [['control', 'Control: read and change the house'], ['read', 'Read only']], 'control', { id: 'key-scope' });
+  const submit = h('button', { type: 'submit', class: 'primary', text: 'Create key' });
+  const reveal = h('div', { class: 'reveal-slot' });
+  const form = h('form', { class: 'inline-form', 'aria-label': 'New API key' }, field('Key name', name), field('Scope', scope), submit);
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const k = await busy(submit, () => app.run(() => post('/api-keys', { name: name.value, scope: scope.value })));
+    if (!k) return;
+    name.value = '';
+    showKeyOnce(reveal, k);
+  });
+  return h('div', {}, form, reveal);
+}
+
+// showKeyOnce shows a new key's secret until dismissed; it is never
+// fetched again.
+function showKeyOnce(slot, k) {
+  const code = h('code', { class: 'secret', id: 'new-key', text: k.key });
+  const copy = h('button', { type: 'button', text: 'Copy' });
+  copy.addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText(k.key);
+      toast('Key copied');
+    } catch (e) {
+      const range = document.createRange();
+      range.selectNodeContents(code);
+      getSelection().removeAllRanges();
+      getSelection().addRange(range);
+      toast('Press Ctrl+C (⌘C) to copy the selected key');
+    }
+  });
+  const done = h('button', { type: 'button', class: 'quiet', text: 'Done', onclick: () => slot.replaceChildren() });
+  replace(slot, h('div', { class: 'reveal', role: 'region', 'aria-label': `New key ${k.name}` },
+    h('p', {}, h('strong', { text: `Key “${k.name}” created. ` }), 'Copy it now: it is shown only this once, and Bifrost keeps only its hash.'),
+    h('div', { class: 'row' }, code, copy, done)));
+  copy.focus();
+}
+
+function drawKeys(app, keys) {
+  if (keys.length === 0) {
+    replace(keysBox, h('p', { class: 'empty', text: 'No keys yet.' }));
+    return;
+  }
+  const rows = keys.map((k) => h('tr', { 'data-key': k.id, class: k.revoked_at ? 'revoked' : '' },
+    h('td', { text: k.name }),
+    h('td', {}, h('code', { text: `${k.prefix}…` })),
+    h('td', { text: k.scope }),
+    h('td', { text: when(k.created_at) }),
+    h('td', { text: when(k.last_used) }),
+    h('td', {}, k.revoked_at
+      ? h('span', { class: 'badge', text: `Revoked ${when(k.revoked_at)}` })
+      : confirmButton('Revoke', 'Press again to revoke', async (b) => {
+        await busy(b, () => app.run(() => del(at`/api-keys/${k.id}`), `Revoked ${k.name}`));
+      }, { 'aria-label': `Revoke key ${k.name}` }))));
+  replace(keysBox, h('table', {},
+    h('caption', { class: 'visually-hidden', text: 'API keys' }),
+    h('thead', {}, h('tr', {}, ['Name', 'Key', 'Scope', 'Created', 'Last used', ''].map((t) => h('th', { scope: 'col', text: t })))),
+    h('tbody', {}, rows)));
+}
+
+function usersSection(app, users) {
+  const me = app.session.user;
+  const rows = users.map((u) => h('li', { class: 'member', 'data-user': u.id },
+    h('span', { class: 'name', text: u.username }),
+    u.admin ? h('span', { class: 'badge', text: 'Admin' }) : null,
+    h('span', { class: 'kind', text: `since ${when(u.created_at)}` }),
+    me.admin && u.id !== me.id ? setPasswordForm(app, u) : null,
+    me.admin && u.id !== me.id
+      ? confirmButton('Remove', 'Press again to remove', async (b) => {
+        const ok = await busy(b, () => app.run(async () => { await del(at`/users/${u.id}`); return true; }, `Removed ${u.username}`));
+        if (ok) app.refresh();
+      }, { 'aria-label': `Remove user ${u.username}` })
+      : null));
+  return h('section', { class: 'card', 'aria-labelledby': 'users-title' },
+    h('h2', { id: 'users-title', text: 'Users' }),
+    h('ul', { class: 'members' }, rows),
+    me.admin ? newUserForm(app) : h('p', { class: 'note', text: 'Only an admin can add or remove users.' }));
+}
+
+function setPasswordForm(app, u) {
+  const pw = h('input', { type: 'password', autocomplete: 'new-password', required: true, minlength: 8, 'aria-label': `New password for ${u.username}`, placeholder: 'new password' });
+  const save = h('button', { type: 'submit', text: 'Set password' });
+  const form = h('form', { class: 'inline-form compact' }, pw, save);
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const ok = await busy(save, () => app.run(async () => {
+      await put(at`/users/${u.id}/password`, { password: pw.value });
+      return true;
+    }, `Password of ${u.username} set; their sessions ended`));
+    if (ok) pw.value = '';
+  });
+  return form;
+}
+
+function newUserForm(app) {
+  const name = h('input', { id: 'user-name', required: true, autocomplete: 'off', autocapitalize: 'none', spellcheck: 'false' });
+  const pw = h('input', { id: 'user-password', type: 'password', autocomplete: 'new-password', required: true, minlength: 8 });
+  const admin = h('input', { id: 'user-admin', type: 'checkbox' });
+  const submit = h('button', { type: 'submit', text: 'Add user' });
+  const form = h('form', { class: 'inline-form', 'aria-label': 'New user' },
+    field('Username', name), field('Password', pw),
+    h('div', { class: 'field check' }, admin, h('label', { for: 'user-admin', text: 'Admin' })),
+    submit);
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const u = await busy(submit, () => app.run(() => post('/users', { username: name.value, password: pw.value, admin: admin.checked }), (x) => `Added ${x.username}`));
+    if (u) app.refresh();
+  });
+  return form;
+}
+
+function auditSection(entries) {
+  const who = (e) => (e.actor_kind === 'system' ? 'system' : `${e.actor_kind === 'key' ? 'key' : 'user'} ${e.actor_name}`);
+  return h('section', { class: 'card', 'aria-labelledby': 'audit-title' },
+    h('h2', { id: 'audit-title', text: 'Audit log' }),
+    entries.length === 0 ? h('p', { class: 'empty', text: 'Nothing yet.' }) : h('div', { class: 'table-wrap' },
+      h('table', { class: 'audit' },
+        h('caption', { class: 'visually-hidden', text: 'Who changed what, newest first' }),
+        h('thead', {}, h('tr', {}, ['Time', 'Who', 'Action', 'Target', 'Result'].map((t) => h('th', { scope: 'col', text: t })))),
+        h('tbody', {}, entries.map((e) => h('tr', { class: e.result === 'ok' ? '' : 'failed' },
+          h('td', { text: when(e.time) }),
+          h('td', { text: who(e) }),
+          h('td', { text: e.action }),
+          h('td', { text: e.target }),
+          h('td', { text: e.result })))))));
+}
