@@ -304,3 +304,12 @@ type Scanner interface {
 	// Scan starts discovery and returns how long it will go on looking.
 	Scan(ctx context.Context) (time.Duration, error)
 }
+
+// Adder is an adapter that can add a device given its network or radio
+// address (a Sonos player's IP, a receiver's IP, a light's MAC address).
+type Adder interface {
+	Adapter() string
+	// Add connects to the device at address and registers what it finds
+	// there (a whole Sonos household, a receiver and its zone 2, …).
+	Add(ctx context.Context, address string) ([]ID, error)
+}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/bifrost-hub/bifrost/devices"
 )
 
 // ScanResult says which adapters are looking for devices, and for how long.
@@ -46,4 +48,57 @@ func (s *Service) Scan(ctx context.Context) (ScanResult, error) {
 		res.Message = "No adapter could start a scan."
 	}
 	return res, nil
+}
+
+// AddDevice adds the device at address through the named adapter (e.g.
+// "sonos" and a player's IP address) and returns what was found there,
+// already in the inventory.
+func (s *Service) AddDevice(ctx context.Context, adapter, address string) ([]DeviceView, error) {
+	if err := authorize(ctx, ScopeControl); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(address) == "" {
+		return nil, Errorf(EINVALID, "give the device's address")
+	}
+	var adders []devices.Adder
+	for _, sc := range s.scanners {
+		if a, ok := sc.(devices.Adder); ok {
+			adders = append(adders, a)
+		}
+	}
+	self := func(a devices.Adder) string { return a.Adapter() }
+	a, err := resolve("adapter that adds devices by address", adapter, adders, self, self)
+	if err != nil {
+		return nil, err
+	}
+	actx, cancel := context.WithTimeout(ctx, s.reg.Timeout())
+	ids, err := a.Add(actx, strings.TrimSpace(address))
+	cancel()
+	s.audit(ctx, "device.add", a.Adapter()+" "+address, err, "")
+	if err != nil {
+		return nil, deviceError(address, err)
+	}
+	return s.recordFound(ctx, ids)
+}
+
+// recordFound puts freshly added devices in the inventory and returns them.
+func (s *Service) recordFound(ctx context.Context, ids []devices.ID) ([]DeviceView, error) {
+	for _, id := range ids {
+		if d, ok := s.reg.Get(id); ok {
+			if err := s.syncDevice(ctx, d); err != nil {
+				return nil, err
+			}
+		}
+	}
+	inv, err := s.inventory(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]DeviceView, 0, len(ids))
+	for _, id := range ids {
+		if rec, ok := inv.byID(id); ok {
+			out = append(out, s.view(inv, rec))
+		}
+	}
+	return out, nil
 }

@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -741,5 +742,35 @@ func TestPresets(t *testing.T) {
 	_, err := h.svc.SetLight(h.ctx, "Fill Light", service.LightPatch{Preset: &gel.Name})
 	wantCode(t, err, service.EUNSUPPORTED)
 	_, err = h.svc.SetLight(h.ctx, "Fill Light", service.LightPatch{Preset: ptr("Moonbeam Unicorn")})
+	wantCode(t, err, service.EINVALID)
+}
+
+// lampAdder adds a simulated lamp at any address, as a real adapter adds
+// what it finds at an IP or MAC address.
+type lampAdder struct{ reg *devices.Registry }
+
+func (a lampAdder) Adapter() string                             { return "lamps" }
+func (a lampAdder) Scan(context.Context) (time.Duration, error) { return 0, nil }
+func (a lampAdder) Add(_ context.Context, addr string) ([]devices.ID, error) {
+	if !strings.HasPrefix(addr, "10.") {
+		return nil, fmt.Errorf("nothing answers at %s: %w", addr, devices.ErrUnreachable)
+	}
+	l := sim.NewLight("lamp-"+sim.Slug(addr), "Porch Lamp", "", devices.LightCaps{Dimmable: true}, sim.Options{})
+	sim.Register(a.reg, l)
+	return []devices.ID{l.Info().ID}, nil
+}
+
+func TestAddDeviceByAddress(t *testing.T) {
+	h := newHouseWith(t, func(c *service.Config, _ *sim.Home) { c.Scanners = []devices.Scanner{lampAdder{reg: c.Registry}} })
+	found := must[[]service.DeviceView](t)(h.svc.AddDevice(h.ctx, "lamps", "10.0.0.7"))
+	if len(found) != 1 || found[0].Name != "Porch Lamp" || !found[0].Online {
+		t.Fatalf("found %+v", found)
+	}
+	must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Porch Lamp", service.LightPatch{On: ptr(true)}))
+	_, err := h.svc.AddDevice(h.ctx, "lamps", "192.0.2.1")
+	wantCode(t, err, service.EUNREACHABLE)
+	_, err = h.svc.AddDevice(h.ctx, "hue", "10.0.0.8")
+	wantCode(t, err, service.ENOTFOUND)
+	_, err = h.svc.AddDevice(h.ctx, "lamps", " ")
 	wantCode(t, err, service.EINVALID)
 }

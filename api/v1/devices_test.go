@@ -113,3 +113,16 @@ func TestInventoryAndHome(t *testing.T) {
 			len(home.Rooms), len(home.Lights), len(home.Media), len(home.Power), len(home.Remotes), len(home.Sensors))
 	}
 }
+
+func TestScanAndAddDevice(t *testing.T) {
+	h := newHarness(t)
+	var res service.ScanResult
+	h.call(t, h.control, http.MethodPost, "/api/v1/devices/scan", "", http.StatusOK, &res)
+	if res.Message == "" {
+		t.Fatalf("scan %+v", res)
+	}
+	h.call(t, h.read, http.MethodPost, "/api/v1/devices/scan", "", http.StatusForbidden, nil)
+	h.call(t, h.control, http.MethodPost, "/api/v1/devices", `{"adapter": "sonos"}`, http.StatusUnprocessableEntity, nil)
+	// No adapter of the test hub adds by address: the error lists what can.
+	h.call(t, h.control, http.MethodPost, "/api/v1/devices", `{"adapter": "sonos", "address": "192.0.2.1"}`, http.StatusNotFound, nil)
+}

@@ -26,3 +26,33 @@ func (h *handlers) updateDevice(c echo.Context) error {
 	d, err := h.svc.UpdateDevice(c.Request().Context(), param(c, "id"), p)
 	return reply(c, http.StatusOK, d, err)
 }
+
+// newDevice is the body of POST /devices.
+type newDevice struct {
+	Adapter string `json:"adapter"`
+	Address string `json:"address"`
+}
+
+func (b *newDevice) check() error {
+	switch {
+	case b.Adapter == "":
+		return missing("adapter", "the adapter that talks to it, e.g. \"sonos\"")
+	case b.Address == "":
+		return missing("address", "the device's address, e.g. an IP address")
+	}
+	return nil
+}
+
+func (h *handlers) addDevice(c echo.Context) error {
+	var b newDevice
+	if err := decode(c, &b); err != nil {
+		return err
+	}
+	found, err := h.svc.AddDevice(c.Request().Context(), b.Adapter, b.Address)
+	return reply(c, http.StatusCreated, found, err)
+}
+
+func (h *handlers) scanDevices(c echo.Context) error {
+	res, err := h.svc.Scan(c.Request().Context())
+	return reply(c, http.StatusOK, res, err)
+}

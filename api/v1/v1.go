@@ -44,6 +44,8 @@ func (h *handlers) routes() []route {
 		{get, "/home", h.home},
 		{get, "/events", h.events},
 		{get, "/devices", h.listDevices},
+		{post, "/devices", h.addDevice},
+		{post, "/devices/scan", h.scanDevices},
 		{patch, "/devices/:id", h.updateDevice},
 
 		{get, "/lights", h.listLights},

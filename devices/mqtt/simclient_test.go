@@ -46,9 +46,11 @@ type simOptions struct {
 	handler func(topic string, payload []byte)
 }
 
-func dialSim(t testing.TB, brokerAddr string, o simOptions) *simClient {
+// dialSim connects a simulated device. s is allocated by the caller and
+// stored where the device's handlers find it before anything can arrive.
+func dialSim(t testing.TB, s *simClient, brokerAddr string, o simOptions) {
 	t.Helper()
-	s := &simClient{t: t, arrived: make(chan struct{})}
+	s.t, s.arrived = t, make(chan struct{})
 	opts := paho.NewClientOptions().
 		AddBroker("mqtt://"+brokerAddr).
 		SetClientID(o.id).
@@ -91,7 +93,6 @@ func dialSim(t testing.TB, brokerAddr string, o simOptions) *simClient {
 		t.Fatalf("simulated device %s cannot connect: %v", o.id, tok.Error())
 	}
 	t.Cleanup(func() { s.client.Disconnect(100) })
-	return s
 }
 
 func (s *simClient) record(topic string, payload []byte) {

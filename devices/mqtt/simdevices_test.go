@@ -29,7 +29,8 @@ type simTasmota struct {
 
 func newSimTasmota(t testing.TB, broker, topic string, names []string, sensor bool) *simTasmota {
 	d := &simTasmota{topic: topic, names: names, sensor: sensor, power: make([]bool, len(names)), temp: 21.5}
-	d.simClient = dialSim(t, broker, simOptions{
+	d.simClient = &simClient{}
+	dialSim(t, d.simClient, broker, simOptions{
 		id: topic, willTopic: "tele/" + topic + "/LWT", willPayload: "Offline",
 		subscribe: []string{"cmnd/" + topic + "/+", "cmnd/tasmotas/+"},
 		birth:     func(c paho.Client) { c.Publish("tele/"+topic+"/LWT", 1, true, "Online") },
@@ -150,7 +151,8 @@ type simShelly struct {
 
 func newSimShelly(t testing.TB, broker, id, name string, switchNames []string) *simShelly {
 	d := &simShelly{id: id, name: name, switchN: switchNames, outputs: make([]bool, len(switchNames))}
-	d.simClient = dialSim(t, broker, simOptions{
+	d.simClient = &simClient{}
+	dialSim(t, d.simClient, broker, simOptions{
 		id: id, willTopic: id + "/online", willPayload: "false",
 		subscribe: []string{id + "/rpc"},
 		birth:     func(c paho.Client) { c.Publish(id+"/online", 1, true, "true") },
@@ -301,7 +303,8 @@ func plugExposes() []any {
 
 func newSimZigbee(t testing.TB, broker string, ds ...*zigbeeDevice) *simZigbee {
 	z := &simZigbee{base: "zigbee2mqtt", devices: ds}
-	z.simClient = dialSim(t, broker, simOptions{
+	z.simClient = &simClient{}
+	dialSim(t, z.simClient, broker, simOptions{
 		id: "zigbee2mqtt-bridge", willTopic: "zigbee2mqtt/bridge/state", willPayload: `{"state":"offline"}`,
 		subscribe: []string{"zigbee2mqtt/+/set", "zigbee2mqtt/+/get"},
 		birth:     z.birth,
@@ -435,7 +438,8 @@ func newSimESPHome(t testing.TB, broker, node, area string) *simESPHome {
 		node + "/sensor/temperature/state":   "19.5",
 		node + "/binary_sensor/motion/state": "OFF",
 	}}
-	d.simClient = dialSim(t, broker, simOptions{
+	d.simClient = &simClient{}
+	dialSim(t, d.simClient, broker, simOptions{
 		id: node, willTopic: node + "/status", willPayload: "offline",
 		subscribe: []string{node + "/+/+/command"},
 		birth:     func(c paho.Client) { d.birth(c, area) },

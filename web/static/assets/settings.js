@@ -136,7 +136,7 @@ function usersSection(app, users) {
   return h('section', { class: 'card', 'aria-labelledby': 'users-title' },
     h('h2', { id: 'users-title', text: 'Users' }),
     h('ul', { class: 'members' }, rows),
-    me.admin ? newUserForm(app) : h('p', { class: 'note', text: 'Only an admin can add or remove users.' }));
+    me.admin ? [h('h3', { text: 'Add a user' }), newUserForm(app)] : h('p', { class: 'note', text: 'Only an admin can add or remove users.' }));
 }
 
 function setPasswordForm(app, u) {
