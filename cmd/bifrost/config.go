@@ -28,6 +28,9 @@ type Config struct {
 	// the session API believes.
 	TrustedProxies proxyList
 	SecureCookies  bool // session cookie Secure even on plain HTTP
+	// AllowedOrigins are the browser origins allowed to call /mcp besides
+	// the hub's own host and localhost.
+	AllowedOrigins originList
 
 	Media MediaConfig // Sonos speakers and Onkyo receivers
 }
@@ -103,6 +106,8 @@ func (c *Config) options() []option {
 			Usage: "comma-separated `addresses` or CIDR prefixes of reverse proxies whose X-Forwarded-For is believed"},
 		{Name: "secure-cookies", Env: "BIFROST_SECURE_COOKIES", Value: (*boolValue)(&c.SecureCookies),
 			Usage: "mark the web UI's session cookie Secure even on plain HTTP (behind a TLS proxy)"},
+		{Name: "allowed-origins", Env: "BIFROST_ALLOWED_ORIGINS", Value: &c.AllowedOrigins,
+			Usage: "comma-separated browser `origins` (https://host:port) allowed to call /mcp; default: the hub's own host and localhost"},
 	}, c.Media.options()...)
 }
 

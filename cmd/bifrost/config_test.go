@@ -233,3 +233,18 @@ func TestMediaOptions(t *testing.T) {
 		t.Fatal("a URL was accepted as a host")
 	}
 }
+
+func TestAllowedOrigins(t *testing.T) {
+	cfg, err := parseServe(t, nil, env{"BIFROST_ALLOWED_ORIGINS": "https://home.example:8443, http://tablet.lan/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"https://home.example:8443", "http://tablet.lan"}; !reflect.DeepEqual([]string(cfg.AllowedOrigins), want) {
+		t.Fatalf("origins %v, want %v", cfg.AllowedOrigins, want)
+	}
+	for _, bad := range []string{"home.example", "ftp://x", "https://x/path"} {
+		if _, err := parseServe(t, []string{"--allowed-origins", bad}, env{}); err == nil {
+			t.Errorf("%q accepted as an origin", bad)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -84,3 +85,23 @@ func (v *intValue) Set(s string) error {
 	return nil
 }
 func (v *intValue) String() string { return strconv.Itoa(int(*v)) }
+
+// originList is a comma-separated list of browser origins, scheme://host[:port].
+type originList []string
+
+func (v *originList) Set(s string) error {
+	var out []string
+	for _, o := range strings.Split(s, ",") {
+		if o = strings.TrimSpace(o); o == "" {
+			continue
+		}
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+			return fmt.Errorf("%q is not an origin such as https://home.example:8443", o)
+		}
+		out = append(out, u.Scheme+"://"+u.Host)
+	}
+	*v = out
+	return nil
+}
+func (v *originList) String() string { return strings.Join(*v, ",") }

@@ -151,7 +151,8 @@ func (m *Main) startHTTP() error {
 		return fmt.Errorf("listen: %w", err)
 	}
 	srv := api.New(api.Config{Service: m.service, Logger: m.Logger, Accounts: m.accounts,
-		TrustedProxies: m.Config.TrustedProxies.Prefixes(), SecureCookies: m.Config.SecureCookies})
+		TrustedProxies: m.Config.TrustedProxies.Prefixes(), SecureCookies: m.Config.SecureCookies,
+		AllowedOrigins: m.Config.AllowedOrigins, Version: version})
 	m.server = &http.Server{
 		Handler:           srv.Handler(),
 		ReadHeaderTimeout: readHeaderTimeout,
@@ -162,6 +163,7 @@ func (m *Main) startHTTP() error {
 	}
 	// Open event streams end at once when shutdown starts.
 	m.server.RegisterOnShutdown(m.service.Events().Close)
+	m.server.RegisterOnShutdown(srv.CloseStreams)
 	m.addr = ln.Addr()
 	go func() {
 		if err := m.server.Serve(ln); !errors.Is(err, http.ErrServerClosed) {

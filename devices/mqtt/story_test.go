@@ -375,7 +375,9 @@ func waitOccupied(t *testing.T, h *hub, roomID string, want bool) {
 		case err != nil:
 			return err
 		case o == nil || *o != want:
-			return fmt.Errorf("room occupied = %v; want %v", o, want)
+			var sv sensorView
+			h.get("/sensors/devices/"+esc(espSensorID), &sv)
+			return fmt.Errorf("room occupied = %v; want %v (DEBUG %+v)", o, want, sv)
 		}
 		return nil
 	})
