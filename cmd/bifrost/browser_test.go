@@ -133,6 +133,7 @@ func TestBrowser(t *testing.T) {
 	}
 
 	b.screenshots()
+	b.keyboard(api, ids)
 	crossSitePost(t, b, h, api)
 
 	// Sign out: the old cookie no longer opens anything.
@@ -150,6 +151,38 @@ func TestBrowser(t *testing.T) {
 	loginThrottle(t, b, h)
 	b.checkConsole()
 	t.Logf("browser story took %v", time.Since(start).Round(time.Millisecond))
+}
+
+// keyboard checks that every control of the dashboard and the settings is
+// labelled and in the tab order, then works a room with the keyboard alone.
+func (b *browser) keyboard(api client, ids map[string]string) {
+	b.t.Helper()
+	const unlabelled = `[...document.querySelectorAll('main input, main select, main button, main a')]
+		.filter((e) => e.tabIndex < 0 || !((e.labels && e.labels.length) || e.getAttribute('aria-label') || e.textContent.trim()))
+		.map((e) => e.outerHTML.slice(0, 120))`
+	for _, pg := range []string{"#/settings", "#/"} {
+		b.click(`a[href="` + pg + `"]`)
+		b.waitJS("the page", `!!document.querySelector('main h1')`)
+		if bad := run(b, "find unlabelled controls", chromedp.Evaluate[[]string](unlabelled)); len(bad) > 0 {
+			b.t.Errorf("%s: controls without a label or out of the tab order: %q", pg, bad)
+		}
+	}
+	// Tab from the top of the page to the Studio power switch, and press
+	// Space.
+	b.do("start at the top", chromedp.Evaluate[chromedp.Void](`document.activeElement.blur(); window.scrollTo(0, 0)`))
+	var path []string
+	for range 120 {
+		b.do("press Tab", chromedp.KeyEvent("\t"))
+		label := run(b, "read the focus", chromedp.Evaluate[string](`document.activeElement.getAttribute('aria-label') || document.activeElement.textContent.trim()`))
+		path = append(path, label)
+		if label == "Studio power" {
+			b.do("press Space", chromedp.KeyEvent(" "))
+			api.waitLights(ids, map[string]string{"Key Light": "off", "Fill Light": "off"})
+			b.t.Logf("the keyboard reached Studio power in %d presses of Tab", len(path))
+			return
+		}
+	}
+	b.t.Fatalf("Tab never reached Studio power; it went through %q", path)
 }
 
 // crossSitePost has a page on another origin post to the hub, with the
@@ -487,7 +520,7 @@ func (b *browser) selectByText(sel, text string) {
 }
 
 // screenshots saves the dashboard at desktop and phone width, light and
-// dark.
+// dark, and the other pages for a look.
 func (b *browser) screenshots() {
 	b.t.Helper()
 	dir := artifactsDir(b.t)
@@ -530,10 +563,11 @@ func (b *browser) screenshots() {
 	}
 	for _, pg := range []string{"rooms", "devices", "scenes", "settings"} {
 		b.click(`a[href="#/` + pg + `"]`)
-		b.do("settle", chromedp.Sleep(300*time.Millisecond))
-		shot("TMP-"+pg+"-phone", 375, 812, false, true, phone...)
-		shot("TMP-"+pg+"-desktop", 1280, 900, true, false)
+		b.waitJS("the "+pg+" page", `document.querySelector('h1')?.textContent.toLowerCase() === '`+pg+`'`)
+		shot(pg+"-phone", 375, 812, false, true, phone...)
+		shot(pg+"-desktop-dark", 1280, 900, true, false)
 	}
+	b.click(`a[href="#/"]`)
 	b.do("reset the viewport", chromedp.EmulateViewport(1280, 900), chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 		_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{})
 		return err
