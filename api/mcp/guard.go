@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/bifrost-hub/bifrost/api/keyauth"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -21,27 +22,11 @@ func (s *Server) guard(next echo.HandlerFunc) echo.HandlerFunc {
 		if origin := req.Header.Get(echo.HeaderOrigin); origin != "" && !s.origins.allows(origin, req.Host) {
 			return service.Errorf(service.EFORBIDDEN, "requests from origin %q are not allowed; add it to the hub's allowed origins", origin)
 		}
-		key, ok := bearerToken(req.Header.Get(echo.HeaderAuthorization))
-		if !ok {
-			return service.Errorf(service.EUNAUTHORIZED, "send an API key: Authorization: Bearer bfr_…")
-		}
-		p, err := s.svc.AuthenticateKey(req.Context(), key)
-		if err != nil {
+		if err := keyauth.Authenticate(c, s.svc); err != nil {
 			return err
 		}
-		c.SetRequest(req.WithContext(service.WithPrincipal(req.Context(), p)))
 		return next(c)
 	}
-}
-
-// bearerToken extracts the token of an "Authorization: Bearer …" header.
-func bearerToken(header string) (string, bool) {
-	scheme, token, ok := strings.Cut(strings.TrimSpace(header), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return "", false
-	}
-	token = strings.TrimSpace(token)
-	return token, token != ""
 }
 
 // noOAuth answers the OAuth discovery and registration probes MCP clients

@@ -8,10 +8,10 @@ package v1
 import (
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/bifrost-hub/bifrost/api/keyauth"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -26,8 +26,9 @@ type handlers struct {
 func Register(g *echo.Group, svc *service.Service) {
 	h := &handlers{svc: svc}
 	g.GET("/openapi.json", serveDocument)
+	auth := keyauth.Middleware(svc)
 	for _, r := range h.routes() {
-		g.Add(r.method, r.path, r.handle, h.authenticate)
+		g.Add(r.method, r.path, r.handle, auth)
 	}
 }
 
@@ -91,35 +92,6 @@ func (h *handlers) routes() []route {
 		{get, "/sensors/devices", h.listSensors},
 		{get, "/sensors/devices/:id", h.getSensor},
 	}
-}
-
-// authenticate admits requests that carry a valid API key and puts the
-// key's principal in the request context. Scopes are checked by the
-// service.
-func (h *handlers) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		req := c.Request()
-		key, ok := bearerToken(req.Header.Get(echo.HeaderAuthorization))
-		if !ok {
-			return service.Errorf(service.EUNAUTHORIZED, "send an API key: Authorization: Bearer bfr_…")
-		}
-		p, err := h.svc.AuthenticateKey(req.Context(), key)
-		if err != nil {
-			return err
-		}
-		c.SetRequest(req.WithContext(service.WithPrincipal(req.Context(), p)))
-		return next(c)
-	}
-}
-
-// bearerToken extracts the token of an "Authorization: Bearer …" header.
-func bearerToken(header string) (string, bool) {
-	scheme, token, ok := strings.Cut(strings.TrimSpace(header), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return "", false
-	}
-	token = strings.TrimSpace(token)
-	return token, token != ""
 }
 
 // param returns a path parameter, URL-decoded. Echo matches on the raw

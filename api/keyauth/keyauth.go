@@ -1,0 +1,52 @@
+// Package keyauth admits requests that carry a Bifrost API key
+// ("Authorization: Bearer bfr_…"), for the surfaces that take keys: /api/v1
+// and /mcp. It puts the key's principal in the request context; scopes are
+// the service's business.
+package keyauth
+
+import (
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/bifrost-hub/bifrost/service"
+)
+
+// Authenticate checks the request's key and, when it is good, puts its
+// principal in the request context. A missing, malformed, unknown or
+// revoked key is an unauthorized error for the error renderer.
+func Authenticate(c echo.Context, svc *service.Service) error {
+	req := c.Request()
+	key, ok := BearerToken(req.Header.Get(echo.HeaderAuthorization))
+	if !ok {
+		return service.Errorf(service.EUNAUTHORIZED, "send an API key: Authorization: Bearer bfr_…")
+	}
+	p, err := svc.AuthenticateKey(req.Context(), key)
+	if err != nil {
+		return err
+	}
+	c.SetRequest(req.WithContext(service.WithPrincipal(req.Context(), p)))
+	return nil
+}
+
+// Middleware admits only requests with a good key.
+func Middleware(svc *service.Service) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if err := Authenticate(c, svc); err != nil {
+				return err
+			}
+			return next(c)
+		}
+	}
+}
+
+// BearerToken extracts the token of an "Authorization: Bearer …" header.
+func BearerToken(header string) (string, bool) {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(header), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	token = strings.TrimSpace(token)
+	return token, token != ""
+}
