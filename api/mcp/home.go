@@ -107,7 +107,7 @@ func (h home) text() string {
 
 func (t *tools) homeTools() []mcpserver.ServerTool {
 	return []mcpserver.ServerTool{
-		{Tool: newTool("get_home_state", "The whole house in one snapshot: rooms (members, occupancy), lights, scenes, media (now playing, source), power devices, TV remotes (app in front) and sensors. Start here.",
+		{Tool: newTool("get_home_state", "The whole house at once: rooms (members, occupancy), lights, scenes, media (now playing), power, TV remotes (current app), sensors. Start here.",
 			reads, noArgs, homeSchema),
 			Handler: handle(t, t.getHome)},
 	}
@@ -150,13 +150,13 @@ func (t *tools) readHome(ctx context.Context, _ mcplib.ReadResourceRequest) ([]m
 
 func (t *tools) houseTools() []mcpserver.ServerTool {
 	return []mcpserver.ServerTool{
-		{Tool: newTool("list_sensors", "Sensor readings with units (motion, occupancy, contact, temperature, humidity, light level) and each room's occupancy.",
+		{Tool: newTool("list_sensors", "Sensor readings with units, and each room's occupancy.",
 			reads, noArgs, open(map[string]schema{
 				"sensors":   array("", sensorSchema),
 				"occupancy": array("", open(map[string]schema{"room": str(""), "occupied": boolean("")})),
 			})),
 			Handler: handle(t, t.listSensors)},
-		{Tool: newTool("scan_devices", "Start looking for new devices on every adapter that can discover; says how long to wait before listing again.",
+		{Tool: newTool("scan_devices", "Look for new devices on every adapter that can; says how long to wait.",
 			acts, noArgs, open(map[string]schema{
 				"adapters":     array("", str("")),
 				"failed":       array("", open(map[string]schema{"name": str(""), "error": str("")})),
@@ -164,7 +164,7 @@ func (t *tools) houseTools() []mcpserver.ServerTool {
 				"message":      str(""),
 			})),
 			Handler: handle(t, t.scan)},
-		{Tool: newTool("undo", "Revert the last change made with this key (within 10 minutes): the devices it touched go back to how they were.",
+		{Tool: newTool("undo", "Revert this key's last change (within 10 minutes) on exactly the devices it touched.",
 			acts, noArgs, open(map[string]schema{
 				"action":      str(""),
 				"age_seconds": integer("", 1, 0),

@@ -18,6 +18,7 @@ var patchProps = map[string]schema{
 	"hex":        str("colour as RRGGBB, e.g. FF8800"),
 	"kelvin":     integer("white temperature, e.g. 2700 warm, 6500 cool; kept within the light's range", 1, 0),
 	"effect":     str("an effect the light has (list_light_effects)"),
+	"preset":     str("a gel or light source by name (list_color_presets)"),
 }
 
 // patchArgs are the light-write arguments.
@@ -27,10 +28,11 @@ type patchArgs struct {
 	Hex        *string `json:"hex"`
 	Kelvin     *int    `json:"kelvin"`
 	Effect     *string `json:"effect"`
+	Preset     *string `json:"preset"`
 }
 
 func (a patchArgs) patch() service.LightPatch {
-	return service.LightPatch{On: a.On, Brightness: a.Brightness, Hex: a.Hex, Kelvin: a.Kelvin, Effect: a.Effect}
+	return service.LightPatch{On: a.On, Brightness: a.Brightness, Hex: a.Hex, Kelvin: a.Kelvin, Effect: a.Effect, Preset: a.Preset}
 }
 
 func (t *tools) lightTools() []mcpserver.ServerTool {
@@ -42,7 +44,10 @@ func (t *tools) lightTools() []mcpserver.ServerTool {
 			reads, object(map[string]schema{"light": str("the light's name or id")}, "light"),
 			open(map[string]schema{"light": str(""), "effects": array("", str(""))})),
 			Handler: handle(t, t.listLightEffects)},
-		{Tool: newTool("set_light", "Change one light, several, or all. Give only what should change, and at most one of hex, kelvin and effect; each of those, and brightness, also turns the light on.",
+		{Tool: newTool("list_color_presets", "Gels and light sources for set_light's preset.",
+			reads, noArgs, open(map[string]schema{"presets": array("", presetSchema)})),
+			Handler: handle(t, t.listPresets)},
+		{Tool: newTool("set_light", "Change one light, several, or all. Give only what should change, and at most one of hex, kelvin, effect and preset; each of those, and brightness, also turns the light on.",
 			writes, object(with(patchProps, map[string]schema{
 				"light":  str(`one light's name or id, or "all"`),
 				"lights": array("several lights' names or ids", str("")),
@@ -131,4 +136,31 @@ func (t *tools) setLight(ctx context.Context, a setLightArgs) (result, error) {
 		text += " (" + strings.Join(res.Notes, "; ") + ")"
 	}
 	return result{text: text, data: w}, nil
+}
+
+// preset is one preset as the assistant sees it.
+type preset struct {
+	Name   string `json:"name"`
+	Kind   string `json:"kind"`
+	Kelvin int    `json:"kelvin,omitempty"`
+	GM     int    `json:"gm,omitempty"`
+	Hex    string `json:"hex"`
+}
+
+var presetSchema = open(map[string]schema{
+	"name": str(""), "kind": str(""), "kelvin": integer("", 1, 0), "gm": integer("", 1, 0), "hex": str(""),
+})
+
+func (t *tools) listPresets(ctx context.Context, _ struct{}) (result, error) {
+	ps, err := t.svc.ListPresets(ctx)
+	if err != nil {
+		return result{}, err
+	}
+	out := make([]preset, 0, len(ps))
+	names := make([]string, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, preset{Name: p.Name, Kind: p.Kind, Kelvin: p.Kelvin, GM: p.GM, Hex: p.Hex})
+		names = append(names, p.Name)
+	}
+	return result{text: count(len(out), "preset") + ": " + strings.Join(names, ", ") + ".", data: map[string]any{"presets": out}}, nil
 }

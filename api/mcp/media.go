@@ -21,7 +21,7 @@ func (t *tools) mediaTools() []mcpserver.ServerTool {
 		{Tool: newTool("get_media_state", "One media player's live state, with the sources it can switch to.",
 			reads, object(deviceArg, "device"), mediaSchema),
 			Handler: handle(t, t.getMedia)},
-		{Tool: newTool("set_media", "Change a media player: power, volume, mute, source, or a transport command. Give only what should change. A player bound to a receiver sends volume and mute there.",
+		{Tool: newTool("set_media", "Change a media player: power, volume, mute, source or transport; only what is given changes. A source bound to a receiver sends volume and mute there.",
 			acts, object(with(deviceArg, map[string]schema{
 				"power":     boolean(""),
 				"volume":    integer("", 0, 100),

@@ -19,7 +19,7 @@ import (
 // allTools are the tools, by name, and whether each only reads. The names
 // are stable API.
 var allTools = map[string]bool{
-	"get_home_state": true, "list_lights": true, "list_light_effects": true,
+	"get_home_state": true, "list_lights": true, "list_light_effects": true, "list_color_presets": true,
 	"set_light": false, "set_room": false, "activate_scene": false,
 	"save_room_scene": false, "save_home_scene": false,
 	"list_media_devices": true, "get_media_state": true, "set_media": false,
@@ -218,6 +218,8 @@ func TestEveryToolAnswersTextAndMatchingStructuredContent(t *testing.T) {
 		{"set_light", map[string]any{"light": "Desk Lamp", "hex": "00FF88"}, "Desk Lamp: on"},
 		{"set_light", map[string]any{"lights": []string{"Key Light", "Fill Light"}, "kelvin": 4000}, "2 of 2 applied"},
 		{"set_light", map[string]any{"light": "Fill Light", "kelvin": 9000}, "outside"},
+		{"list_color_presets", nil, "Full CTO"},
+		{"set_light", map[string]any{"light": "Key Light", "preset": "tungsten"}, "3200"},
 		{"set_room", map[string]any{"room": "Office", "brightness": 40}, "applied"},
 		{"save_room_scene", map[string]any{"name": "Office work", "room": "office"}, "Office work"},
 		{"save_home_scene", map[string]any{"name": "Evening"}, "Evening"},

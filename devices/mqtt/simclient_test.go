@@ -81,7 +81,7 @@ func dialSim(t testing.TB, s *simClient, brokerAddr string, o simOptions) {
 		}).
 		SetOnConnectHandler(func(c paho.Client) {
 			for _, f := range o.subscribe {
-				c.Subscribe(f, 1, func(_ paho.Client, m paho.Message) {
+				c.Subscribe(f, 0, func(_ paho.Client, m paho.Message) {
 					s.record(m.Topic(), m.Payload())
 					o.handler(m.Topic(), m.Payload())
 				})
@@ -103,10 +103,13 @@ func (s *simClient) record(topic string, payload []byte) {
 	s.mu.Unlock()
 }
 
-// publish sends a message as the device; while it is off the network (or
-// its broker is down) the message is lost, as it would be.
+// publish sends a message as the device, with QoS 0 as Tasmota and
+// zigbee2mqtt do by default; while it is off the network (or its broker is
+// down) the message is lost, as it would be. (QoS 0 also keeps the
+// simulated devices clear of paho's auto-reconnect resending stored
+// messages, which races in paho v1.5.1.)
 func (s *simClient) publish(topic string, retained bool, payload string) {
-	s.client.Publish(topic, 1, retained, payload)
+	s.client.Publish(topic, 0, retained, payload)
 }
 
 // drop cuts the device off the network without a goodbye: the broker

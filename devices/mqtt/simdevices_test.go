@@ -33,7 +33,7 @@ func newSimTasmota(t testing.TB, broker, topic string, names []string, sensor bo
 	dialSim(t, d.simClient, broker, simOptions{
 		id: topic, willTopic: "tele/" + topic + "/LWT", willPayload: "Offline",
 		subscribe: []string{"cmnd/" + topic + "/+", "cmnd/tasmotas/+"},
-		birth:     func(c paho.Client) { c.Publish("tele/"+topic+"/LWT", 1, true, "Online") },
+		birth:     func(c paho.Client) { c.Publish("tele/"+topic+"/LWT", 0, true, "Online") },
 		handler:   d.command,
 	})
 	return d
@@ -155,7 +155,7 @@ func newSimShelly(t testing.TB, broker, id, name string, switchNames []string) *
 	dialSim(t, d.simClient, broker, simOptions{
 		id: id, willTopic: id + "/online", willPayload: "false",
 		subscribe: []string{id + "/rpc"},
-		birth:     func(c paho.Client) { c.Publish(id+"/online", 1, true, "true") },
+		birth:     func(c paho.Client) { c.Publish(id+"/online", 0, true, "true") },
 		handler:   d.rpc,
 	})
 	return d
@@ -315,7 +315,7 @@ func newSimZigbee(t testing.TB, broker string, ds ...*zigbeeDevice) *simZigbee {
 
 // birth is what zigbee2mqtt publishes when it (re)connects.
 func (z *simZigbee) birth(c paho.Client) {
-	c.Publish("zigbee2mqtt/bridge/state", 1, true, `{"state":"online"}`)
+	c.Publish("zigbee2mqtt/bridge/state", 0, true, `{"state":"online"}`)
 	list := []any{map[string]any{"ieee_address": "0x00124b0000000001", "type": "Coordinator", "friendly_name": "Coordinator", "definition": nil}}
 	z.mu.Lock()
 	for _, d := range z.devices {
@@ -326,10 +326,10 @@ func (z *simZigbee) birth(c paho.Client) {
 	}
 	z.mu.Unlock()
 	b, _ := json.Marshal(list)
-	c.Publish("zigbee2mqtt/bridge/devices", 1, true, b)
+	c.Publish("zigbee2mqtt/bridge/devices", 0, true, b)
 	for _, d := range z.snapshot() {
-		c.Publish("zigbee2mqtt/"+d.name+"/availability", 1, true, `{"state":"online"}`)
-		c.Publish("zigbee2mqtt/"+d.name, 1, true, d.stateJSON())
+		c.Publish("zigbee2mqtt/"+d.name+"/availability", 0, true, `{"state":"online"}`)
+		c.Publish("zigbee2mqtt/"+d.name, 0, true, d.stateJSON())
 	}
 }
 
@@ -467,16 +467,16 @@ func (d *simESPHome) configs(area string) map[string]string {
 }
 
 func (d *simESPHome) birth(c paho.Client, area string) {
-	c.Publish(d.node+"/status", 1, true, "online")
+	c.Publish(d.node+"/status", 0, true, "online")
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for topic, payload := range d.configs(area) {
 		if !d.removed[topic] {
-			c.Publish(topic, 1, true, payload)
+			c.Publish(topic, 0, true, payload)
 		}
 	}
 	for topic, payload := range d.states {
-		c.Publish(topic, 1, true, payload)
+		c.Publish(topic, 0, true, payload)
 	}
 }
 
