@@ -340,9 +340,7 @@ func applyPreset(c *devices.LightChange, name string, caps devices.LightCaps, pr
 	if pr.Kelvin > 0 && caps.HasTemperature() {
 		k, gm := pr.Kelvin, pr.GM
 		notes, err := applyTemperature(c, name, caps, LightPatch{Kelvin: &k})
-		if gm != 0 {
-			c.GM = &gm
-		}
+		c.GM = &gm // also 0, so a neutral white undoes an earlier tint
 		return notes, err
 	}
 	rgb, err := color.ParseHex(pr.Hex)

@@ -65,9 +65,15 @@ func (h *handlers) login(c echo.Context) error {
 	if err := decode(c, &b); err != nil {
 		return err
 	}
-	s, err := h.acc.Login(c.Request().Context(), h.peer.client(c.Request()), b.Username, b.Password)
+	ctx := c.Request().Context()
+	s, err := h.acc.Login(ctx, h.peer.client(c.Request()), b.Username, b.Password)
 	if err != nil {
 		return throttled(c, err)
+	}
+	if old, err := c.Cookie(CookieName); err == nil && old.Value != "" {
+		if err := h.acc.Logout(ctx, old.Value); err != nil { // the browser's previous session, replaced by this one
+			h.log.Warn("ending the replaced session", "err", err)
+		}
 	}
 	h.setCookie(c, s.Token)
 	return c.JSON(http.StatusOK, s.SessionInfo)

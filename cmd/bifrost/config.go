@@ -32,13 +32,15 @@ type Config struct {
 	// the hub's own host and localhost.
 	AllowedOrigins originList
 
-	Media MediaConfig // Sonos speakers and Onkyo receivers
+	Media  MediaConfig  // Sonos speakers and Onkyo receivers
+	Neewer NeewerConfig // Neewer lights over Bluetooth LE
 }
 
 // DefaultConfig returns the configuration used when nothing is set.
 func DefaultConfig() Config {
 	return Config{
 		Media:         MediaConfig{SonosEventAddr: "0.0.0.0:1400"},
+		Neewer:        NeewerConfig{BLE: "auto"},
 		Addr:          "0.0.0.0:3000",
 		DataDir:       "./data",
 		DeviceTimeout: 5 * time.Second,
@@ -61,7 +63,7 @@ func (c Config) Validate() error {
 	if c.DeviceTimeout <= 0 {
 		return fmt.Errorf("device-timeout: %s is not a positive duration", c.DeviceTimeout)
 	}
-	return nil
+	return c.Neewer.validate()
 }
 
 func checkAddr(addr string) error {
@@ -108,7 +110,7 @@ func (c *Config) options() []option {
 			Usage: "mark the web UI's session cookie Secure even on plain HTTP (behind a TLS proxy)"},
 		{Name: "allowed-origins", Env: "BIFROST_ALLOWED_ORIGINS", Value: &c.AllowedOrigins,
 			Usage: "comma-separated browser `origins` (https://host:port) allowed to call /mcp; default: the hub's own host and localhost"},
-	}, c.Media.options()...)
+	}, append(c.Media.options(), c.Neewer.options()...)...)
 }
 
 // pick returns the options named, in the order given.

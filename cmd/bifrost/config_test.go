@@ -34,7 +34,7 @@ func TestConfigDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Config{Addr: "0.0.0.0:3000", DataDir: "./data", DeviceTimeout: 5 * time.Second,
-		LogLevel: slog.LevelInfo, LogFormat: "text", Media: MediaConfig{SonosEventAddr: "0.0.0.0:1400"}}
+		LogLevel: slog.LevelInfo, LogFormat: "text", Media: MediaConfig{SonosEventAddr: "0.0.0.0:1400"}, Neewer: NeewerConfig{BLE: "auto"}}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Fatalf("defaults = %+v, want %+v", cfg, want)
 	}
@@ -64,6 +64,7 @@ func TestConfigPrecedence(t *testing.T) {
 		DeviceTimeout: 2 * time.Second,
 		LogFormat:     "json",
 		Media:         MediaConfig{SonosEventAddr: "0.0.0.0:1400"},
+		Neewer:        NeewerConfig{BLE: "auto"},
 	}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Fatalf("config = %+v, want %+v", cfg, want)

@@ -49,6 +49,7 @@ func commands() []command {
 		{"serve", "run the hub (what a bare `bifrost` does)", runServe},
 		{"keys", "create, list and revoke API keys", runKeys},
 		{"users", "add web UI users and set their passwords", runUsers},
+		{"neewer", "scan for Neewer Bluetooth lights (neewer scan)", runNeewer},
 		{"backup", "write a consistent copy of the database to FILE", runBackup},
 		{"migrate", "apply database migrations and exit", runMigrate},
 		{"healthcheck", "exit 0 when the hub at --addr answers /healthz", runHealthcheck},

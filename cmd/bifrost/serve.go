@@ -13,6 +13,7 @@ import (
 
 	"github.com/bifrost-hub/bifrost/api"
 	"github.com/bifrost-hub/bifrost/devices"
+	"github.com/bifrost-hub/bifrost/devices/neewer"
 	"github.com/bifrost-hub/bifrost/devices/sim"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/store"
@@ -48,6 +49,7 @@ type Main struct {
 	db       *store.DB
 	registry *devices.Registry
 	scanners []devices.Scanner // adapters that can discover devices
+	neewer   *neewer.Adapter
 	service  *service.Service
 	accounts *service.Accounts
 	server   *http.Server
@@ -102,7 +104,9 @@ func (m *Main) Run(ctx context.Context) error {
 	// after the in-flight requests that need them have finished.
 	actx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	m.stopAdapters = cancel
-	m.startAdapters(actx)
+	if err := m.startAdapters(actx); err != nil {
+		return err
+	}
 	if err := m.startService(ctx, actx); err != nil {
 		return err
 	}
@@ -114,7 +118,7 @@ func (m *Main) Run(ctx context.Context) error {
 
 // startAdapters registers the devices of every configured adapter and
 // starts the adapters.
-func (m *Main) startAdapters(ctx context.Context) {
+func (m *Main) startAdapters(ctx context.Context) error {
 	if m.Config.Demo {
 		home := sim.NewHome(sim.Options{Latency: demoLatency, Jitter: demoJitter})
 		home.Register(m.registry)
@@ -123,6 +127,7 @@ func (m *Main) startAdapters(ctx context.Context) {
 		m.Logger.Info("demo home added", "devices", len(m.registry.List()))
 	}
 	m.startMedia(ctx)
+	return m.startNeewer(ctx)
 }
 
 func (m *Main) startService(ctx, actx context.Context) error {
@@ -193,6 +198,9 @@ func (m *Main) Close() error {
 		m.stopAdapters()
 	}
 	m.background.Wait()
+	if m.neewer != nil {
+		m.neewer.Close()
+	}
 	if m.registry != nil {
 		m.registry.Close()
 	}

@@ -9,6 +9,7 @@ package ble
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -145,17 +146,13 @@ func nilIfErr[T Transport](t T, err error) (Transport, error) {
 	return t, nil
 }
 
-// uuidLE is a 128-bit UUID in the little-endian byte order ATT uses.
+// uuidLE is a 128-bit UUID (one of the constants above) in the
+// little-endian byte order ATT uses.
 func uuidLE(s string) [16]byte {
-	var be, le [16]byte
-	hexDigits := strings.ReplaceAll(s, "-", "")
-	for i := range be {
-		var v byte
-		fmt.Sscanf(hexDigits[2*i:2*i+2], "%02x", &v)
-		be[i] = v
-	}
-	for i := range be {
-		le[i] = be[15-i]
+	var le [16]byte
+	be, _ := hex.DecodeString(strings.ReplaceAll(s, "-", ""))
+	for i := range min(len(be), 16) {
+		le[15-i] = be[i]
 	}
 	return le
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/bifrost-hub/bifrost/devices/neewer/nwproto"
 )
 
 // HCI is the backend for an adapter the hub owns: it speaks HCI to the
@@ -395,17 +397,12 @@ func macLE(b []byte) string {
 
 // addrLE is the little-endian form of a printed address.
 func addrLE(mac string) ([]byte, error) {
-	a, err := ParseAddress(mac)
+	m, err := nwproto.ParseMAC(mac)
 	if err != nil {
 		return nil, err
 	}
-	var out []byte
-	for i := 5; i >= 0; i-- {
-		var v byte
-		fmt.Sscanf(a.MAC[3*i:3*i+2], "%02X", &v)
-		out = append(out, v)
-	}
-	return out, nil
+	slices.Reverse(m[:])
+	return m[:], nil
 }
 
 // Scan turns on active scanning (names come in scan responses) until ctx
