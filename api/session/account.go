@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	v1 "github.com/bifrost-hub/bifrost/api/v1"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -51,7 +52,7 @@ func (h *handlers) setupNeeded(c echo.Context) error {
 // setup creates the first admin with the code from the hub's log.
 func (h *handlers) setup(c echo.Context) error {
 	var b setupBody
-	if err := decode(c, &b); err != nil {
+	if err := v1.Decode(c, &b); err != nil {
 		return err
 	}
 	u, err := h.acc.Setup(c.Request().Context(), h.peer.client(c.Request()), b.Code, b.Username, b.Password)
@@ -62,7 +63,7 @@ func (h *handlers) setup(c echo.Context) error {
 // CSRF token) in the body.
 func (h *handlers) login(c echo.Context) error {
 	var b loginBody
-	if err := decode(c, &b); err != nil {
+	if err := v1.Decode(c, &b); err != nil {
 		return err
 	}
 	ctx := c.Request().Context()
@@ -109,7 +110,7 @@ func (h *handlers) listKeys(c echo.Context) error {
 // createKey mints a key; the answer is the only time its secret is seen.
 func (h *handlers) createKey(c echo.Context) error {
 	var b newKeyBody
-	if err := decode(c, &b); err != nil {
+	if err := v1.Decode(c, &b); err != nil {
 		return err
 	}
 	k, err := h.svc.CreateKey(c.Request().Context(), b.Name, b.Scope)
@@ -128,7 +129,7 @@ func (h *handlers) listUsers(c echo.Context) error {
 
 func (h *handlers) addUser(c echo.Context) error {
 	var b newUserBody
-	if err := decode(c, &b); err != nil {
+	if err := v1.Decode(c, &b); err != nil {
 		return err
 	}
 	u, err := h.acc.AddUser(c.Request().Context(), b.Username, b.Password, b.Admin)
@@ -143,7 +144,7 @@ func (h *handlers) removeUser(c echo.Context) error {
 // other session of that user ends.
 func (h *handlers) setPassword(c echo.Context) error {
 	var b passwordBody
-	if err := decode(c, &b); err != nil {
+	if err := v1.Decode(c, &b); err != nil {
 		return err
 	}
 	err := h.acc.ChangePassword(c.Request().Context(), service.PasswordChange{

@@ -10,9 +10,6 @@
 package session
 
 import (
-	"encoding/json"
-	"errors"
-	"io"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -21,6 +18,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	v1 "github.com/bifrost-hub/bifrost/api/v1"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -62,6 +60,10 @@ func Register(e *echo.Echo, cfg Config) error {
 	for _, r := range h.routes() {
 		g.Add(r.method, r.path, r.handle, noStore, h.guard(r.access))
 	}
+	// The home's resources are /api/v1's own handlers, behind a session.
+	for _, r := range v1.Resources(cfg.Service) {
+		g.Add(r.Method, r.Path, r.Handle, noStore, h.guard(signedIn))
+	}
 	return registerUI(e, cfg.UI)
 }
 
@@ -101,31 +103,6 @@ func (h *handlers) routes() []route {
 
 		{get, "/audit", signedIn, h.audit},
 		{get, "/events", signedIn, h.events},
-		{get, "/home", signedIn, h.home},
-
-		{get, "/devices", signedIn, h.listDevices},
-		{patch, "/devices/:id", signedIn, h.updateDevice},
-		{put, "/lights/:id/state", signedIn, h.setLight},
-
-		{get, "/rooms", signedIn, h.listRooms},
-		{post, "/rooms", signedIn, h.createRoom},
-		{patch, "/rooms/:id", signedIn, h.renameRoom},
-		{del, "/rooms/:id", signedIn, h.deleteRoom},
-		{put, "/rooms/:id/state", signedIn, h.setRoom},
-		{post, "/rooms/:id/members", signedIn, h.addMember},
-		{del, "/rooms/:id/members/:device", signedIn, h.removeMember},
-
-		{get, "/scenes", signedIn, h.listScenes},
-		{post, "/scenes", signedIn, h.captureScene},
-		{patch, "/scenes/:id", signedIn, h.renameScene},
-		{del, "/scenes/:id", signedIn, h.deleteScene},
-		{post, "/scenes/:id/activate", signedIn, h.activateScene},
-
-		{put, "/media/devices/:id/state", signedIn, h.setMedia},
-		{get, "/media/devices/:id/favorites", signedIn, h.favorites},
-		{post, "/media/devices/:id/favorites/play", signedIn, h.playFavorite},
-		{put, "/power/devices/:id/state", signedIn, h.setPower},
-		{post, "/remote/devices/:id/command", signedIn, h.remoteCommand},
 	}
 }
 
@@ -136,25 +113,6 @@ func noStore(next echo.HandlerFunc) echo.HandlerFunc {
 		c.Response().Header().Set("Cache-Control", "no-store")
 		return next(c)
 	}
-}
-
-// decode reads the request body as one JSON object into v, refusing
-// fields v does not have. A body over the server's limit surfaces as
-// *http.MaxBytesError, which the renderer answers with 413.
-func decode(c echo.Context, v any) error {
-	dec := json.NewDecoder(c.Request().Body)
-	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
-	var tooBig *http.MaxBytesError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &tooBig):
-		return err
-	case errors.Is(err, io.EOF):
-		return service.Errorf(service.EINVALID, "the request body is empty; send a JSON object")
-	}
-	return service.Errorf(service.EINVALID, "the request body does not fit: %v", err)
 }
 
 // param returns a path parameter, URL-decoded (Echo leaves it encoded when

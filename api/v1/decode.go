@@ -20,12 +20,12 @@ type checker interface {
 	check() error
 }
 
-// decode reads the request body as exactly one JSON object into v. Broken
+// Decode reads the request body as exactly one JSON object into v. Broken
 // JSON is a 400 with the position; well-formed JSON that does not fit (an
 // unknown field, a value of the wrong type, a required field left out) is a
 // 422 naming the field. A body over the limit surfaces as
 // *http.MaxBytesError, rendered as 413.
-func decode(c echo.Context, v any) error {
+func Decode(c echo.Context, v any) error {
 	dec := json.NewDecoder(c.Request().Body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {

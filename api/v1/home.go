@@ -20,7 +20,7 @@ func (h *handlers) listDevices(c echo.Context) error {
 
 func (h *handlers) updateDevice(c echo.Context) error {
 	var p service.DevicePatch
-	if err := decode(c, &p); err != nil {
+	if err := Decode(c, &p); err != nil {
 		return err
 	}
 	d, err := h.svc.UpdateDevice(c.Request().Context(), param(c, "id"), p)
@@ -45,7 +45,7 @@ func (b *newDevice) check() error {
 
 func (h *handlers) addDevice(c echo.Context) error {
 	var b newDevice
-	if err := decode(c, &b); err != nil {
+	if err := Decode(c, &b); err != nil {
 		return err
 	}
 	found, err := h.svc.AddDevice(c.Request().Context(), b.Adapter, b.Address)

@@ -28,7 +28,7 @@ func (h *handlers) getLight(c echo.Context) error {
 // every light when the id is "all" (a FanoutResult).
 func (h *handlers) setLightState(c echo.Context) error {
 	var p service.LightPatch
-	if err := decode(c, &p); err != nil {
+	if err := Decode(c, &p); err != nil {
 		return err
 	}
 	ctx, id := c.Request().Context(), param(c, "id")

@@ -91,7 +91,7 @@ func (h *handlers) getMedia(c echo.Context) error {
 
 func (h *handlers) setMediaState(c echo.Context) error {
 	var p service.MediaPatch
-	if err := decode(c, &p); err != nil {
+	if err := Decode(c, &p); err != nil {
 		return err
 	}
 	m, err := h.svc.SetMedia(c.Request().Context(), param(c, "id"), p)
@@ -100,7 +100,7 @@ func (h *handlers) setMediaState(c echo.Context) error {
 
 func (h *handlers) cast(c echo.Context) error {
 	var b castBody
-	if err := decode(c, &b); err != nil {
+	if err := Decode(c, &b); err != nil {
 		return err
 	}
 	m, err := h.svc.Cast(c.Request().Context(), param(c, "id"), b.ContentID, b.ContentType)
@@ -114,7 +114,7 @@ func (h *handlers) favorites(c echo.Context) error {
 
 func (h *handlers) playFavorite(c echo.Context) error {
 	var b favoriteBody
-	if err := decode(c, &b); err != nil {
+	if err := Decode(c, &b); err != nil {
 		return err
 	}
 	m, err := h.svc.PlayFavorite(c.Request().Context(), param(c, "id"), b.Favorite)
@@ -123,7 +123,7 @@ func (h *handlers) playFavorite(c echo.Context) error {
 
 func (h *handlers) group(c echo.Context) error {
 	var b groupBody
-	if err := decode(c, &b); err != nil {
+	if err := Decode(c, &b); err != nil {
 		return err
 	}
 	res, err := h.svc.Group(c.Request().Context(), param(c, "id"), b.Members)
@@ -137,7 +137,7 @@ func (h *handlers) ungroup(c echo.Context) error {
 
 func (h *handlers) bindReceiver(c echo.Context) error {
 	var b receiverBody
-	if err := decode(c, &b); err != nil {
+	if err := Decode(c, &b); err != nil {
 		return err
 	}
 	m, err := h.svc.BindReceiver(c.Request().Context(), param(c, "id"), *b.Receiver, b.Input)
@@ -148,7 +148,7 @@ func (h *handlers) bindReceiver(c echo.Context) error {
 // "Bob's Burgers".
 func (h *handlers) playOn(c echo.Context) error {
 	var b playOnBody
-	if err := decode(c, &b); err != nil {
+	if err := Decode(c, &b); err != nil {
 		return err
 	}
 	res, err := h.svc.PlayOn(c.Request().Context(), b.Device, b.Query)

@@ -30,7 +30,7 @@ func (h *handlers) getPower(c echo.Context) error {
 
 func (h *handlers) setPower(c echo.Context) error {
 	var b powerBody
-	if err := decode(c, &b); err != nil {
+	if err := Decode(c, &b); err != nil {
 		return err
 	}
 	p, err := h.svc.SetPower(c.Request().Context(), param(c, "id"), *b.On)

@@ -20,7 +20,7 @@ func (h *handlers) getRemote(c echo.Context) error {
 
 func (h *handlers) remoteCommand(c echo.Context) error {
 	var cmd service.RemoteCommand
-	if err := decode(c, &cmd); err != nil {
+	if err := Decode(c, &cmd); err != nil {
 		return err
 	}
 	r, err := h.svc.RemoteCommand(c.Request().Context(), param(c, "id"), cmd)

@@ -57,7 +57,7 @@ func (h *handlers) getRoom(c echo.Context) error {
 
 func (h *handlers) createRoom(c echo.Context) error {
 	var b newRoom
-	if err := decode(c, &b); err != nil {
+	if err := Decode(c, &b); err != nil {
 		return err
 	}
 	r, err := h.svc.CreateRoom(c.Request().Context(), b.Name, b.Members)
@@ -66,7 +66,7 @@ func (h *handlers) createRoom(c echo.Context) error {
 
 func (h *handlers) renameRoom(c echo.Context) error {
 	var b rename
-	if err := decode(c, &b); err != nil {
+	if err := Decode(c, &b); err != nil {
 		return err
 	}
 	r, err := h.svc.RenameRoom(c.Request().Context(), param(c, "id"), b.Name)
@@ -79,7 +79,7 @@ func (h *handlers) deleteRoom(c echo.Context) error {
 
 func (h *handlers) setRoomState(c echo.Context) error {
 	var p service.RoomPatch
-	if err := decode(c, &p); err != nil {
+	if err := Decode(c, &p); err != nil {
 		return err
 	}
 	res, err := h.svc.SetRoom(c.Request().Context(), param(c, "id"), p)
@@ -88,7 +88,7 @@ func (h *handlers) setRoomState(c echo.Context) error {
 
 func (h *handlers) addRoomMember(c echo.Context) error {
 	var b member
-	if err := decode(c, &b); err != nil {
+	if err := Decode(c, &b); err != nil {
 		return err
 	}
 	r, err := h.svc.AddRoomMember(c.Request().Context(), param(c, "id"), b.Device)

@@ -33,7 +33,7 @@ func (h *handlers) getScene(c echo.Context) error {
 // captureScene saves the live state of a room or of the house.
 func (h *handlers) captureScene(c echo.Context) error {
 	var b newScene
-	if err := decode(c, &b); err != nil {
+	if err := Decode(c, &b); err != nil {
 		return err
 	}
 	sc, err := h.svc.CaptureScene(c.Request().Context(), b.Name, b.Room)
@@ -42,7 +42,7 @@ func (h *handlers) captureScene(c echo.Context) error {
 
 func (h *handlers) renameScene(c echo.Context) error {
 	var b rename
-	if err := decode(c, &b); err != nil {
+	if err := Decode(c, &b); err != nil {
 		return err
 	}
 	sc, err := h.svc.RenameScene(c.Request().Context(), param(c, "id"), b.Name)

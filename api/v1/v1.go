@@ -27,23 +27,30 @@ func Register(g *echo.Group, svc *service.Service) {
 	h := &handlers{svc: svc}
 	g.GET("/openapi.json", serveDocument)
 	auth := keyauth.Middleware(svc)
-	for _, r := range h.routes() {
-		g.Add(r.method, r.path, r.handle, auth)
+	g.GET("/events", h.events, auth)
+	for _, r := range Resources(svc) {
+		g.Add(r.Method, r.Path, r.Handle, auth)
 	}
 }
 
-// route is one authenticated endpoint.
-type route struct {
-	method, path string
-	handle       echo.HandlerFunc
+// Route is one endpoint of the home's resources.
+type Route struct {
+	Method, Path string
+	Handle       echo.HandlerFunc
+}
+
+// Resources are the home's resource routes as /api/v1 serves them (all but
+// its event stream and document). The session API mounts the same
+// handlers behind its own authentication, so the two cannot drift apart.
+func Resources(svc *service.Service) []Route {
+	return (&handlers{svc: svc}).routes()
 }
 
 // routes is the whole API, in the order of the OpenAPI document.
-func (h *handlers) routes() []route {
+func (h *handlers) routes() []Route {
 	const get, put, post, patch, del = http.MethodGet, http.MethodPut, http.MethodPost, http.MethodPatch, http.MethodDelete
-	return []route{
+	return []Route{
 		{get, "/home", h.home},
-		{get, "/events", h.events},
 		{get, "/devices", h.listDevices},
 		{post, "/devices", h.addDevice},
 		{post, "/devices/scan", h.scanDevices},
