@@ -161,6 +161,17 @@ func (s *Service) view(inv inventory, rec DeviceRecord) DeviceView {
 	return v
 }
 
+// viewOf is view without a whole inventory: it looks up only rec's room.
+func (s *Service) viewOf(ctx context.Context, rec DeviceRecord) DeviceView {
+	inv := inventory{roomOf: map[string]string{}}
+	if rec.RoomID != "" {
+		if r, err := s.store.GetRoom(ctx, rec.RoomID); err == nil {
+			inv.roomOf[r.ID] = r.Name
+		}
+	}
+	return s.view(inv, rec)
+}
+
 // live returns the registered device behind rec, or an unreachable error
 // naming it.
 func (s *Service) live(rec DeviceRecord) (devices.Device, error) {

@@ -198,9 +198,8 @@ func (s *Service) applyLight(ctx context.Context, rec DeviceRecord, p LightPatch
 			return LightResult{}, deviceError(rec.Name, err)
 		}
 	}
-	res := LightResult{ID: rec.ID, Name: rec.Name, Applied: applied, State: st, Notes: notes}
-	s.publish("light", string(rec.ID), "changed", res)
-	return res, nil
+	s.publish("light", string(rec.ID), "changed", Light{DeviceView: s.viewOf(ctx, rec), Capabilities: ld.LightCaps(), State: &st})
+	return LightResult{ID: rec.ID, Name: rec.Name, Applied: applied, State: st, Notes: notes}, nil
 }
 
 // lightKey is the supersede key of a change: a waiting command is replaced

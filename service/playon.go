@@ -37,14 +37,14 @@ func (s *Service) PlayOn(ctx context.Context, tvRef, query string) (PlayOnResult
 	if q == "" {
 		return PlayOnResult{}, Errorf(EINVALID, "say what to play or open, e.g. \"Netflix\" or a show's title")
 	}
-	_, rec, err := s.findRemote(ctx, tvRef)
+	inv, rec, err := s.findRemote(ctx, tvRef)
 	if err != nil {
 		return PlayOnResult{}, err
 	}
 	res, err := s.playOn(ctx, rec, q)
 	s.audit(ctx, "remote.play_on", rec.Name, err, q)
 	if err == nil {
-		s.publish("remote", string(rec.ID), "changed", res)
+		s.publish("remote", string(rec.ID), "changed", s.remoteView(ctx, inv, rec))
 	}
 	return res, err
 }
