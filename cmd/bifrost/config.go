@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -34,6 +35,7 @@ type Config struct {
 
 	Media  MediaConfig  // Sonos speakers and Onkyo receivers
 	Neewer NeewerConfig // Neewer lights over Bluetooth LE
+	MQTT   MQTTConfig   // MQTT devices
 }
 
 // DefaultConfig returns the configuration used when nothing is set.
@@ -110,7 +112,7 @@ func (c *Config) options() []option {
 			Usage: "mark the web UI's session cookie Secure even on plain HTTP (behind a TLS proxy)"},
 		{Name: "allowed-origins", Env: "BIFROST_ALLOWED_ORIGINS", Value: &c.AllowedOrigins,
 			Usage: "comma-separated browser `origins` (https://host:port) allowed to call /mcp; default: the hub's own host and localhost"},
-	}, append(c.Media.options(), c.Neewer.options()...)...)
+	}, slices.Concat(c.Media.options(), c.Neewer.options(), c.MQTT.options())...)
 }
 
 // pick returns the options named, in the order given.

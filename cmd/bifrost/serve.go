@@ -13,6 +13,7 @@ import (
 
 	"github.com/bifrost-hub/bifrost/api"
 	"github.com/bifrost-hub/bifrost/devices"
+	"github.com/bifrost-hub/bifrost/devices/mqtt"
 	"github.com/bifrost-hub/bifrost/devices/neewer"
 	"github.com/bifrost-hub/bifrost/devices/sim"
 	"github.com/bifrost-hub/bifrost/service"
@@ -50,6 +51,7 @@ type Main struct {
 	registry *devices.Registry
 	scanners []devices.Scanner // adapters that can discover devices
 	neewer   *neewer.Adapter
+	mqtt     *mqtt.Adapter
 	service  *service.Service
 	accounts *service.Accounts
 	server   *http.Server
@@ -127,6 +129,9 @@ func (m *Main) startAdapters(ctx context.Context) error {
 		m.Logger.Info("demo home added", "devices", len(m.registry.List()))
 	}
 	m.startMedia(ctx)
+	if err := m.startMQTT(ctx); err != nil {
+		return err
+	}
 	return m.startNeewer(ctx)
 }
 
@@ -200,6 +205,9 @@ func (m *Main) Close() error {
 	m.background.Wait()
 	if m.neewer != nil {
 		m.neewer.Close()
+	}
+	if m.mqtt != nil {
+		_ = m.mqtt.Close()
 	}
 	if m.registry != nil {
 		m.registry.Close()

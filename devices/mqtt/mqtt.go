@@ -115,26 +115,23 @@ func New(reg *devices.Registry, cfg Config) (*Adapter, error) {
 	}
 	cfg = withDefaults(cfg)
 	a := &Adapter{cfg: cfg, log: cfg.Logger, dir: newDirectory(reg), boxes: newMailboxes(cfg.Logger)}
-	a.ctx, a.cancel = context.WithCancel(context.Background())
 	if cfg.Embedded != "" {
 		b, err := startBroker(cfg.Embedded, cfg.Username, cfg.Password, cfg.Logger)
 		if err != nil {
-			a.cancel()
 			return nil, err
 		}
 		a.broker = b
-		if cfg.URL == "" {
-			cfg.URL = b.url()
+		if a.cfg.URL == "" {
+			a.cfg.URL = b.url()
 		}
 	}
-	c, err := newConn(cfg, a.onMessage, a.onLink)
+	c, err := newConn(a.cfg, a.onMessage, a.onLink)
 	if err != nil {
-		a.cancel()
 		a.closeBroker()
 		return nil, err
 	}
 	a.conn = c
-	a.cfg = cfg
+	a.ctx, a.cancel = context.WithCancel(context.Background())
 	a.buildFamilies()
 	return a, nil
 }
@@ -223,6 +220,8 @@ func (a *Adapter) closeBroker() {
 	}
 }
 
+var _ devices.Scanner = (*Adapter)(nil)
+
 // Adapter names the adapter, for scanning.
 func (a *Adapter) Adapter() string { return AdapterName }
 
@@ -257,7 +256,7 @@ func (a *Adapter) onLink(up bool) {
 		for _, f := range a.families {
 			f.connected()
 		}
-	} else {
+	} else if a.ctx.Err() == nil {
 		a.log.Warn("lost the MQTT broker connection; devices are offline until it is back")
 	}
 	a.dir.linkChanged()

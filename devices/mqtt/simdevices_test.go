@@ -407,6 +407,20 @@ func (z *simZigbee) setByHand(name string, fields map[string]any) {
 	z.publish(z.base+"/"+name, true, string(state))
 }
 
+// leave takes a device off the network: zigbee2mqtt republishes its device
+// list without it.
+func (z *simZigbee) leave(name string) {
+	z.mu.Lock()
+	for i, d := range z.devices {
+		if d.name == name {
+			z.devices = append(z.devices[:i:i], z.devices[i+1:]...)
+			break
+		}
+	}
+	z.mu.Unlock()
+	z.birth(z.client)
+}
+
 func (z *simZigbee) stateOf(name string) map[string]any {
 	z.mu.Lock()
 	defer z.mu.Unlock()
