@@ -32,7 +32,7 @@ deps: ## install what the tests need (Debian; skips what is present)
 	@command -v go >/dev/null 2>&1 || { echo "Go 1.26 or newer is needed: https://go.dev/dl/" >&2; exit 1; }
 	@missing=""; \
 	for dep in $(APT_DEPS); do \
-		command -v "$${dep%%:*}" >/dev/null 2>&1 || missing="$$missing $${dep#*:}"; \
+		cmd="$${dep%%:*}"; command -v "$$cmd" >/dev/null 2>&1 || [ -x "/usr/sbin/$$cmd" ] || missing="$$missing $${dep#*:}"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
