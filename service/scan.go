@@ -102,3 +102,23 @@ func (s *Service) recordFound(ctx context.Context, ids []devices.ID) ([]DeviceVi
 	}
 	return out, nil
 }
+
+// AdapterInfo says what an adapter can do for the people setting up a house.
+type AdapterInfo struct {
+	Name   string `json:"name"`
+	CanAdd bool   `json:"can_add"` // adds a device given its address
+}
+
+// Adapters lists the adapters that can discover devices, and which of them
+// add a device by address.
+func (s *Service) Adapters(ctx context.Context) ([]AdapterInfo, error) {
+	if err := authorize(ctx, ScopeRead); err != nil {
+		return nil, err
+	}
+	out := make([]AdapterInfo, 0, len(s.scanners))
+	for _, sc := range s.scanners {
+		_, canAdd := sc.(devices.Adder)
+		out = append(out, AdapterInfo{Name: sc.Adapter(), CanAdd: canAdd})
+	}
+	return out, nil
+}

@@ -762,6 +762,10 @@ func (a lampAdder) Add(_ context.Context, addr string) ([]devices.ID, error) {
 
 func TestAddDeviceByAddress(t *testing.T) {
 	h := newHouseWith(t, func(c *service.Config, _ *sim.Home) { c.Scanners = []devices.Scanner{lampAdder{reg: c.Registry}} })
+	adapters := must[[]service.AdapterInfo](t)(h.svc.Adapters(h.ctx))
+	if len(adapters) != 1 || adapters[0].Name != "lamps" || !adapters[0].CanAdd {
+		t.Fatalf("adapters %+v", adapters)
+	}
 	found := must[[]service.DeviceView](t)(h.svc.AddDevice(h.ctx, "lamps", "10.0.0.7"))
 	if len(found) != 1 || found[0].Name != "Porch Lamp" || !found[0].Online {
 		t.Fatalf("found %+v", found)

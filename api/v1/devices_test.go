@@ -122,6 +122,8 @@ func TestScanAndAddDevice(t *testing.T) {
 		t.Fatalf("scan %+v", res)
 	}
 	h.call(t, h.read, http.MethodPost, "/api/v1/devices/scan", "", http.StatusForbidden, nil)
+	var adapters []service.AdapterInfo
+	h.call(t, h.read, http.MethodGet, "/api/v1/adapters", "", http.StatusOK, &adapters)
 	h.call(t, h.control, http.MethodPost, "/api/v1/devices", `{"adapter": "sonos"}`, http.StatusUnprocessableEntity, nil)
 	// No adapter of the test hub adds by address: the error lists what can.
 	h.call(t, h.control, http.MethodPost, "/api/v1/devices", `{"adapter": "sonos", "address": "192.0.2.1"}`, http.StatusNotFound, nil)

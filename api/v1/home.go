@@ -56,3 +56,8 @@ func (h *handlers) scanDevices(c echo.Context) error {
 	res, err := h.svc.Scan(c.Request().Context())
 	return reply(c, http.StatusOK, res, err)
 }
+
+func (h *handlers) listAdapters(c echo.Context) error {
+	as, err := h.svc.Adapters(c.Request().Context())
+	return reply(c, http.StatusOK, as, err)
+}

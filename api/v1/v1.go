@@ -54,6 +54,7 @@ func (h *handlers) routes() []Route {
 		{get, "/devices", h.listDevices},
 		{post, "/devices", h.addDevice},
 		{post, "/devices/scan", h.scanDevices},
+		{get, "/adapters", h.listAdapters},
 		{patch, "/devices/:id", h.updateDevice},
 
 		{get, "/lights", h.listLights},
