@@ -50,6 +50,10 @@ func decodeCaps(rec DeviceRecord) capsRecord {
 // syncDevice records a registered device in the inventory; a device seen for
 // the first time joins the room its adapter suggests (created if missing).
 func (s *Service) syncDevice(ctx context.Context, d devices.Device) error {
+	// One device is recorded at a time: a device added by address is
+	// recorded by the caller and by the registry's change at once.
+	s.syncMu.Lock()
+	defer s.syncMu.Unlock()
 	info := d.Info()
 	_, err := s.store.GetDevice(ctx, info.ID)
 	isNew := ErrorCode(err) == ENOTFOUND
@@ -76,16 +80,28 @@ func (s *Service) syncDevice(ctx context.Context, d devices.Device) error {
 
 // placeInRoom puts a device in the room named room, creating the room.
 func (s *Service) placeInRoom(ctx context.Context, id devices.ID, room string) error {
+	if done, err := s.joinRoomNamed(ctx, id, room); done || err != nil {
+		return err
+	}
+	err := s.store.CreateRoom(ctx, Room{ID: newID("rm"), Name: room, Members: []devices.ID{id}, CreatedAt: s.now().UTC()})
+	if ErrorCode(err) == ECONFLICT { // made meanwhile, by a person
+		_, err = s.joinRoomNamed(ctx, id, room)
+	}
+	return err
+}
+
+// joinRoomNamed puts a device in the existing room named room, if any.
+func (s *Service) joinRoomNamed(ctx context.Context, id devices.ID, room string) (bool, error) {
 	rooms, err := s.store.ListRooms(ctx)
 	if err != nil {
-		return err
+		return false, err
 	}
 	for _, r := range rooms {
 		if strings.EqualFold(r.Name, room) {
-			return s.store.SetDeviceRoom(ctx, id, r.ID)
+			return true, s.store.SetDeviceRoom(ctx, id, r.ID)
 		}
 	}
-	return s.store.CreateRoom(ctx, Room{ID: newID("rm"), Name: room, Members: []devices.ID{id}, CreatedAt: s.now().UTC()})
+	return false, nil
 }
 
 // inventory is one consistent read of devices and rooms.

@@ -39,6 +39,8 @@ type Service struct {
 
 	changes chan devices.Change
 
+	syncMu sync.Mutex // one device recorded at a time
+
 	undoMu sync.Mutex
 	undo   map[string]*undoLog // principal → its last change
 

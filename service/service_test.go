@@ -755,7 +755,7 @@ func (a lampAdder) Add(_ context.Context, addr string) ([]devices.ID, error) {
 	if !strings.HasPrefix(addr, "10.") {
 		return nil, fmt.Errorf("nothing answers at %s: %w", addr, devices.ErrUnreachable)
 	}
-	l := sim.NewLight("lamp-"+sim.Slug(addr), "Porch Lamp", "", devices.LightCaps{Dimmable: true}, sim.Options{})
+	l := sim.NewLight("lamp-"+sim.Slug(addr), "Porch Lamp "+addr, "Garage", devices.LightCaps{Dimmable: true}, sim.Options{})
 	sim.Register(a.reg, l)
 	return []devices.ID{l.Info().ID}, nil
 }
@@ -766,11 +766,18 @@ func TestAddDeviceByAddress(t *testing.T) {
 	if len(adapters) != 1 || adapters[0].Name != "lamps" || !adapters[0].CanAdd {
 		t.Fatalf("adapters %+v", adapters)
 	}
-	found := must[[]service.DeviceView](t)(h.svc.AddDevice(h.ctx, "lamps", "10.0.0.7"))
-	if len(found) != 1 || found[0].Name != "Porch Lamp" || !found[0].Online {
-		t.Fatalf("found %+v", found)
+	// The registry's change and the caller both record an added device;
+	// the first of them creates its room, and neither fails.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { _ = h.svc.Run(ctx) }()
+	for i := range 10 {
+		found := must[[]service.DeviceView](t)(h.svc.AddDevice(h.ctx, "lamps", fmt.Sprintf("10.0.0.%d", i)))
+		if len(found) != 1 || found[0].Room != "Garage" || !found[0].Online {
+			t.Fatalf("found %+v", found)
+		}
 	}
-	must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Porch Lamp", service.LightPatch{On: ptr(true)}))
+	must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Porch Lamp 10.0.0.7", service.LightPatch{On: ptr(true)}))
 	_, err := h.svc.AddDevice(h.ctx, "lamps", "192.0.2.1")
 	wantCode(t, err, service.EUNREACHABLE)
 	_, err = h.svc.AddDevice(h.ctx, "hue", "10.0.0.8")

@@ -7,10 +7,14 @@
 package neewer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
+	"regexp"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,7 +26,10 @@ import (
 // ("neewer:DF:24:3A:B4:46:5D").
 const Name = "neewer"
 
-var _ devices.Scanner = (*Adapter)(nil)
+var (
+	_ devices.Scanner = (*Adapter)(nil)
+	_ devices.Adder   = (*Adapter)(nil)
+)
 
 // Config configures an Adapter.
 type Config struct {
@@ -32,7 +39,8 @@ type Config struct {
 	// Registry receives the lights.
 	Registry *devices.Registry
 	Logger   *slog.Logger
-	// Lights are lights added by address, and settings for discovered ones.
+	// Lights are lights added by address, and settings for discovered ones
+	// (Add adds more while the adapter runs).
 	Lights []LightConfig
 	// ScanFor is how long one discovery listens (default 15 s).
 	ScanFor time.Duration
@@ -56,12 +64,20 @@ type Adapter struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
+	// addMu serialises registering lights, so a light replaced by one
+	// with new settings is closed before the new one starts.
+	addMu sync.Mutex
+
 	mu       sync.Mutex
 	lights   map[string]*Light
 	order    []string
 	scanning bool
 	scans    sync.WaitGroup
 	closed   bool
+	// names are the names heard advertised, by address, in the current
+	// scan and the one before (lastNames): what Add detects a model from
+	// for a light whose name the discovery filter passed over.
+	names, lastNames map[string]string
 }
 
 // New makes the adapter; Run starts it.
@@ -79,6 +95,7 @@ func New(cfg Config) *Adapter {
 		scanFor: cfg.ScanFor, rescan: cfg.Rescan,
 		configs: map[string]LightConfig{},
 		lights:  map[string]*Light{},
+		names:   map[string]string{},
 	}
 	if a.scanFor <= 0 {
 		a.scanFor = 15 * time.Second
@@ -99,9 +116,17 @@ func (a *Adapter) Adapter() string { return Name }
 // Run registers the lights configured with a model, then discovers lights
 // now and every Rescan until ctx ends or Close is called.
 func (a *Adapter) Run(ctx context.Context) error {
+	a.mu.Lock()
+	var withModel []LightConfig
 	for _, c := range a.configs {
 		if c.Model != "" {
-			a.add(c, "")
+			withModel = append(withModel, c)
+		}
+	}
+	a.mu.Unlock()
+	for _, c := range withModel {
+		if _, err := a.add(c, "", false); err != nil && !errors.Is(err, errClosed) {
+			a.log.Error("neewer: light settings", "light", c.Address.MAC, "err", err)
 		}
 	}
 	if a.tr == nil {
@@ -144,6 +169,85 @@ func (a *Adapter) Scan(ctx context.Context) (time.Duration, error) {
 	return a.scanFor, nil
 }
 
+// addressForm is a Bluetooth address as Add takes it: six pairs of hex
+// digits separated by colons, or by hyphens.
+var addressForm = regexp.MustCompile(`^(?:[0-9A-Fa-f]{2}:){5}[0-9A-Fa-f]{2}$|^(?:[0-9A-Fa-f]{2}-){5}[0-9A-Fa-f]{2}$`)
+
+// errClosed: the adapter is closing and registers no more lights.
+var errClosed = fmt.Errorf("neewer: the adapter is closed: %w", devices.ErrUnreachable)
+
+// Add adds a light by its Bluetooth address (devices.Adder), optionally
+// followed by the settings BIFROST_NEEWER_LIGHTS takes for one light:
+//
+//	DF:24:3A:B4:46:5D,name=Desk Panel,model=RGB660 PRO
+//
+// The light is registered as a configured light is: driven as the model
+// given, else as the one its advertised name says if a scan heard it,
+// else with the common defaults; its connection manager starts at once.
+// Without Bluetooth it is registered all the same and lists as offline.
+// Adding a light already registered returns its id; settings given then
+// apply on top of its own, and the light is made anew if they change it.
+func (a *Adapter) Add(ctx context.Context, address string) ([]devices.ID, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	entry := strings.TrimSpace(address)
+	mac, _, _ := strings.Cut(entry, ",")
+	mac = strings.TrimSpace(mac)
+	if !addressForm.MatchString(mac) {
+		return nil, fmt.Errorf("neewer: %q is not a Bluetooth address; give one like DF:24:3A:B4:46:5D, "+
+			"optionally with settings (DF:24:3A:B4:46:5D,name=Desk Panel,model=RGB660 PRO): %w", mac, devices.ErrInvalid)
+	}
+	if strings.ContainsAny(entry, ";\n") {
+		return nil, fmt.Errorf("neewer: add one light at a time, its address and settings separated by commas: %w", devices.ErrInvalid)
+	}
+	addr, err := ble.ParseAddress(mac)
+	if err != nil {
+		return nil, fmt.Errorf("neewer: %w: %w", err, devices.ErrInvalid)
+	}
+
+	a.addMu.Lock()
+	defer a.addMu.Unlock()
+	a.mu.Lock()
+	old := a.lights[addr.MAC]
+	var base *LightConfig
+	if old != nil {
+		base = &old.cfg
+	} else if c, ok := a.configs[addr.MAC]; ok {
+		base = &c
+	}
+	advertised := a.names[addr.MAC]
+	if advertised == "" {
+		advertised = a.lastNames[addr.MAC]
+	}
+	a.mu.Unlock()
+
+	cfg, err := parseLightOnto(entry, base)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", err, devices.ErrInvalid)
+	}
+	if old != nil {
+		if reflect.DeepEqual(cfg, old.cfg) {
+			return []devices.ID{old.info.ID}, nil
+		}
+		advertised = cmp.Or(old.advertised, advertised)
+	}
+	l, err := a.addLocked(cfg, advertised, true)
+	switch {
+	case errors.Is(err, errClosed):
+		return nil, err
+	case err != nil:
+		return nil, fmt.Errorf("neewer light %s: %w: %w", addr.MAC, err, devices.ErrInvalid)
+	}
+	a.mu.Lock()
+	a.configs[addr.MAC] = cfg
+	a.mu.Unlock()
+	if a.tr == nil {
+		a.log.Warn("neewer: Bluetooth is off; the light added lists as offline", "light", addr.MAC)
+	}
+	return []devices.ID{l.info.ID}, nil
+}
+
 // startScan runs one discovery in the background unless one is running.
 func (a *Adapter) startScan() {
 	a.mu.Lock()
@@ -152,6 +256,7 @@ func (a *Adapter) startScan() {
 		return
 	}
 	a.scanning = true
+	a.lastNames, a.names = a.names, map[string]string{}
 	a.scans.Add(1)
 	go func() {
 		defer a.scans.Done()
@@ -168,14 +273,18 @@ func (a *Adapter) startScan() {
 
 // heard takes one advertisement: a new Neewer light (by name, or by a
 // configured address) joins; a known one that is offline is tried again.
+// Every advertised name is kept for Add.
 func (a *Adapter) heard(adv ble.Advertisement) {
+	a.mu.Lock()
+	if adv.Name != "" {
+		a.names[adv.Address.MAC] = adv.Name
+	}
 	cfg, configured := a.configs[adv.Address.MAC]
+	l := a.lights[adv.Address.MAC]
+	a.mu.Unlock()
 	if !configured && !IsNeewerName(adv.Name) {
 		return
 	}
-	a.mu.Lock()
-	l := a.lights[adv.Address.MAC]
-	a.mu.Unlock()
 	if l != nil {
 		if !l.Online() {
 			l.conn.poke()
@@ -189,31 +298,62 @@ func (a *Adapter) heard(adv ble.Advertisement) {
 		cfg = LightConfig{Address: adv.Address}
 	}
 	cfg.Address.Random = cfg.Address.Random || adv.Address.Random
-	a.add(cfg, adv.Name)
+	if _, err := a.add(cfg, adv.Name, false); err != nil && !errors.Is(err, errClosed) {
+		a.log.Error("neewer: light settings", "light", cfg.Address.MAC, "err", err)
+	}
 }
 
-// add makes, starts and registers a light, once per address.
-func (a *Adapter) add(cfg LightConfig, advertised string) {
+// add makes, starts and registers a light and returns it. A light already
+// at the address stays, and is returned, unless replace is set: then it
+// is closed and the new one takes its place.
+func (a *Adapter) add(cfg LightConfig, advertised string, replace bool) (*Light, error) {
+	a.addMu.Lock()
+	defer a.addMu.Unlock()
+	return a.addLocked(cfg, advertised, replace)
+}
+
+// addLocked is add for callers holding addMu.
+func (a *Adapter) addLocked(cfg LightConfig, advertised string, replace bool) (*Light, error) {
 	m, err := cfg.resolve(advertised)
 	if err != nil {
-		a.log.Error("neewer: light settings", "light", cfg.Address.MAC, "err", err)
-		return
+		return nil, err
+	}
+	mac := cfg.Address.MAC
+	a.mu.Lock()
+	old := a.lights[mac]
+	closed := a.closed
+	a.mu.Unlock()
+	switch {
+	case closed:
+		return nil, errClosed
+	case old != nil && !replace:
+		return old, nil
+	case old != nil:
+		old.close() // its link ends before the new light makes one
 	}
 	a.mu.Lock()
-	if a.closed || a.lights[cfg.Address.MAC] != nil {
+	if a.closed {
 		a.mu.Unlock()
-		return
+		return nil, errClosed
 	}
 	l := newLight(cfg, m, a.tr, a.reg, a.timing, a.log)
-	a.lights[cfg.Address.MAC] = l
-	a.order = append(a.order, cfg.Address.MAC)
+	l.advertised = advertised
+	a.lights[mac] = l
+	if old == nil {
+		a.order = append(a.order, mac)
+	}
 	l.start()
 	a.mu.Unlock()
-	a.log.Info("neewer: light added", "light", cfg.Address.MAC, "name", l.info.Name,
+	verb := "added"
+	if old != nil {
+		verb = "remade with new settings"
+	}
+	a.log.Info("neewer: light "+verb, "light", mac, "name", l.info.Name,
 		"model", m.Name, "known_model", m.Known, "variant", m.Variant.String())
 	if a.reg != nil {
 		a.reg.Add(l)
 	}
+	return l, nil
 }
 
 // Lights returns the adapter's lights in the order they joined.

@@ -2,6 +2,7 @@ package neewer
 
 import (
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 
@@ -55,13 +56,20 @@ func ParseLights(s string) ([]LightConfig, error) {
 	return out, nil
 }
 
-func parseLight(entry string) (LightConfig, error) {
+func parseLight(entry string) (LightConfig, error) { return parseLightOnto(entry, nil) }
+
+// parseLightOnto reads one entry of the list. With base (the settings the
+// address has already), the entry's settings apply on top of base's.
+func parseLightOnto(entry string, base *LightConfig) (LightConfig, error) {
 	fields := strings.Split(entry, ",")
 	addr, err := ble.ParseAddress(fields[0])
 	if err != nil {
 		return LightConfig{}, fmt.Errorf("neewer light %q: %w", strings.TrimSpace(entry), err)
 	}
 	c := LightConfig{Address: addr}
+	if base != nil && base.Address.MAC == addr.MAC {
+		c = base.clone()
+	}
 	for _, f := range fields[1:] {
 		k, v, ok := strings.Cut(f, "=")
 		if !ok {
@@ -72,6 +80,13 @@ func parseLight(entry string) (LightConfig, error) {
 		}
 	}
 	return c, nil
+}
+
+// clone is a copy whose settings can change without changing c's (set
+// replaces the RGB and GM pointers, but writes into the Variant map).
+func (c LightConfig) clone() LightConfig {
+	c.Variant = maps.Clone(c.Variant)
+	return c
 }
 
 func (c *LightConfig) set(k, v string) error {

@@ -29,6 +29,10 @@ type Light struct {
 	conn  *conn
 	reg   *devices.Registry
 	log   *slog.Logger
+	// cfg is the settings it was made with; advertised is the name its
+	// model was detected from ("" when none was heard).
+	cfg        LightConfig
+	advertised string
 
 	mu       sync.Mutex
 	state    devices.LightState // last commanded and applied
@@ -50,17 +54,24 @@ type fxMemory struct{ kelvin, hue, sat int }
 
 func newLight(cfg LightConfig, m Model, tr ble.Transport, reg *devices.Registry, t Timing, log *slog.Logger) *Light {
 	mac, _ := nwproto.ParseMAC(cfg.Address.MAC) // ParseLights and scans give canonical addresses
+	// A light added by address, neither given a model nor heard
+	// advertising, has a model without a name.
+	modelName, prefix := "Neewer "+m.Name, m.Name
+	if m.Name == "" {
+		modelName, prefix = "Neewer (model unknown)", "Neewer"
+	}
 	name := cfg.Name
 	if name == "" {
 		hexMAC := strings.ReplaceAll(cfg.Address.MAC, ":", "")
-		name = m.Name + "-" + hexMAC[len(hexMAC)-6:]
+		name = prefix + "-" + hexMAC[len(hexMAC)-6:]
 	}
 	l := &Light{
 		info: devices.Info{
 			ID: devices.ID(Name + ":" + cfg.Address.MAC), Adapter: Name, Kind: devices.KindLight,
-			Name: name, Model: "Neewer " + m.Name, Room: cfg.Room,
+			Name: name, Model: modelName, Room: cfg.Room,
 		},
 		addr:  cfg.Address,
+		cfg:   cfg.clone(),
 		model: m,
 		enc:   nwproto.Encoder{Variant: m.Variant, MAC: mac},
 		caps: devices.LightCaps{
