@@ -46,6 +46,9 @@ type Config struct {
 	TrustedProxies []netip.Prefix
 	// SecureCookies marks the session cookie Secure even on plain HTTP.
 	SecureCookies bool
+	// Integrations are the settings admins manage in the web UI (Settings
+	// → Integrations); without them the session API has none to offer.
+	Integrations *service.Integrations
 }
 
 // Server is the HTTP side of the hub.

@@ -26,7 +26,10 @@ import (
 type Config struct {
 	Service  *service.Service
 	Accounts *service.Accounts
-	Logger   *slog.Logger
+	// Integrations are the settings of Settings → Integrations; nil
+	// when the hub offers none.
+	Integrations *service.Integrations
+	Logger       *slog.Logger
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For,
 	// X-Forwarded-Proto and X-Forwarded-Host are believed. Requests from
 	// anywhere else are taken at face value.
@@ -42,6 +45,7 @@ type Config struct {
 type handlers struct {
 	svc    *service.Service
 	acc    *service.Accounts
+	integ  *service.Integrations
 	log    *slog.Logger
 	peer   peerPolicy
 	secure bool
@@ -51,7 +55,7 @@ type handlers struct {
 // Authentication is attached per route, not to a group, so an unknown path
 // stays a 404 and /api/v1 keeps its own routes and errors.
 func Register(e *echo.Echo, cfg Config) error {
-	h := &handlers{svc: cfg.Service, acc: cfg.Accounts, log: cfg.Logger,
+	h := &handlers{svc: cfg.Service, acc: cfg.Accounts, integ: cfg.Integrations, log: cfg.Logger,
 		peer: newPeerPolicy(cfg.TrustedProxies), secure: cfg.SecureCookies}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
@@ -100,6 +104,10 @@ func (h *handlers) routes() []route {
 		{post, "/users", signedIn, h.addUser},
 		{del, "/users/:id", signedIn, h.removeUser},
 		{put, "/users/:id/password", signedIn, h.setPassword},
+
+		{get, "/integrations/mqtt", signedIn, h.mqttSettings},
+		{put, "/integrations/mqtt", signedIn, h.saveMQTT},
+		{del, "/integrations/mqtt", signedIn, h.deleteMQTT},
 
 		{get, "/audit", signedIn, h.audit},
 		{get, "/events", signedIn, h.events},

@@ -32,6 +32,9 @@ type Config struct {
 	// AllowedOrigins are the browser origins allowed to call /mcp besides
 	// the hub's own host and localhost.
 	AllowedOrigins originList
+	// Secret is the key of the passwords saved in the web UI (Settings →
+	// Integrations); never logged.
+	Secret string
 
 	Media  MediaConfig  // Sonos speakers and Onkyo receivers
 	Neewer NeewerConfig // Neewer lights over Bluetooth LE
@@ -112,6 +115,8 @@ func (c *Config) options() []option {
 			Usage: "mark the web UI's session cookie Secure even on plain HTTP (behind a TLS proxy)"},
 		{Name: "allowed-origins", Env: "BIFROST_ALLOWED_ORIGINS", Value: &c.AllowedOrigins,
 			Usage: "comma-separated browser `origins` (https://host:port) allowed to call /mcp; default: the hub's own host and localhost"},
+		{Name: "secret", Env: "BIFROST_SECRET", Secret: true, Value: (*stringValue)(&c.Secret),
+			Usage: "random `string` (16+ characters, e.g. from openssl rand -base64 32) whose key encrypts the passwords saved in the web UI"},
 	}, slices.Concat(c.Media.options(), c.Neewer.options(), c.MQTT.options())...)
 }
 

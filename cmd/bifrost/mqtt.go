@@ -2,9 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
+	"sync"
+	"time"
 
+	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/mqtt"
+	"github.com/bifrost-hub/bifrost/service"
 )
 
 // MQTTConfig configures the MQTT adapter: Tasmota, Shelly Gen2+, zigbee2mqtt
@@ -30,21 +36,171 @@ func (c *MQTTConfig) options() []option {
 	}
 }
 
-// startMQTT runs the MQTT adapter when a broker URL or an embedded broker
-// is set; with neither, MQTT is off.
+// startMQTT prepares the MQTT adapter, which starts in startIntegrations,
+// once the settings saved in the web UI can be read. It is one of the
+// scanners when the environment or the saved settings turn MQTT on at
+// start (the service's scanners are fixed then).
 func (m *Main) startMQTT(ctx context.Context) error {
-	c := m.Config.MQTT
-	cfg := mqtt.Config{URL: c.URL, Username: c.User, Password: c.Password, ClientID: c.ClientID,
-		CAFile: c.CAFile, Embedded: c.Embedded, Logger: m.Logger}
-	if !cfg.Enabled() {
-		return nil
-	}
-	ad, err := mqtt.New(m.registry, cfg)
+	m.mqtt = &mqttRunner{ctx: ctx, reg: m.registry, env: m.Config.MQTT, log: m.Logger}
+	on, err := service.MQTTSavedOn(ctx, m.db)
 	if err != nil {
 		return fmt.Errorf("mqtt: %w", err)
 	}
-	m.mqtt = ad
-	m.scanners = append(m.scanners, ad)
-	m.goRun(ctx, "mqtt", ad.Run)
+	if on || m.mqtt.config(service.MQTTSettings{}).Enabled() {
+		m.scanners = append(m.scanners, m.mqtt)
+	}
+	return nil
+}
+
+// startIntegrations opens the integrations the web UI manages and starts
+// the MQTT adapter with their settings. Settings from the environment
+// alone that cannot work stop the start, as they always have; saved ones
+// do not, so that they can be fixed in the web UI.
+func (m *Main) startIntegrations(ctx context.Context) error {
+	in, err := service.NewIntegrations(m.service, service.IntegrationsConfig{Store: m.db, Secret: m.Config.Secret, MQTT: m.mqtt})
+	if err != nil {
+		return err
+	}
+	m.integrations = in
+	saved, err := in.StartMQTT(ctx)
+	switch {
+	case err == nil:
+	case !saved:
+		return fmt.Errorf("mqtt: %w", err)
+	default:
+		m.Logger.Error("MQTT cannot start with the settings saved in the web UI; fix them under Settings → Integrations", "err", err)
+	}
+	return nil
+}
+
+// mqttRunner runs the MQTT adapter and, when settings are saved in the web
+// UI, replaces it by one with the new settings. The environment's settings
+// (flags, BIFROST_MQTT_*) win over saved ones, field by field. It is the
+// scanner the service holds, whichever adapter runs.
+type mqttRunner struct {
+	ctx context.Context // bounds every adapter's Run
+	reg *devices.Registry
+	env MQTTConfig
+	log *slog.Logger
+
+	mu       sync.Mutex
+	ad       *mqtt.Adapter // nil while MQTT is off
+	startErr error         // why the last Apply could not start an adapter
+	closed   bool
+	runs     sync.WaitGroup
+}
+
+var (
+	_ service.MQTTRunner = (*mqttRunner)(nil)
+	_ devices.Scanner    = (*mqttRunner)(nil)
+)
+
+// config merges the saved settings under the environment's.
+func (r *mqttRunner) config(saved service.MQTTSettings) mqtt.Config {
+	or := func(env, saved string) string {
+		if env != "" {
+			return env
+		}
+		return saved
+	}
+	e := r.env
+	return mqtt.Config{URL: or(e.URL, saved.URL), Username: or(e.User, saved.Username), Password: or(e.Password, saved.Password),
+		ClientID: or(e.ClientID, saved.ClientID), CAFile: or(e.CAFile, saved.CAFile), Embedded: or(e.Embedded, saved.Embedded),
+		Logger: r.log}
+}
+
+// Apply stops the running adapter, if any, and starts one with saved
+// under the environment's settings, unless neither names a broker.
+func (r *mqttRunner) Apply(saved service.MQTTSettings) error {
+	cfg := r.config(saved)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return errors.New("the hub is shutting down")
+	}
+	wasOn := r.ad != nil
+	r.stop()
+	if !cfg.Enabled() {
+		if wasOn {
+			r.log.Info("MQTT is off now")
+		}
+		return nil
+	}
+	ad, err := mqtt.New(r.reg, cfg)
+	if err != nil {
+		r.startErr = err
+		return err
+	}
+	r.ad = ad
+	r.runs.Go(func() {
+		if err := ad.Run(r.ctx); err != nil { // only when ad was replaced before it ran
+			r.log.Debug("MQTT adapter not run", "err", err)
+		}
+	})
+	return nil
+}
+
+// stop closes the running adapter; its devices stay in the registry,
+// offline, until a new adapter finds them again. The caller holds r.mu.
+func (r *mqttRunner) stop() {
+	r.startErr = nil
+	if r.ad != nil {
+		_ = r.ad.Close() // Close reports nothing
+		r.ad = nil
+	}
+}
+
+// Fixed returns the settings the environment gives.
+func (r *mqttRunner) Fixed() service.MQTTSettings {
+	e := r.env
+	return service.MQTTSettings{URL: e.URL, Username: e.User, Password: e.Password, ClientID: e.ClientID,
+		CAFile: e.CAFile, Embedded: e.Embedded}
+}
+
+// Status says whether MQTT is off, connecting or connected, or why not.
+func (r *mqttRunner) Status() service.IntegrationStatus {
+	r.mu.Lock()
+	ad, startErr := r.ad, r.startErr
+	r.mu.Unlock()
+	switch {
+	case startErr != nil:
+		return service.IntegrationStatus{State: service.IntegrationError, Message: startErr.Error()}
+	case ad == nil:
+		return service.IntegrationStatus{State: service.IntegrationOff, Message: "neither a broker URL nor an embedded broker address is set"}
+	}
+	var where string
+	if addr := ad.BrokerAddr(); addr != "" {
+		where = "the embedded broker listens on " + addr
+	}
+	switch up, err := ad.Connected(); {
+	case up:
+		return service.IntegrationStatus{State: service.IntegrationConnected, Message: where}
+	case err != nil:
+		return service.IntegrationStatus{State: service.IntegrationError, Message: err.Error()}
+	}
+	return service.IntegrationStatus{State: service.IntegrationConnecting, Message: where}
+}
+
+// Adapter names the adapter, for scanning.
+func (r *mqttRunner) Adapter() string { return mqtt.AdapterName }
+
+// Scan scans with the running adapter.
+func (r *mqttRunner) Scan(ctx context.Context) (time.Duration, error) {
+	r.mu.Lock()
+	ad := r.ad
+	r.mu.Unlock()
+	if ad == nil {
+		return 0, service.Errorf(service.EUNSUPPORTED, "MQTT is off; set a broker under Settings → Integrations")
+	}
+	return ad.Scan(ctx)
+}
+
+// Close stops the adapter and waits for it; no Apply starts one again.
+func (r *mqttRunner) Close() error {
+	r.mu.Lock()
+	r.closed = true
+	r.stop()
+	r.mu.Unlock()
+	r.runs.Wait()
 	return nil
 }

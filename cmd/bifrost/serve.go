@@ -13,7 +13,6 @@ import (
 
 	"github.com/bifrost-hub/bifrost/api"
 	"github.com/bifrost-hub/bifrost/devices"
-	"github.com/bifrost-hub/bifrost/devices/mqtt"
 	"github.com/bifrost-hub/bifrost/devices/neewer"
 	"github.com/bifrost-hub/bifrost/devices/sim"
 	"github.com/bifrost-hub/bifrost/service"
@@ -51,11 +50,13 @@ type Main struct {
 	registry *devices.Registry
 	scanners []devices.Scanner // adapters that can discover devices
 	neewer   *neewer.Adapter
-	mqtt     *mqtt.Adapter
+	mqtt     *mqttRunner
 	service  *service.Service
 	accounts *service.Accounts
-	server   *http.Server
-	addr     net.Addr
+	// integrations are the settings of the web UI's Settings → Integrations.
+	integrations *service.Integrations
+	server       *http.Server
+	addr         net.Addr
 
 	stopAdapters context.CancelFunc
 	background   sync.WaitGroup
@@ -142,7 +143,7 @@ func (m *Main) startService(ctx, actx context.Context) error {
 		return fmt.Errorf("record devices: %w", err)
 	}
 	m.goRun(actx, "service", m.service.Run)
-	return nil
+	return m.startIntegrations(actx)
 }
 
 // goRun runs fn in the background until ctx ends; an error it returns
@@ -162,7 +163,7 @@ func (m *Main) startHTTP() error {
 	}
 	srv := api.New(api.Config{Service: m.service, Logger: m.Logger, Accounts: m.accounts,
 		TrustedProxies: m.Config.TrustedProxies.Prefixes(), SecureCookies: m.Config.SecureCookies,
-		AllowedOrigins: m.Config.AllowedOrigins, Version: version})
+		AllowedOrigins: m.Config.AllowedOrigins, Version: version, Integrations: m.integrations})
 	m.server = &http.Server{
 		Handler:           srv.Handler(),
 		ReadHeaderTimeout: readHeaderTimeout,

@@ -51,6 +51,7 @@ type conn struct {
 	mu      sync.Mutex
 	client  paho.Client // the current session's client; nil between sessions
 	live    bool        // connected and subscribed
+	lastErr error       // why the last attempt to connect failed; nil once connected
 	filters []string
 	dynamic map[string]int // filters added at run time, reference-counted
 
@@ -190,6 +191,9 @@ func (c *conn) run(ctx context.Context) {
 			c.end()
 		} else if ctx.Err() == nil {
 			c.log.Warn("cannot connect to the MQTT broker", "url", redactURL(c.brokerURL), "err", err)
+			c.mu.Lock()
+			c.lastErr = err
+			c.mu.Unlock()
 		}
 		if !sleep(ctx, wait.next()) {
 			return
@@ -228,7 +232,7 @@ func (c *conn) session(ctx context.Context) (<-chan struct{}, error) {
 		return nil, fmt.Errorf("subscribing: %w", err)
 	}
 	c.mu.Lock()
-	c.live = true
+	c.live, c.lastErr = true, nil
 	c.mu.Unlock()
 	c.onLink(true)
 	return lost, nil
@@ -266,6 +270,14 @@ func (c *conn) up() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.live
+}
+
+// state reports whether the hub is connected and subscribed and, when it
+// is not, why the last attempt failed.
+func (c *conn) state() (bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.live, c.lastErr
 }
 
 // publish sends a message with QoS 1 and waits for the broker to take it.

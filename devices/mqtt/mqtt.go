@@ -181,6 +181,12 @@ func (a *Adapter) BrokerAddr() string {
 	return a.broker.addr()
 }
 
+// Connected reports whether the hub is connected to the broker (and
+// subscribed). When it is not, err is why the last attempt to connect
+// failed: nil before the first attempt ends, or while a lost connection is
+// being restored.
+func (a *Adapter) Connected() (ok bool, err error) { return a.conn.state() }
+
 // Run connects to the broker and keeps the connection (reconnecting with
 // backoff) until ctx ends or Close is called.
 func (a *Adapter) Run(ctx context.Context) error {

@@ -1,16 +1,18 @@
 // Settings: your password, API keys (minted, listed, revoked; a key is
-// shown once), users, and the audit log.
+// shown once), users, integrations (admins), and the audit log.
 
 import { get, post, put, del, at } from './api.js';
 import { h, field, select, confirmButton, busy, when, replace, toast } from './dom.js';
+import { mqttSection } from './integrations.js';
 
 let keysBox = null; // the keys table on the page, redrawn on key events
 
 export async function render(app) {
-  const [keys, users, audit] = await Promise.all([
+  const [keys, users, audit, mqtt] = await Promise.all([
     app.run(() => get('/api-keys')),
     app.run(() => get('/users')),
     app.run(() => get('/audit?limit=100')),
+    app.session.user.admin ? app.run(() => get('/integrations/mqtt')) : null,
   ]);
   keysBox = h('div', { class: 'table-wrap' });
   drawKeys(app, keys || []);
@@ -23,6 +25,7 @@ export async function render(app) {
       newKeyForm(app),
       keysBox),
     usersSection(app, users || []),
+    mqtt ? mqttSection(app, mqtt) : null,
     auditSection(audit || []));
 }
 

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestBrowserIntegrations sets up MQTT from Settings → Integrations in a
+// real, headless chromium, against the hub run in-process: an embedded
+// broker with a login is saved, the page reports it connected, a device
+// can log in with the saved password, and the password shows nowhere, not
+// in the page, not in the database files. Then an unreachable broker is
+// saved, and the page shows the hub's warning.
+func TestBrowserIntegrations(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives chromium; skipped with -short")
+	}
+	browserPath := findChromium(t)
+	data := t.TempDir()
+	h := runHub(t, data, func(c *Config) { c.Secret = hubSecret })
+	code, err := h.accounts.SetupCode(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newBrowser(t, browserPath)
+	firstAdmin(b, &hub{tb: t, Addr: h.Addr().String()}, code)
+
+	b.click(`a[href="#/settings"]`)
+	b.waitJS("the MQTT form, off", `document.querySelector('#mqtt-status')?.textContent.startsWith('Off')`)
+	b.typeInto(`#mqtt-embedded`, "127.0.0.1:0")
+	b.typeInto(`#mqtt-username`, "devices")
+	b.typeInto(`#mqtt-password`, brokerPassword)
+	b.click(`#mqtt-save`)
+	b.waitJS("the connection", `((s) => s.startsWith('Connected') && s.includes('embedded broker listens on 127.0.0.1:'))(
+		document.querySelector('#mqtt-status').textContent)`)
+	b.waitJS("the password written only", `((pw) => pw.value === '' && pw.placeholder === 'unchanged')(document.querySelector('#mqtt-password'))
+		&& document.activeElement.id === 'mqtt-save'`)
+	if html := run(b, "read the page", chromedp.Evaluate[string](`document.documentElement.outerHTML`)); strings.Contains(html, brokerPassword) {
+		t.Error("the page shows the saved password")
+	}
+	if err := mqttLogin(h.brokerAddr(), "devices", brokerPassword); err != nil {
+		t.Errorf("a device cannot log in to the embedded broker with the password saved in the page: %v", err)
+	}
+	assertNoPlaintext(t, data, brokerPassword)
+
+	const unlabelled = `[...document.querySelectorAll('section.integrations input, section.integrations button')]
+		.filter((e) => e.tabIndex < 0 || !((e.labels && e.labels.length) || e.getAttribute('aria-label') || e.textContent.trim()))
+		.map((e) => e.outerHTML.slice(0, 120))`
+	if bad := run(b, "find unlabelled controls", chromedp.Evaluate[[]string](unlabelled)); len(bad) > 0 {
+		t.Errorf("integration controls without a label or out of the tab order: %q", bad)
+	}
+	b.do("emulate a phone", chromedp.EmulateViewport(375, 812, chromedp.EmulateScale(2), chromedp.EmulateMobile),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('section.integrations').scrollIntoView()`))
+	if width := run(b, "measure the page", chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); width > 375 {
+		t.Errorf("at 375 px the Settings page is %d px wide: it scrolls sideways", width)
+	}
+	png := run(b, "screenshot the integrations", chromedp.CaptureScreenshot())
+	if err := os.WriteFile(filepath.Join(artifactsDir(t), "settings-integrations-phone.png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b.do("back to the desktop", chromedp.EmulateViewport(1280, 900))
+
+	b.typeInto(`#mqtt-url`, "mqtt://127.0.0.1:1")
+	b.do("clear the embedded broker", chromedp.Evaluate[chromedp.Void](`document.querySelector('#mqtt-embedded').value = ''`))
+	b.click(`#mqtt-save`)
+	b.waitJS("the hub's warning", `document.querySelector('.integration-warning')?.textContent.includes('cannot connect to the broker')
+		&& document.querySelector('#mqtt-status').textContent.startsWith('Not connected')`)
+	b.checkConsole()
+}

@@ -1,0 +1,281 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	paho "github.com/eclipse/paho.mqtt.golang"
+)
+
+const (
+	hubSecret      = "cmd-test-secret-0123456789abcdef"
+	brokerPassword = "embedded-broker-pw-Xy7"
+	adminPassword  = "correct horse battery"
+)
+
+// inProcessHub is the hub run in-process (Run, then Close) with the demo
+// home, logging at debug level into log.
+type inProcessHub struct {
+	*Main
+	log  *lineLog
+	once sync.Once
+}
+
+func runHub(t *testing.T, data string, adjust func(*Config)) *inProcessHub {
+	t.Helper()
+	h := &inProcessHub{log: newLineLog()}
+	h.Main = NewMain(CLI{Stdout: io.Discard, Stderr: h.log, Getenv: env{}.lookup})
+	c := &h.Config
+	c.Addr, c.DataDir, c.Demo = "127.0.0.1:0", data, true
+	c.Media.SonosEventAddr = "127.0.0.1:0"
+	c.Neewer.BLE = "off"
+	adjust(c)
+	h.Logger = slog.New(slog.NewTextHandler(h.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	if err := h.Run(t.Context()); err != nil {
+		h.Close()
+		t.Fatalf("start: %v\n%s", err, h.log)
+	}
+	t.Cleanup(h.stop)
+	return h
+}
+
+func (h *inProcessHub) stop() { h.once.Do(func() { _ = h.Close() }) }
+
+func (h *inProcessHub) URL(path string) string { return "http://" + h.Addr().String() + path }
+
+// brokerAddr is where the embedded broker listens ("" without one).
+func (h *inProcessHub) brokerAddr() string {
+	h.mqtt.mu.Lock()
+	defer h.mqtt.mu.Unlock()
+	if h.mqtt.ad == nil {
+		return ""
+	}
+	return h.mqtt.ad.BrokerAddr()
+}
+
+// uiSession is a signed-in browser without the browser: the session
+// cookie, the CSRF token and the hub's own Origin on every write.
+type uiSession struct {
+	t    *testing.T
+	hub  *inProcessHub
+	c    *http.Client
+	csrf string
+}
+
+// signIn sets up the admin if there is none yet, and signs in.
+func signIn(t *testing.T, h *inProcessHub) *uiSession {
+	t.Helper()
+	ctx := t.Context()
+	if code, err := h.accounts.SetupCode(ctx); err != nil {
+		t.Fatal(err)
+	} else if code != "" {
+		if _, err := h.accounts.Setup(ctx, "127.0.0.1", code, "admin", adminPassword); err != nil {
+			t.Fatal(err)
+		}
+	}
+	jar, _ := cookiejar.New(nil)
+	s := &uiSession{t: t, hub: h, c: &http.Client{Jar: jar, Timeout: 20 * time.Second}}
+	var res struct {
+		CSRFToken string `json:"csrf_token"`
+	}
+	s.must(http.StatusOK, "POST", "/api/login", map[string]string{"username": "admin", "password": adminPassword}, &res)
+	s.csrf = res.CSRFToken
+	return s
+}
+
+func (s *uiSession) send(method, path string, body any) (int, []byte) {
+	s.t.Helper()
+	var r io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		r = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, s.hub.URL(path), r)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if method != http.MethodGet {
+		req.Header.Set("X-CSRF-Token", s.csrf)
+		req.Header.Set("Origin", "http://"+s.hub.Addr().String())
+	}
+	resp, err := s.c.Do(req)
+	if err != nil {
+		s.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return resp.StatusCode, b
+}
+
+// must sends a request that must answer want, and decodes the answer into
+// out when out is not nil.
+func (s *uiSession) must(want int, method, path string, body, out any) []byte {
+	s.t.Helper()
+	status, b := s.send(method, path, body)
+	if status != want {
+		s.t.Fatalf("%s %s = %d, want %d: %s", method, path, status, want, b)
+	}
+	if out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			s.t.Fatalf("decoding %s: %v", b, err)
+		}
+	}
+	return b
+}
+
+// mqttView is the answer of /api/integrations/mqtt.
+type mqttView struct {
+	URL, Username, Embedded string
+	ClientID                string `json:"client_id"`
+	Password                struct{ Set bool }
+	Fixed                   map[string]struct{ Value, Env string }
+	CanSaveSecrets          bool `json:"can_save_secrets"`
+	Problem, Warning        string
+	Status                  struct{ State, Message string }
+}
+
+// mqtt sends a request to /api/integrations/mqtt that must succeed.
+func (s *uiSession) mqtt(method string, body any) mqttView {
+	s.t.Helper()
+	var v mqttView
+	s.must(http.StatusOK, method, "/api/integrations/mqtt", body, &v)
+	return v
+}
+
+// mqttLogin connects to the broker at addr as an MQTT device would.
+func mqttLogin(addr, user, password string) error {
+	o := paho.NewClientOptions().AddBroker("tcp://" + addr).SetClientID("test-device").
+		SetUsername(user).SetPassword(password).SetConnectTimeout(5 * time.Second).SetAutoReconnect(false)
+	c := paho.NewClient(o)
+	tok := c.Connect()
+	if !tok.WaitTimeout(5 * time.Second) {
+		return io.ErrNoProgress
+	}
+	if err := tok.Error(); err != nil {
+		return err
+	}
+	c.Disconnect(0)
+	return nil
+}
+
+// assertNoPlaintext fails when a file of the database holds s.
+func assertNoPlaintext(t *testing.T, data, s string) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(data, "bifrost.db*")) // the database, its WAL, its shared memory
+	if len(files) == 0 {
+		t.Fatal("no database file")
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(b, []byte(s)) {
+			t.Errorf("%s holds the MQTT password in plaintext", filepath.Base(f))
+		}
+	}
+}
+
+// TestIntegrationsLive saves MQTT settings through the session API of the
+// running hub: the adapter restarts with them at once (the embedded broker
+// takes the saved login), the password is nowhere in plaintext, a hub
+// restarted with another BIFROST_SECRET says so, and the environment's
+// settings win.
+func TestIntegrationsLive(t *testing.T) {
+	data := t.TempDir()
+	h := runHub(t, data, func(c *Config) { c.Secret = hubSecret })
+	s := signIn(t, h)
+
+	v := s.mqtt("GET", nil)
+	if v.Status.State != "off" || !v.CanSaveSecrets || v.Password.Set {
+		t.Fatalf("before a save: %+v", v)
+	}
+	v = s.mqtt("PUT", map[string]string{"embedded": "127.0.0.1:0", "username": "devices", "password": brokerPassword})
+	if v.Status.State != "connected" || v.Warning != "" || !strings.Contains(v.Status.Message, "embedded broker listens on 127.0.0.1:") {
+		t.Fatalf("after saving an embedded broker: %+v", v)
+	}
+	addr := h.brokerAddr()
+	if err := mqttLogin(addr, "devices", brokerPassword); err != nil {
+		t.Errorf("a device cannot log in to the embedded broker with the saved password: %v", err)
+	}
+	if err := mqttLogin(addr, "devices", "wrong"); err == nil {
+		t.Error("the embedded broker lets a wrong password in")
+	}
+
+	// A broker that is not there is a warning, not a failure.
+	v = s.mqtt("PUT", map[string]string{"url": "mqtt://127.0.0.1:1", "embedded": ""})
+	if v.Status.State != "error" || !strings.Contains(v.Warning, "cannot connect to the broker") || !v.Password.Set {
+		t.Fatalf("after saving an unreachable broker: %+v", v)
+	}
+	s.mqtt("PUT", map[string]string{"url": "", "embedded": "127.0.0.1:0"})
+	assertNoPlaintext(t, data, brokerPassword)
+	h.stop()
+	assertNoPlaintext(t, data, brokerPassword)
+	for _, secret := range []string{brokerPassword, hubSecret} {
+		if strings.Contains(h.log.String(), secret) {
+			t.Errorf("the hub logged a secret:\n%s", h.log)
+		}
+	}
+
+	// Another BIFROST_SECRET: the hub starts, MQTT runs without the
+	// password, and the UI is told why.
+	h = runHub(t, data, func(c *Config) { c.Secret = "a-different-secret-0123456789abc" })
+	s = signIn(t, h)
+	v = s.mqtt("GET", nil)
+	if v.Problem != "the stored MQTT password was encrypted with another BIFROST_SECRET; enter it again" || v.Embedded != "127.0.0.1:0" {
+		t.Fatalf("with another secret: %+v", v)
+	}
+	if !strings.Contains(h.log.String(), "another BIFROST_SECRET") {
+		t.Errorf("the hub does not log the problem:\n%s", h.log)
+	}
+	h.stop()
+
+	// The environment wins, and the saved settings turn MQTT on at start:
+	// it is one of the adapters that scan.
+	h = runHub(t, data, func(c *Config) { c.Secret = hubSecret; c.MQTT.ClientID = "from-env" })
+	s = signIn(t, h)
+	v = s.mqtt("GET", nil)
+	if f := v.Fixed["client_id"]; f.Value != "from-env" || f.Env != "BIFROST_MQTT_CLIENT_ID" || v.Problem != "" {
+		t.Fatalf("with a client id in the environment: %+v", v)
+	}
+	s.must(http.StatusUnprocessableEntity, "PUT", "/api/integrations/mqtt", map[string]string{"client_id": "mine"}, nil)
+	if b := s.must(http.StatusOK, "GET", "/api/adapters", nil, nil); !strings.Contains(string(b), `"mqtt"`) {
+		t.Errorf("adapters %s; want mqtt among them", b)
+	}
+}
+
+func TestSecretOption(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(file, []byte(hubSecret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := parseServe(t, nil, env{"BIFROST_SECRET_FILE": file})
+	if err != nil || cfg.Secret != hubSecret {
+		t.Fatalf("BIFROST_SECRET_FILE: %q, %v", cfg.Secret, err)
+	}
+	if _, err := parseServe(t, nil, env{"BIFROST_SECRET_FILE": file, "BIFROST_SECRET": "x"}); err == nil {
+		t.Error("BIFROST_SECRET and BIFROST_SECRET_FILE both set: accepted")
+	}
+	_, out, _ := runCLI("help")
+	if !strings.Contains(out, "BIFROST_SECRET_FILE") {
+		t.Errorf("help does not mention BIFROST_SECRET_FILE:\n%s", out)
+	}
+	code, _, errOut := runCLI("serve", "--addr", "127.0.0.1:0", "--data", t.TempDir(), "--secret", "short")
+	if code != 1 || !strings.Contains(errOut, "BIFROST_SECRET is 5 characters long") || strings.Contains(errOut, "short\n") {
+		t.Errorf("a short secret: exit %d, stderr:\n%s", code, errOut)
+	}
+}

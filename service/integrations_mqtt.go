@@ -1,0 +1,247 @@
+package service
+
+import (
+	"net"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// MQTTSettings are the settings of the MQTT adapter: the ones saved in
+// the web UI, or the ones the environment gives. The password is never
+// encoded.
+type MQTTSettings struct {
+	URL      string `json:"url"` // mqtt://, mqtts://, ws:// or wss://
+	Username string `json:"username"`
+	Password string `json:"-"`
+	ClientID string `json:"client_id"`
+	CAFile   string `json:"ca_file"`  // PEM file of the broker's CAs
+	Embedded string `json:"embedded"` // host:port of a broker run inside the hub
+}
+
+// MQTTUpdate is a change to the saved MQTT settings: a field left nil
+// keeps its saved value. An empty Password keeps the saved password;
+// ClearPassword removes it.
+type MQTTUpdate struct {
+	URL           *string `json:"url"`
+	Username      *string `json:"username"`
+	Password      string  `json:"password"`
+	ClearPassword bool    `json:"clear_password"`
+	ClientID      *string `json:"client_id"`
+	CAFile        *string `json:"ca_file"`
+	Embedded      *string `json:"embedded"`
+}
+
+// MQTTView is what people see of the MQTT integration. No secret is ever
+// in it: only whether one is saved.
+type MQTTView struct {
+	URL      string      `json:"url"`
+	Username string      `json:"username"`
+	Password SecretState `json:"password"`
+	ClientID string      `json:"client_id"`
+	CAFile   string      `json:"ca_file"`
+	Embedded string      `json:"embedded"`
+	// Fixed are the settings the hub's environment or command line gives,
+	// by field: they win over the saved ones and cannot be changed here.
+	Fixed map[string]FixedSetting `json:"fixed"`
+	// CanSaveSecrets says whether BIFROST_SECRET is set, without which no
+	// password can be saved.
+	CanSaveSecrets bool `json:"can_save_secrets"`
+	// Problem says what is wrong with the saved settings, e.g. a password
+	// encrypted with another BIFROST_SECRET.
+	Problem string            `json:"problem,omitempty"`
+	Status  IntegrationStatus `json:"status"`
+	// UpdatedAt is when the settings were saved; nil when they never were.
+	UpdatedAt *time.Time `json:"updated_at,omitempty"`
+}
+
+// MQTTSaved answers a save: the settings now, and a warning when the
+// adapter does not work with them (the broker cannot be reached, …).
+type MQTTSaved struct {
+	MQTTView
+	Warning string `json:"warning,omitempty"`
+}
+
+// SecretState tells whether a secret is saved, never what it is.
+type SecretState struct {
+	Set bool `json:"set"`
+}
+
+// FixedSetting is a setting the environment gives: its value ("" for a
+// secret) and the variable that sets it.
+type FixedSetting struct {
+	Value string `json:"value"`
+	Env   string `json:"env"`
+}
+
+// Limits of the MQTT settings.
+const (
+	maxMQTTURL      = 2048
+	maxMQTTUsername = 256
+	maxMQTTPassword = 1024
+	maxMQTTClientID = 64
+	maxMQTTPath     = 4096
+)
+
+// mqttField is one setting other than the password: its name in JSON, the
+// variable that fixes it, where it lives, and its check.
+type mqttField struct {
+	name, label, env string
+	of               func(*MQTTSettings) *string
+	update           func(*MQTTUpdate) *string
+	check            func(string) error
+}
+
+var mqttFields = []mqttField{
+	{"url", "the broker URL", "BIFROST_MQTT_URL",
+		func(s *MQTTSettings) *string { return &s.URL }, func(u *MQTTUpdate) *string { return u.URL }, checkBrokerURL},
+	{"username", "the username", "BIFROST_MQTT_USER",
+		func(s *MQTTSettings) *string { return &s.Username }, func(u *MQTTUpdate) *string { return u.Username }, checkMQTTUsername},
+	{"password", "the password", "BIFROST_MQTT_PASSWORD",
+		func(s *MQTTSettings) *string { return &s.Password }, nil, nil},
+	{"client_id", "the client id", "BIFROST_MQTT_CLIENT_ID",
+		func(s *MQTTSettings) *string { return &s.ClientID }, func(u *MQTTUpdate) *string { return u.ClientID }, checkClientID},
+	{"ca_file", "the CA file", "BIFROST_MQTT_CA_FILE",
+		func(s *MQTTSettings) *string { return &s.CAFile }, func(u *MQTTUpdate) *string { return u.CAFile }, checkCAFile},
+	{"embedded", "the embedded broker's address", "BIFROST_MQTT_EMBEDDED",
+		func(s *MQTTSettings) *string { return &s.Embedded }, func(u *MQTTUpdate) *string { return u.Embedded }, checkEmbeddedAddr},
+}
+
+// applyTo returns s changed by u, and the names of the fields that
+// changed. The password is left to nextPassword.
+func (u MQTTUpdate) applyTo(s MQTTSettings, fixed MQTTSettings) (MQTTSettings, []string, error) {
+	var changed []string
+	for _, f := range mqttFields {
+		if f.update == nil || f.update(&u) == nil {
+			continue
+		}
+		v := strings.TrimSpace(*f.update(&u))
+		if *f.of(&fixed) != "" {
+			return s, nil, Errorf(EINVALID, "%s is set by %s, which wins over the web UI; change it there", f.label, f.env).With("field", f.name)
+		}
+		if v != "" {
+			if err := f.check(v); err != nil {
+				return s, nil, err
+			}
+		}
+		if cur := f.of(&s); *cur != v {
+			*cur = v
+			changed = append(changed, f.name)
+		}
+	}
+	return s, changed, nil
+}
+
+func invalidField(field, format string, args ...any) *Error {
+	return Errorf(EINVALID, format, args...).With("field", field)
+}
+
+// checkBrokerURL accepts mqtt://, mqtts://, ws:// and wss:// URLs with a
+// host, an optional port, and no credentials (they have fields of their
+// own, and a URL is shown and logged).
+func checkBrokerURL(raw string) error {
+	const example = "mqtt://192.168.1.10:1883, mqtts://broker.example:8883 or ws://host/mqtt"
+	if len(raw) > maxMQTTURL {
+		return invalidField("url", "the broker URL may be at most %d characters", maxMQTTURL)
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Opaque != "" {
+		return invalidField("url", "the broker URL is not a URL such as %s", example)
+	}
+	switch u.Scheme {
+	case "mqtt", "mqtts", "ws", "wss":
+	default:
+		return invalidField("url", "the broker URL must start with mqtt://, mqtts://, ws:// or wss://, e.g. %s", example)
+	}
+	switch {
+	case u.User != nil:
+		return invalidField("url", "put the username and password in their own fields, not in the broker URL")
+	case u.Hostname() == "":
+		return invalidField("url", "the broker URL has no host; e.g. %s", example)
+	case u.RawQuery != "" || u.Fragment != "":
+		return invalidField("url", "the broker URL may not have a query or a fragment")
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return invalidField("url", "the broker URL's port must be a number from 1 to 65535")
+		}
+	}
+	return nil
+}
+
+func checkMQTTUsername(s string) error {
+	if len(s) > maxMQTTUsername {
+		return invalidField("username", "the username may be at most %d characters", maxMQTTUsername)
+	}
+	if hasControl(s) {
+		return invalidField("username", "the username may not hold control characters")
+	}
+	return nil
+}
+
+func checkMQTTPassword(s string) error {
+	if len(s) > maxMQTTPassword {
+		return invalidField("password", "the password may be at most %d characters", maxMQTTPassword)
+	}
+	return nil
+}
+
+// checkClientID accepts what every broker takes (MQTT 3.1.1 promises
+// letters and digits) plus . _ -.
+func checkClientID(s string) error {
+	if len(s) > maxMQTTClientID {
+		return invalidField("client_id", "the client id may be at most %d characters", maxMQTTClientID)
+	}
+	for _, r := range s {
+		if r > unicode.MaxASCII || !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("._-", r)) {
+			return invalidField("client_id", "the client id may hold letters, digits and . _ - only, not %q", r)
+		}
+	}
+	return nil
+}
+
+// checkCAFile accepts an absolute path: the hub's working directory is
+// nothing people can see from the web UI.
+func checkCAFile(s string) error {
+	switch {
+	case len(s) > maxMQTTPath:
+		return invalidField("ca_file", "the CA file's path may be at most %d characters", maxMQTTPath)
+	case hasControl(s):
+		return invalidField("ca_file", "the CA file's path may not hold control characters")
+	case !filepath.IsAbs(s):
+		return invalidField("ca_file", "give the CA file's full path, e.g. /etc/ssl/certs/broker-ca.pem")
+	}
+	return nil
+}
+
+// checkEmbeddedAddr accepts host:port or :port; port 0 picks a free one.
+func checkEmbeddedAddr(s string) error {
+	host, port, err := net.SplitHostPort(s)
+	if err != nil {
+		return invalidField("embedded", "the embedded broker's address must be host:port or :port, e.g. :1883")
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return invalidField("embedded", "the embedded broker's port must be a number from 0 to 65535")
+	}
+	if strings.ContainsFunc(host, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) || r == '/' }) {
+		return invalidField("embedded", "the embedded broker's host is not a host name or IP address")
+	}
+	return nil
+}
+
+func hasControl(s string) bool { return strings.ContainsFunc(s, unicode.IsControl) }
+
+// redactURL drops any password from a URL before it is shown.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(a URL that cannot be parsed)"
+	}
+	if _, has := u.User.Password(); has {
+		u.User = url.User(u.User.Username())
+	}
+	return u.String()
+}

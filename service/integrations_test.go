@@ -1,0 +1,395 @@
+package service_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/store"
+)
+
+const (
+	hubSecret  = "k7Qx2vN9pL4sR8tW1yZ5bC3dF6gH0jM2"
+	mqttPass   = "broker-pass-Zq81xk"
+	otherHubSk = "another-secret-entirely-0123456789"
+)
+
+// fakeRunner stands for the MQTT adapter: it records what it is asked to
+// run and reports the state it is told to.
+type fakeRunner struct {
+	mu       sync.Mutex
+	fixed    service.MQTTSettings
+	applied  []service.MQTTSettings
+	applyErr error
+	status   service.IntegrationStatus
+}
+
+func (f *fakeRunner) Apply(s service.MQTTSettings) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.applied = append(f.applied, s)
+	return f.applyErr
+}
+
+func (f *fakeRunner) Fixed() service.MQTTSettings { return f.fixed }
+
+func (f *fakeRunner) Status() service.IntegrationStatus {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.status
+}
+
+func (f *fakeRunner) last(t *testing.T) service.MQTTSettings {
+	t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.applied) == 0 {
+		t.Fatal("nothing was applied")
+	}
+	return f.applied[len(f.applied)-1]
+}
+
+// integrations is a service with an admin, over real SQLite, and its
+// integrations with a fake MQTT runner.
+type integrations struct {
+	*people
+	in     *service.Integrations
+	runner *fakeRunner
+	admin  context.Context
+	path   string
+}
+
+func newIntegrations(t *testing.T, secret string) *integrations {
+	t.Helper()
+	p := newPeople(t)
+	p.setup(t)
+	s := p.login(t, "admin", pw)
+	x := &integrations{people: p, runner: &fakeRunner{status: service.IntegrationStatus{State: service.IntegrationConnected}},
+		admin: p.as(s.SessionInfo)}
+	x.in = x.reopen(t, secret, x.runner)
+	return x
+}
+
+// reopen makes the integrations again over the same database, as a
+// restarted hub would.
+func (x *integrations) reopen(t *testing.T, secret string, r service.MQTTRunner) *service.Integrations {
+	t.Helper()
+	in, err := service.NewIntegrations(x.svc, service.IntegrationsConfig{Store: x.db, Secret: secret, MQTT: r, SettleTime: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+func str(s string) *string { return &s }
+
+func (x *integrations) save(t *testing.T, u service.MQTTUpdate) service.MQTTSaved {
+	t.Helper()
+	res, err := x.in.SaveMQTT(x.admin, u)
+	if err != nil {
+		t.Fatalf("SaveMQTT: %v", err)
+	}
+	return res
+}
+
+func TestIntegrations_SaveAndRead(t *testing.T) {
+	x := newIntegrations(t, hubSecret)
+	v, err := x.in.MQTT(x.admin)
+	if err != nil || v.UpdatedAt != nil || v.Password.Set || !v.CanSaveSecrets || v.Status.State != service.IntegrationConnected {
+		t.Fatalf("before any save: %+v, %v", v, err)
+	}
+	res := x.save(t, service.MQTTUpdate{URL: str(" mqtt://broker.lan:1883 "), Username: str("hub"), Password: mqttPass, ClientID: str("bifrost-den")})
+	if res.Warning != "" || res.URL != "mqtt://broker.lan:1883" || res.Username != "hub" || !res.Password.Set || res.UpdatedAt == nil {
+		t.Fatalf("saved = %+v", res)
+	}
+	if got := x.runner.last(t); got != (service.MQTTSettings{URL: "mqtt://broker.lan:1883", Username: "hub", Password: mqttPass, ClientID: "bifrost-den"}) {
+		t.Errorf("applied %+v", got)
+	}
+
+	// An empty password keeps the saved one; a field left out keeps its
+	// value.
+	x.save(t, service.MQTTUpdate{Username: str("hub2")})
+	if got := x.runner.last(t); got.Password != mqttPass || got.URL != "mqtt://broker.lan:1883" || got.Username != "hub2" {
+		t.Errorf("after a save without a password, applied %+v", got)
+	}
+	// A restarted hub opens the password.
+	again := &fakeRunner{}
+	if saved, err := x.reopen(t, hubSecret, again).StartMQTT(context.Background()); err != nil || !saved {
+		t.Fatalf("StartMQTT = %v, %v", saved, err)
+	}
+	if got := again.last(t); got.Password != mqttPass || got.Username != "hub2" {
+		t.Errorf("at start, applied %+v", got)
+	}
+
+	res = x.save(t, service.MQTTUpdate{ClearPassword: true})
+	if res.Password.Set || x.runner.last(t).Password != "" {
+		t.Errorf("after clearing: %+v, applied %+v", res, x.runner.last(t))
+	}
+	if _, err := x.in.SaveMQTT(x.admin, service.MQTTUpdate{Password: "x", ClearPassword: true}); service.ErrorCode(err) != service.EINVALID {
+		t.Errorf("a password and clear_password = %v", err)
+	}
+}
+
+func TestIntegrations_SecretNeverShown(t *testing.T) {
+	x := newIntegrations(t, hubSecret)
+	x.save(t, service.MQTTUpdate{URL: str("mqtts://broker.lan"), Password: mqttPass})
+	v, err := x.in.MQTT(x.admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(v)
+	if strings.Contains(string(b), mqttPass) || !strings.Contains(string(b), `"password":{"set":true}`) {
+		t.Fatalf("the view shows %s", b)
+	}
+	log, err := x.svc.AuditLog(x.admin, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if log[0].Action != "integration.save" || log[0].Target != "mqtt" || log[0].Detail != "changed url, password" || log[0].Result != "ok" {
+		t.Errorf("audit entry %+v", log[0])
+	}
+	for _, e := range log {
+		if b, _ := json.Marshal(e); strings.Contains(string(b), mqttPass) {
+			t.Errorf("the audit log holds the password: %s", b)
+		}
+	}
+	rec, err := x.db.GetIntegration(context.Background(), "mqtt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(rec.Config), mqttPass) || strings.Contains(string(rec.Secret), mqttPass) || len(rec.Secret) == 0 {
+		t.Errorf("stored config %s, secret %x", rec.Config, rec.Secret)
+	}
+}
+
+// TestIntegrations_DatabaseFileHoldsNoPlaintext reads the SQLite files
+// themselves (the database and its write-ahead log).
+func TestIntegrations_DatabaseFileHoldsNoPlaintext(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db, err := store.Open(ctx, filepath.Join(dir, "bifrost.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := service.New(service.Config{Store: db})
+	in, err := service.NewIntegrations(svc, service.IntegrationsConfig{Store: db, Secret: hubSecret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys := service.WithPrincipal(ctx, service.System)
+	for range 3 { // each save a fresh nonce
+		if _, err := in.SaveMQTT(sys, service.MQTTUpdate{URL: str("mqtt://broker.lan"), Password: mqttPass}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "bifrost.db*"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), mqttPass) {
+			t.Errorf("%s holds the password in plaintext", filepath.Base(f))
+		}
+	}
+	if len(files) == 0 {
+		t.Fatal("no database file")
+	}
+}
+
+func TestIntegrations_ChangedSecretIsTold(t *testing.T) {
+	x := newIntegrations(t, hubSecret)
+	x.save(t, service.MQTTUpdate{Embedded: str(":1883"), Username: str("devices"), Password: mqttPass})
+
+	r := &fakeRunner{}
+	other := x.reopen(t, otherHubSk, r)
+	const want = "the stored MQTT password was encrypted with another BIFROST_SECRET; enter it again"
+	v, err := other.MQTT(x.admin)
+	if err != nil || v.Problem != want || !v.Password.Set {
+		t.Fatalf("view with another secret = %+v, %v; want the problem %q", v, err, want)
+	}
+	if _, err := other.StartMQTT(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.last(t); got.Password != "" || got.Embedded != ":1883" || got.Username != "devices" {
+		t.Errorf("started with %+v; want the settings without the password", got)
+	}
+	// Saving other settings keeps the warning; entering the password again
+	// clears it.
+	res, err := other.SaveMQTT(x.admin, service.MQTTUpdate{ClientID: str("hub")})
+	if err != nil || res.Problem != want || !strings.Contains(res.Warning, want) {
+		t.Fatalf("save without the password: %+v, %v", res, err)
+	}
+	res, err = other.SaveMQTT(x.admin, service.MQTTUpdate{Password: mqttPass})
+	if err != nil || res.Problem != "" || r.last(t).Password != mqttPass {
+		t.Fatalf("save with the password again: %+v, %v", res, err)
+	}
+
+	none := x.reopen(t, "", &fakeRunner{})
+	v, _ = none.MQTT(x.admin)
+	if !strings.Contains(v.Problem, "not set now") || v.CanSaveSecrets {
+		t.Errorf("view without a secret: %+v", v)
+	}
+}
+
+func TestIntegrations_NoSecretRefusesPasswords(t *testing.T) {
+	x := newIntegrations(t, "")
+	_, err := x.in.SaveMQTT(x.admin, service.MQTTUpdate{URL: str("mqtt://broker.lan"), Password: mqttPass})
+	if service.ErrorCode(err) != service.EINVALID || !strings.Contains(err.Error(), "BIFROST_SECRET") ||
+		!strings.Contains(err.Error(), "openssl rand") || service.ErrorDetails(err)["field"] != "password" {
+		t.Fatalf("a password without BIFROST_SECRET = %v", err)
+	}
+	if _, err := x.db.GetIntegration(context.Background(), "mqtt"); service.ErrorCode(err) != service.ENOTFOUND {
+		t.Fatalf("the refused save stored something: %v", err)
+	}
+	res := x.save(t, service.MQTTUpdate{URL: str("mqtt://broker.lan"), Username: str("hub")})
+	if res.URL != "mqtt://broker.lan" || res.Password.Set || res.CanSaveSecrets {
+		t.Fatalf("a save without a password: %+v", res)
+	}
+	if _, err := service.NewIntegrations(x.svc, service.IntegrationsConfig{Store: x.db, Secret: "too-short"}); err == nil {
+		t.Error("a 9-character BIFROST_SECRET is accepted")
+	}
+}
+
+func TestIntegrations_Validation(t *testing.T) {
+	x := newIntegrations(t, hubSecret)
+	for _, tc := range []struct {
+		field string
+		u     service.MQTTUpdate
+	}{
+		{"url", service.MQTTUpdate{URL: str("http://broker.lan")}},
+		{"url", service.MQTTUpdate{URL: str("tcp://broker.lan")}},
+		{"url", service.MQTTUpdate{URL: str("mqtt://")}},
+		{"url", service.MQTTUpdate{URL: str("mqtt://user:pw@broker.lan")}},
+		{"url", service.MQTTUpdate{URL: str("mqtt://broker.lan:70000")}},
+		{"url", service.MQTTUpdate{URL: str("mqtt://broker.lan/?x=1")}},
+		{"url", service.MQTTUpdate{URL: str("broker.lan:1883")}},
+		{"url", service.MQTTUpdate{URL: str(strings.Repeat("a", 3000))}},
+		{"username", service.MQTTUpdate{Username: str("hub\x00")}},
+		{"client_id", service.MQTTUpdate{ClientID: str("hub id")}},
+		{"client_id", service.MQTTUpdate{ClientID: str("hub/1")}},
+		{"client_id", service.MQTTUpdate{ClientID: str("hüb")}},
+		{"client_id", service.MQTTUpdate{ClientID: str(strings.Repeat("a", 65))}},
+		{"ca_file", service.MQTTUpdate{CAFile: str("certs/ca.pem")}},
+		{"embedded", service.MQTTUpdate{Embedded: str("1883")}},
+		{"embedded", service.MQTTUpdate{Embedded: str(":http")}},
+		{"embedded", service.MQTTUpdate{Embedded: str(":99999")}},
+		{"embedded", service.MQTTUpdate{Embedded: str("a b:1883")}},
+		{"password", service.MQTTUpdate{Password: strings.Repeat("p", 1025)}},
+	} {
+		_, err := x.in.SaveMQTT(x.admin, tc.u)
+		if service.ErrorCode(err) != service.EINVALID || service.ErrorDetails(err)["field"] != tc.field {
+			t.Errorf("%+v: %v (details %v); want invalid %s", tc.u, err, service.ErrorDetails(err), tc.field)
+		}
+		if err != nil && strings.Contains(err.Error(), "pw@") {
+			t.Errorf("the error repeats a URL's credentials: %v", err)
+		}
+	}
+	ok := service.MQTTUpdate{URL: str("wss://broker.example:443/mqtt"), ClientID: str("bifrost_hub-1.den"),
+		CAFile: str("/etc/ssl/ca.pem"), Embedded: str("0.0.0.0:0"), Username: str("ünïcode user")}
+	if _, err := x.in.SaveMQTT(x.admin, ok); err != nil {
+		t.Errorf("valid settings refused: %v", err)
+	}
+	if _, err := x.in.SaveMQTT(x.admin, service.MQTTUpdate{URL: str(""), Embedded: str("")}); err != nil {
+		t.Errorf("turning MQTT off refused: %v", err)
+	}
+}
+
+func TestIntegrations_EnvironmentWins(t *testing.T) {
+	x := newIntegrations(t, hubSecret)
+	x.runner.fixed = service.MQTTSettings{URL: "mqtt://env:secretpw@broker.env", Password: "env-password"}
+	v, err := x.in.MQTT(x.admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Fixed["url"] != (service.FixedSetting{Value: "mqtt://env@broker.env", Env: "BIFROST_MQTT_URL"}) ||
+		v.Fixed["password"] != (service.FixedSetting{Env: "BIFROST_MQTT_PASSWORD"}) || len(v.Fixed) != 2 {
+		t.Fatalf("fixed = %+v", v.Fixed)
+	}
+	if b, _ := json.Marshal(v); strings.Contains(string(b), "env-password") || strings.Contains(string(b), "secretpw") {
+		t.Fatalf("the view shows the environment's password: %s", b)
+	}
+	for _, u := range []service.MQTTUpdate{{URL: str("mqtt://mine")}, {Password: "mine"}, {ClearPassword: true}} {
+		if _, err := x.in.SaveMQTT(x.admin, u); service.ErrorCode(err) != service.EINVALID || !strings.Contains(err.Error(), "BIFROST_MQTT_") {
+			t.Errorf("changing a fixed field %+v = %v", u, err)
+		}
+	}
+	x.save(t, service.MQTTUpdate{Username: str("hub")})
+}
+
+func TestIntegrations_AdaptersTroubleIsAWarning(t *testing.T) {
+	x := newIntegrations(t, hubSecret)
+	x.runner.status = service.IntegrationStatus{State: service.IntegrationError, Message: "connection refused"}
+	res := x.save(t, service.MQTTUpdate{URL: str("mqtt://127.0.0.1:1")})
+	if !strings.Contains(res.Warning, "cannot connect to the broker: connection refused") || res.Status.State != service.IntegrationError {
+		t.Errorf("unreachable broker: %+v", res)
+	}
+	x.runner.status = service.IntegrationStatus{State: service.IntegrationConnecting}
+	begin := time.Now()
+	res = x.save(t, service.MQTTUpdate{URL: str("mqtt://10.255.255.1")})
+	if !strings.Contains(res.Warning, "still connecting") || time.Since(begin) > 2*time.Second {
+		t.Errorf("a broker slow to answer: %+v after %v", res, time.Since(begin))
+	}
+	x.runner.applyErr = errors.New("listen tcp :1883: address already in use")
+	res = x.save(t, service.MQTTUpdate{Embedded: str(":1883")})
+	if !strings.Contains(res.Warning, "cannot start: listen tcp :1883: address already in use") {
+		t.Errorf("a port in use: %+v", res)
+	}
+	v, _ := x.in.MQTT(x.admin)
+	if v.Embedded != ":1883" {
+		t.Errorf("the settings were not saved despite the warning: %+v", v)
+	}
+}
+
+func TestIntegrations_Delete(t *testing.T) {
+	x := newIntegrations(t, hubSecret)
+	if _, err := x.in.DeleteMQTT(x.admin); service.ErrorCode(err) != service.ENOTFOUND {
+		t.Fatalf("deleting nothing = %v", err)
+	}
+	x.save(t, service.MQTTUpdate{URL: str("mqtt://broker.lan"), Password: mqttPass})
+	x.runner.status = service.IntegrationStatus{State: service.IntegrationOff}
+	res, err := x.in.DeleteMQTT(x.admin)
+	if err != nil || res.UpdatedAt != nil || res.URL != "" || res.Password.Set {
+		t.Fatalf("DeleteMQTT = %+v, %v", res, err)
+	}
+	if got := x.runner.last(t); got != (service.MQTTSettings{}) {
+		t.Errorf("after delete, applied %+v", got)
+	}
+	log, _ := x.svc.AuditLog(x.admin, 1)
+	if log[0].Action != "integration.delete" {
+		t.Errorf("audit %+v", log[0])
+	}
+}
+
+func TestIntegrations_AdminsOnly(t *testing.T) {
+	x := newIntegrations(t, hubSecret)
+	if _, err := x.acc.AddUser(x.admin, "guest", pw, false); err != nil {
+		t.Fatal(err)
+	}
+	guest := x.as(x.login(t, "guest", pw).SessionInfo)
+	key := service.WithPrincipal(context.Background(), service.Principal{Kind: "key", ID: "k", Name: "script", Scope: service.ScopeControl})
+	for name, ctx := range map[string]context.Context{"a user": guest, "an API key": key, "nobody": context.Background()} {
+		if _, err := x.in.MQTT(ctx); err == nil {
+			t.Errorf("%s reads the MQTT settings", name)
+		}
+		if _, err := x.in.SaveMQTT(ctx, service.MQTTUpdate{URL: str("mqtt://evil")}); err == nil {
+			t.Errorf("%s saves the MQTT settings", name)
+		}
+		if _, err := x.in.DeleteMQTT(ctx); err == nil || service.ErrorCode(err) == service.ENOTFOUND {
+			t.Errorf("%s deletes the MQTT settings: %v", name, err)
+		}
+	}
+	if _, err := x.in.MQTT(x.sys); err != nil {
+		t.Errorf("the command line cannot read: %v", err)
+	}
+}
