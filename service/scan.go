@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -42,6 +43,8 @@ func (s *Service) Scan(ctx context.Context) (ScanResult, error) {
 		res.Adapters = append(res.Adapters, sc.Adapter())
 		res.WaitSeconds = max(res.WaitSeconds, int(d.Seconds()+0.999))
 	})
+	slices.Sort(res.Adapters)
+	slices.SortFunc(res.Failed, func(a, b Outcome) int { return strings.Compare(a.Name, b.Name) })
 	s.audit(ctx, "scan", strings.Join(res.Adapters, ", "), nil, "")
 	res.Message = fmt.Sprintf("Scanning with %s; list devices again in %d s.", strings.Join(res.Adapters, ", "), res.WaitSeconds)
 	if len(res.Adapters) == 0 {

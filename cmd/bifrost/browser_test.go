@@ -43,6 +43,7 @@ func TestBrowser(t *testing.T) {
 	roomAndScene(b, api, ids)
 	keyShownOnce(b, h, ids)
 	markupAndLiveChanges(b, api, ids)
+	scanAndAdd(b, api)
 	b.screenshots()
 	b.keyboard(api, ids)
 	crossSitePost(t, b, h, api)
@@ -155,6 +156,47 @@ func markupAndLiveChanges(b *browser, api client, ids map[string]string) {
 	b.t.Logf("a change through /api/v1 appeared in the page %v after the request", took.Round(time.Millisecond))
 }
 
+// scanAndAdd works the Devices page at phone width: a scan shows the hub's
+// message and then the refreshed list; adding a receiver at an address
+// where nothing listens shows the hub's error by the form (within the
+// device timeout, 5 s).
+func scanAndAdd(b *browser, api client) {
+	b.t.Helper()
+	b.emulate("a phone", 375, 812, false, phoneViewport...)
+	b.click(`a[href="#/devices"]`)
+	b.waitJS("the adapters that add devices", `((vs) => vs.includes('sonos') && vs.includes('onkyo') && !vs.includes('sim'))(
+		[...document.querySelectorAll('#add-adapter option')].map((o) => o.value))`)
+
+	b.click(`#scan-devices`)
+	b.waitJS("the scan's message", `((t) => t.startsWith('Scanning with') && t.includes('sim'))(document.querySelector('#scan-status').textContent)`)
+	b.waitJS("the scan's end", `document.querySelector('#scan-status').textContent.includes('Scan finished') && !document.querySelector('#scan-devices').disabled`)
+
+	b.selectByText(`#add-adapter`, "Onkyo / Integra / Pioneer")
+	b.waitJS("the receiver's hint", `document.querySelector('#add-address-hint').textContent.includes("receiver's IP address")`)
+	b.typeInto(`#add-address`, "127.0.0.1:1")
+	b.click(`#add-device`)
+	b.waitJS("the add under way", `document.querySelector('#add-device').disabled`)
+	b.waitJSWithin("the hub's error", `document.querySelector('#add-status .error')?.textContent.includes('127.0.0.1:1 is unreachable')`, 15*time.Second)
+	if n := run(b, "count error toasts", chromedp.Evaluate[int](`document.querySelectorAll('#toasts .toast').length`)); n != 0 {
+		b.t.Errorf("the add's error also showed in %d toasts; want it by the form only", n)
+	}
+	var devs []struct{ Adapter string }
+	api.must(http.StatusOK, "GET", "/api/v1/devices", nil, &devs)
+	for _, d := range devs {
+		if d.Adapter == "onkyo" {
+			b.t.Errorf("a failed add left an onkyo device in the inventory: %+v", devs)
+		}
+	}
+
+	b.do("scroll to the top", chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`))
+	b.shot("devices-add-phone", 375, 812, false, false, phoneViewport...)
+	b.shot("devices-add-phone-dark", 375, 812, true, false, phoneViewport...)
+	if width := run(b, "measure the page", chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); width > 375 {
+		b.t.Errorf("at 375 px the Devices page is %d px wide: it scrolls sideways", width)
+	}
+	b.resetViewport()
+}
+
 // signOut signs out; the old cookie no longer opens anything.
 func signOut(b *browser, h *hub) {
 	b.t.Helper()
@@ -170,14 +212,14 @@ func signOut(b *browser, h *hub) {
 	}
 }
 
-// keyboard checks that every control of the dashboard and the settings is
+// keyboard checks that every control of the dashboard, devices and settings is
 // labelled and in the tab order, then works a room with the keyboard alone.
 func (b *browser) keyboard(api client, ids map[string]string) {
 	b.t.Helper()
 	const unlabelled = `[...document.querySelectorAll('main input, main select, main button, main a')]
 		.filter((e) => e.tabIndex < 0 || !((e.labels && e.labels.length) || e.getAttribute('aria-label') || e.textContent.trim()))
 		.map((e) => e.outerHTML.slice(0, 120))`
-	for _, pg := range []string{"#/settings", "#/"} {
+	for _, pg := range []string{"#/devices", "#/settings", "#/"} {
 		b.click(`a[href="` + pg + `"]`)
 		b.waitJS("the page", `!!document.querySelector('main h1')`)
 		if bad := run(b, "find unlabelled controls", chromedp.Evaluate[[]string](unlabelled)); len(bad) > 0 {
@@ -433,8 +475,8 @@ func (b *browser) listen() {
 }
 
 // checkConsole fails on dialogs, uncaught exceptions and CSP violations.
-// The network errors the story causes on purpose (401, 403, 429) are
-// expected.
+// The network errors the story causes on purpose (401, 403, 429, and 502
+// for the device that is not there) are expected.
 func (b *browser) checkConsole() {
 	b.t.Helper()
 	b.mu.Lock()
@@ -444,7 +486,8 @@ func (b *browser) checkConsole() {
 	}
 	for _, m := range b.console {
 		bad := m.Type == chromedp.ConsoleException || strings.Contains(m.Text, "Content Security Policy") ||
-			(m.Type == chromedp.ConsoleError && !strings.Contains(m.Text, "status of 40") && !strings.Contains(m.Text, "status of 429"))
+			(m.Type == chromedp.ConsoleError && !strings.Contains(m.Text, "status of 40") && !strings.Contains(m.Text, "status of 429") &&
+				!strings.Contains(m.Text, "status of 502"))
 		if bad {
 			b.t.Errorf("console %s: %s", m.Type, m.Text)
 		}
@@ -484,6 +527,18 @@ func (b *browser) pageText() string {
 func (b *browser) waitJS(what, expr string) {
 	b.t.Helper()
 	b.do("waiting for "+what, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(8*time.Second)))
+}
+
+// waitJSWithin waits up to d until the expression is true, for answers
+// that take longer than waitJS allows.
+func (b *browser) waitJSWithin(what, expr string, d time.Duration) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, d+2*time.Second)
+	defer cancel()
+	poll := chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(d))
+	if err := chromedp.Do(ctx, poll); err != nil {
+		b.t.Fatalf("waiting for %s: %v\n%s", what, err, b.pageText())
+	}
 }
 
 func (b *browser) click(sel string) {
@@ -527,44 +582,65 @@ func (b *browser) selectByText(sel, text string) {
 	})()`, sel, text)))
 }
 
+// phoneViewport is how the screenshots emulate a phone.
+var phoneViewport = []chromedp.EmulateViewportOption{chromedp.EmulateScale(2), chromedp.EmulateMobile}
+
+// emulate sizes the viewport and picks the light or dark scheme.
+func (b *browser) emulate(what string, w, h int64, dark bool, opts ...chromedp.EmulateViewportOption) {
+	b.t.Helper()
+	scheme := "light"
+	if dark {
+		scheme = "dark"
+	}
+	b.do("emulate "+what,
+		chromedp.EmulateViewport(w, h, opts...),
+		chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+			_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+				Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}},
+			})
+			return err
+		}),
+		chromedp.Sleep(150*time.Millisecond)) // layout and transitions settle
+}
+
+// resetViewport goes back to the window's size and the system's scheme.
+func (b *browser) resetViewport() {
+	b.t.Helper()
+	b.do("reset the viewport", chromedp.EmulateViewport(1280, 900), chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{})
+		return err
+	}))
+}
+
+// shot saves a screenshot of the page at a size and scheme as name.png in
+// the artifacts directory.
+func (b *browser) shot(name string, w, h int64, dark, full bool, opts ...chromedp.EmulateViewportOption) {
+	b.t.Helper()
+	b.emulate(name, w, h, dark, opts...)
+	capture := chromedp.CaptureScreenshot()
+	if full {
+		capture = chromedp.FullScreenshot(100)
+	}
+	png := run(b, "screenshot "+name, capture)
+	path := filepath.Join(artifactsDir(b.t), name+".png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+	b.t.Logf("screenshot: %s", path)
+}
+
 // screenshots saves the dashboard at desktop and phone width, light and
 // dark, and the other pages for a look.
 func (b *browser) screenshots() {
 	b.t.Helper()
-	dir := artifactsDir(b.t)
-	shot := func(name string, w, h int64, dark, full bool, opts ...chromedp.EmulateViewportOption) {
-		scheme := "light"
-		if dark {
-			scheme = "dark"
-		}
-		b.do("emulate "+name,
-			chromedp.EmulateViewport(w, h, opts...),
-			chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-				_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
-					Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}},
-				})
-				return err
-			}),
-			chromedp.Sleep(150*time.Millisecond)) // layout and transitions settle
-		capture := chromedp.CaptureScreenshot()
-		if full {
-			capture = chromedp.FullScreenshot(100)
-		}
-		png := run(b, "screenshot "+name, capture)
-		path := filepath.Join(dir, name+".png")
-		if err := os.WriteFile(path, png, 0o644); err != nil {
-			b.t.Fatal(err)
-		}
-		b.t.Logf("screenshot: %s", path)
-	}
+	shot := b.shot
 	b.click(`a[href="#/"]`)
 	b.do("scroll to the top, clear the toasts", chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0); document.getElementById('toasts').replaceChildren()`))
 	shot("dashboard-desktop", 1280, 900, false, true)
 	shot("dashboard-desktop-dark", 1280, 900, true, true)
-	phone := []chromedp.EmulateViewportOption{chromedp.EmulateScale(2), chromedp.EmulateMobile}
-	shot("dashboard-phone", 375, 812, false, false, phone...)
-	shot("dashboard-phone-full", 375, 812, false, true, phone...)
-	shot("dashboard-phone-dark", 375, 812, true, false, phone...)
+	shot("dashboard-phone", 375, 812, false, false, phoneViewport...)
+	shot("dashboard-phone-full", 375, 812, false, true, phoneViewport...)
+	shot("dashboard-phone-dark", 375, 812, true, false, phoneViewport...)
 	width := run(b, "measure the page", chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
 	if width > 375 {
 		b.t.Errorf("at 375 px the page is %d px wide: it scrolls sideways", width)
@@ -572,14 +648,11 @@ func (b *browser) screenshots() {
 	for _, pg := range []string{"rooms", "devices", "scenes", "settings"} {
 		b.click(`a[href="#/` + pg + `"]`)
 		b.waitJS("the "+pg+" page", `document.querySelector('h1')?.textContent.toLowerCase() === '`+pg+`'`)
-		shot(pg+"-phone", 375, 812, false, true, phone...)
+		shot(pg+"-phone", 375, 812, false, true, phoneViewport...)
 		shot(pg+"-desktop-dark", 1280, 900, true, false)
 	}
 	b.click(`a[href="#/"]`)
-	b.do("reset the viewport", chromedp.EmulateViewport(1280, 900), chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{})
-		return err
-	}))
+	b.resetViewport()
 }
 
 // artifactsDir is $BIFROST_ARTIFACTS, or testdata/artifacts (ignored by
