@@ -46,7 +46,7 @@ type newKeyBody struct {
 // setupNeeded tells the UI whether to show the first-admin page.
 func (h *handlers) setupNeeded(c echo.Context) error {
 	need, err := h.acc.SetupNeeded(c.Request().Context())
-	return reply(c, http.StatusOK, map[string]bool{"needed": need}, err)
+	return v1.Reply(c, http.StatusOK, map[string]bool{"needed": need}, err)
 }
 
 // setup creates the first admin with the code from the hub's log.
@@ -56,7 +56,7 @@ func (h *handlers) setup(c echo.Context) error {
 		return err
 	}
 	u, err := h.acc.Setup(c.Request().Context(), h.peer.client(c.Request()), b.Code, b.Username, b.Password)
-	return reply(c, http.StatusCreated, u, throttled(c, err))
+	return v1.Reply(c, http.StatusCreated, u, throttled(c, err))
 }
 
 // login starts a session: a new token in the cookie, the session (with its
@@ -94,7 +94,7 @@ func throttled(c echo.Context, err error) error {
 func (h *handlers) logout(c echo.Context) error {
 	err := h.acc.Logout(c.Request().Context(), sessionOf(c).token)
 	h.setCookie(c, "")
-	return noContent(c, err)
+	return v1.NoContent(c, err)
 }
 
 // session says who is signed in, with the CSRF token to send back.
@@ -104,7 +104,7 @@ func (h *handlers) session(c echo.Context) error {
 
 func (h *handlers) listKeys(c echo.Context) error {
 	keys, err := h.svc.ListKeys(c.Request().Context())
-	return reply(c, http.StatusOK, keys, err)
+	return v1.Reply(c, http.StatusOK, keys, err)
 }
 
 // createKey mints a key; the answer is the only time its secret is seen.
@@ -114,17 +114,17 @@ func (h *handlers) createKey(c echo.Context) error {
 		return err
 	}
 	k, err := h.svc.CreateKey(c.Request().Context(), b.Name, b.Scope)
-	return reply(c, http.StatusCreated, k, err)
+	return v1.Reply(c, http.StatusCreated, k, err)
 }
 
 func (h *handlers) revokeKey(c echo.Context) error {
-	k, err := h.svc.RevokeKey(c.Request().Context(), param(c, "id"))
-	return reply(c, http.StatusOK, k, err)
+	k, err := h.svc.RevokeKey(c.Request().Context(), v1.Param(c, "id"))
+	return v1.Reply(c, http.StatusOK, k, err)
 }
 
 func (h *handlers) listUsers(c echo.Context) error {
 	users, err := h.acc.ListUsers(c.Request().Context())
-	return reply(c, http.StatusOK, users, err)
+	return v1.Reply(c, http.StatusOK, users, err)
 }
 
 func (h *handlers) addUser(c echo.Context) error {
@@ -133,11 +133,11 @@ func (h *handlers) addUser(c echo.Context) error {
 		return err
 	}
 	u, err := h.acc.AddUser(c.Request().Context(), b.Username, b.Password, b.Admin)
-	return reply(c, http.StatusCreated, u, err)
+	return v1.Reply(c, http.StatusCreated, u, err)
 }
 
 func (h *handlers) removeUser(c echo.Context) error {
-	return noContent(c, h.acc.RemoveUser(c.Request().Context(), param(c, "id")))
+	return v1.NoContent(c, h.acc.RemoveUser(c.Request().Context(), v1.Param(c, "id")))
 }
 
 // setPassword sets a user's password; this browser stays signed in, every
@@ -148,9 +148,9 @@ func (h *handlers) setPassword(c echo.Context) error {
 		return err
 	}
 	err := h.acc.ChangePassword(c.Request().Context(), service.PasswordChange{
-		User: param(c, "id"), Current: b.Current, New: b.Password, KeepSession: sessionOf(c).token,
+		User: v1.Param(c, "id"), Current: b.Current, New: b.Password, KeepSession: sessionOf(c).token,
 	})
-	return noContent(c, err)
+	return v1.NoContent(c, err)
 }
 
 // audit lists the newest audit entries (?limit=, at most 1000).
@@ -164,5 +164,5 @@ func (h *handlers) audit(c echo.Context) error {
 		limit = n
 	}
 	log, err := h.svc.AuditLog(c.Request().Context(), limit)
-	return reply(c, http.StatusOK, log, err)
+	return v1.Reply(c, http.StatusOK, log, err)
 }

@@ -20,7 +20,7 @@ func (h *handlers) mqttSettings(c echo.Context) error {
 		return err
 	}
 	v, err := h.integ.MQTT(c.Request().Context())
-	return reply(c, http.StatusOK, v, err)
+	return v1.Reply(c, http.StatusOK, v, err)
 }
 
 // saveMQTT saves the MQTT settings given (a field left out keeps its saved
@@ -36,7 +36,7 @@ func (h *handlers) saveMQTT(c echo.Context) error {
 		return err
 	}
 	v, err := h.integ.SaveMQTT(c.Request().Context(), b)
-	return reply(c, http.StatusOK, v, err)
+	return v1.Reply(c, http.StatusOK, v, err)
 }
 
 // deleteMQTT forgets the saved MQTT settings; those of the environment
@@ -46,7 +46,7 @@ func (h *handlers) deleteMQTT(c echo.Context) error {
 		return err
 	}
 	v, err := h.integ.DeleteMQTT(c.Request().Context())
-	return reply(c, http.StatusOK, v, err)
+	return v1.Reply(c, http.StatusOK, v, err)
 }
 
 func (h *handlers) hasIntegrations() error {

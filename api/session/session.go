@@ -14,7 +14,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
-	"net/url"
 
 	"github.com/labstack/echo/v4"
 
@@ -121,33 +120,4 @@ func noStore(next echo.HandlerFunc) echo.HandlerFunc {
 		c.Response().Header().Set("Cache-Control", "no-store")
 		return next(c)
 	}
-}
-
-// param returns a path parameter, URL-decoded (Echo leaves it encoded when
-// the path holds an escaped "/").
-func param(c echo.Context, name string) string {
-	v := c.Param(name)
-	if c.Request().URL.RawPath == "" {
-		return v
-	}
-	if u, err := url.PathUnescape(v); err == nil {
-		return u
-	}
-	return v
-}
-
-// reply answers v with status, or returns err for the error renderer.
-func reply(c echo.Context, status int, v any, err error) error {
-	if err != nil {
-		return err
-	}
-	return c.JSON(status, v)
-}
-
-// noContent answers 204, or returns err for the error renderer.
-func noContent(c echo.Context, err error) error {
-	if err != nil {
-		return err
-	}
-	return c.NoContent(http.StatusNoContent)
 }

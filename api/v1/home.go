@@ -10,12 +10,12 @@ import (
 
 func (h *handlers) home(c echo.Context) error {
 	home, err := h.svc.Home(c.Request().Context())
-	return reply(c, http.StatusOK, home, err)
+	return Reply(c, http.StatusOK, home, err)
 }
 
 func (h *handlers) listDevices(c echo.Context) error {
 	ds, err := h.svc.ListDevices(c.Request().Context())
-	return reply(c, http.StatusOK, ds, err)
+	return Reply(c, http.StatusOK, ds, err)
 }
 
 func (h *handlers) updateDevice(c echo.Context) error {
@@ -23,8 +23,8 @@ func (h *handlers) updateDevice(c echo.Context) error {
 	if err := Decode(c, &p); err != nil {
 		return err
 	}
-	d, err := h.svc.UpdateDevice(c.Request().Context(), param(c, "id"), p)
-	return reply(c, http.StatusOK, d, err)
+	d, err := h.svc.UpdateDevice(c.Request().Context(), Param(c, "id"), p)
+	return Reply(c, http.StatusOK, d, err)
 }
 
 // newDevice is the body of POST /devices.
@@ -49,15 +49,15 @@ func (h *handlers) addDevice(c echo.Context) error {
 		return err
 	}
 	found, err := h.svc.AddDevice(c.Request().Context(), b.Adapter, b.Address)
-	return reply(c, http.StatusCreated, found, err)
+	return Reply(c, http.StatusCreated, found, err)
 }
 
 func (h *handlers) scanDevices(c echo.Context) error {
 	res, err := h.svc.Scan(c.Request().Context())
-	return reply(c, http.StatusOK, res, err)
+	return Reply(c, http.StatusOK, res, err)
 }
 
 func (h *handlers) listAdapters(c echo.Context) error {
 	as, err := h.svc.Adapters(c.Request().Context())
-	return reply(c, http.StatusOK, as, err)
+	return Reply(c, http.StatusOK, as, err)
 }

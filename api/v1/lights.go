@@ -11,17 +11,17 @@ import (
 
 func (h *handlers) listLights(c echo.Context) error {
 	lights, err := h.svc.ListLights(c.Request().Context())
-	return reply(c, http.StatusOK, lights, err)
+	return Reply(c, http.StatusOK, lights, err)
 }
 
 func (h *handlers) listPresets(c echo.Context) error {
 	presets, err := h.svc.ListPresets(c.Request().Context())
-	return reply(c, http.StatusOK, presets, err)
+	return Reply(c, http.StatusOK, presets, err)
 }
 
 func (h *handlers) getLight(c echo.Context) error {
-	l, err := h.svc.GetLight(c.Request().Context(), param(c, "id"))
-	return reply(c, http.StatusOK, l, err)
+	l, err := h.svc.GetLight(c.Request().Context(), Param(c, "id"))
+	return Reply(c, http.StatusOK, l, err)
 }
 
 // setLightState writes a sparse state to one light (a LightResult), or to
@@ -31,11 +31,11 @@ func (h *handlers) setLightState(c echo.Context) error {
 	if err := Decode(c, &p); err != nil {
 		return err
 	}
-	ctx, id := c.Request().Context(), param(c, "id")
+	ctx, id := c.Request().Context(), Param(c, "id")
 	if strings.EqualFold(id, "all") {
 		res, err := h.svc.SetLights(ctx, []string{"all"}, p)
-		return reply(c, http.StatusOK, res, err)
+		return Reply(c, http.StatusOK, res, err)
 	}
 	res, err := h.svc.SetLight(ctx, id, p)
-	return reply(c, http.StatusOK, res, err)
+	return Reply(c, http.StatusOK, res, err)
 }

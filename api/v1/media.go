@@ -81,12 +81,12 @@ func (b *playOnBody) check() error {
 
 func (h *handlers) listMedia(c echo.Context) error {
 	media, err := h.svc.ListMedia(c.Request().Context())
-	return reply(c, http.StatusOK, media, err)
+	return Reply(c, http.StatusOK, media, err)
 }
 
 func (h *handlers) getMedia(c echo.Context) error {
-	m, err := h.svc.GetMedia(c.Request().Context(), param(c, "id"))
-	return reply(c, http.StatusOK, m, err)
+	m, err := h.svc.GetMedia(c.Request().Context(), Param(c, "id"))
+	return Reply(c, http.StatusOK, m, err)
 }
 
 func (h *handlers) setMediaState(c echo.Context) error {
@@ -94,8 +94,8 @@ func (h *handlers) setMediaState(c echo.Context) error {
 	if err := Decode(c, &p); err != nil {
 		return err
 	}
-	m, err := h.svc.SetMedia(c.Request().Context(), param(c, "id"), p)
-	return reply(c, http.StatusOK, m, err)
+	m, err := h.svc.SetMedia(c.Request().Context(), Param(c, "id"), p)
+	return Reply(c, http.StatusOK, m, err)
 }
 
 func (h *handlers) cast(c echo.Context) error {
@@ -103,13 +103,13 @@ func (h *handlers) cast(c echo.Context) error {
 	if err := Decode(c, &b); err != nil {
 		return err
 	}
-	m, err := h.svc.Cast(c.Request().Context(), param(c, "id"), b.ContentID, b.ContentType)
-	return reply(c, http.StatusOK, m, err)
+	m, err := h.svc.Cast(c.Request().Context(), Param(c, "id"), b.ContentID, b.ContentType)
+	return Reply(c, http.StatusOK, m, err)
 }
 
 func (h *handlers) favorites(c echo.Context) error {
-	favs, err := h.svc.Favorites(c.Request().Context(), param(c, "id"))
-	return reply(c, http.StatusOK, favs, err)
+	favs, err := h.svc.Favorites(c.Request().Context(), Param(c, "id"))
+	return Reply(c, http.StatusOK, favs, err)
 }
 
 func (h *handlers) playFavorite(c echo.Context) error {
@@ -117,8 +117,8 @@ func (h *handlers) playFavorite(c echo.Context) error {
 	if err := Decode(c, &b); err != nil {
 		return err
 	}
-	m, err := h.svc.PlayFavorite(c.Request().Context(), param(c, "id"), b.Favorite)
-	return reply(c, http.StatusOK, m, err)
+	m, err := h.svc.PlayFavorite(c.Request().Context(), Param(c, "id"), b.Favorite)
+	return Reply(c, http.StatusOK, m, err)
 }
 
 func (h *handlers) group(c echo.Context) error {
@@ -126,13 +126,13 @@ func (h *handlers) group(c echo.Context) error {
 	if err := Decode(c, &b); err != nil {
 		return err
 	}
-	res, err := h.svc.Group(c.Request().Context(), param(c, "id"), b.Members)
-	return reply(c, http.StatusOK, res, err)
+	res, err := h.svc.Group(c.Request().Context(), Param(c, "id"), b.Members)
+	return Reply(c, http.StatusOK, res, err)
 }
 
 func (h *handlers) ungroup(c echo.Context) error {
-	m, err := h.svc.Ungroup(c.Request().Context(), param(c, "id"))
-	return reply(c, http.StatusOK, m, err)
+	m, err := h.svc.Ungroup(c.Request().Context(), Param(c, "id"))
+	return Reply(c, http.StatusOK, m, err)
 }
 
 func (h *handlers) bindReceiver(c echo.Context) error {
@@ -140,8 +140,8 @@ func (h *handlers) bindReceiver(c echo.Context) error {
 	if err := Decode(c, &b); err != nil {
 		return err
 	}
-	m, err := h.svc.BindReceiver(c.Request().Context(), param(c, "id"), *b.Receiver, b.Input)
-	return reply(c, http.StatusOK, m, err)
+	m, err := h.svc.BindReceiver(c.Request().Context(), Param(c, "id"), *b.Receiver, b.Input)
+	return Reply(c, http.StatusOK, m, err)
 }
 
 // playOn opens an app or plays a title on a TV, as said: "Netflix",
@@ -152,5 +152,5 @@ func (h *handlers) playOn(c echo.Context) error {
 		return err
 	}
 	res, err := h.svc.PlayOn(c.Request().Context(), b.Device, b.Query)
-	return reply(c, http.StatusOK, res, err)
+	return Reply(c, http.StatusOK, res, err)
 }

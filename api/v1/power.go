@@ -20,12 +20,12 @@ func (b *powerBody) check() error {
 
 func (h *handlers) listPower(c echo.Context) error {
 	ps, err := h.svc.ListPower(c.Request().Context())
-	return reply(c, http.StatusOK, ps, err)
+	return Reply(c, http.StatusOK, ps, err)
 }
 
 func (h *handlers) getPower(c echo.Context) error {
-	p, err := h.svc.GetPower(c.Request().Context(), param(c, "id"))
-	return reply(c, http.StatusOK, p, err)
+	p, err := h.svc.GetPower(c.Request().Context(), Param(c, "id"))
+	return Reply(c, http.StatusOK, p, err)
 }
 
 func (h *handlers) setPower(c echo.Context) error {
@@ -33,6 +33,6 @@ func (h *handlers) setPower(c echo.Context) error {
 	if err := Decode(c, &b); err != nil {
 		return err
 	}
-	p, err := h.svc.SetPower(c.Request().Context(), param(c, "id"), *b.On)
-	return reply(c, http.StatusOK, p, err)
+	p, err := h.svc.SetPower(c.Request().Context(), Param(c, "id"), *b.On)
+	return Reply(c, http.StatusOK, p, err)
 }

@@ -10,12 +10,12 @@ import (
 
 func (h *handlers) listRemotes(c echo.Context) error {
 	rs, err := h.svc.ListRemotes(c.Request().Context())
-	return reply(c, http.StatusOK, rs, err)
+	return Reply(c, http.StatusOK, rs, err)
 }
 
 func (h *handlers) getRemote(c echo.Context) error {
-	r, err := h.svc.GetRemote(c.Request().Context(), param(c, "id"))
-	return reply(c, http.StatusOK, r, err)
+	r, err := h.svc.GetRemote(c.Request().Context(), Param(c, "id"))
+	return Reply(c, http.StatusOK, r, err)
 }
 
 func (h *handlers) remoteCommand(c echo.Context) error {
@@ -23,6 +23,6 @@ func (h *handlers) remoteCommand(c echo.Context) error {
 	if err := Decode(c, &cmd); err != nil {
 		return err
 	}
-	r, err := h.svc.RemoteCommand(c.Request().Context(), param(c, "id"), cmd)
-	return reply(c, http.StatusOK, r, err)
+	r, err := h.svc.RemoteCommand(c.Request().Context(), Param(c, "id"), cmd)
+	return Reply(c, http.StatusOK, r, err)
 }

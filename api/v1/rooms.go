@@ -47,12 +47,12 @@ func (b *member) check() error {
 
 func (h *handlers) listRooms(c echo.Context) error {
 	rooms, err := h.svc.ListRooms(c.Request().Context())
-	return reply(c, http.StatusOK, rooms, err)
+	return Reply(c, http.StatusOK, rooms, err)
 }
 
 func (h *handlers) getRoom(c echo.Context) error {
-	r, err := h.svc.GetRoom(c.Request().Context(), param(c, "id"))
-	return reply(c, http.StatusOK, r, err)
+	r, err := h.svc.GetRoom(c.Request().Context(), Param(c, "id"))
+	return Reply(c, http.StatusOK, r, err)
 }
 
 func (h *handlers) createRoom(c echo.Context) error {
@@ -61,7 +61,7 @@ func (h *handlers) createRoom(c echo.Context) error {
 		return err
 	}
 	r, err := h.svc.CreateRoom(c.Request().Context(), b.Name, b.Members)
-	return reply(c, http.StatusCreated, r, err)
+	return Reply(c, http.StatusCreated, r, err)
 }
 
 func (h *handlers) renameRoom(c echo.Context) error {
@@ -69,12 +69,12 @@ func (h *handlers) renameRoom(c echo.Context) error {
 	if err := Decode(c, &b); err != nil {
 		return err
 	}
-	r, err := h.svc.RenameRoom(c.Request().Context(), param(c, "id"), b.Name)
-	return reply(c, http.StatusOK, r, err)
+	r, err := h.svc.RenameRoom(c.Request().Context(), Param(c, "id"), b.Name)
+	return Reply(c, http.StatusOK, r, err)
 }
 
 func (h *handlers) deleteRoom(c echo.Context) error {
-	return noContent(c, h.svc.DeleteRoom(c.Request().Context(), param(c, "id")))
+	return NoContent(c, h.svc.DeleteRoom(c.Request().Context(), Param(c, "id")))
 }
 
 func (h *handlers) setRoomState(c echo.Context) error {
@@ -82,8 +82,8 @@ func (h *handlers) setRoomState(c echo.Context) error {
 	if err := Decode(c, &p); err != nil {
 		return err
 	}
-	res, err := h.svc.SetRoom(c.Request().Context(), param(c, "id"), p)
-	return reply(c, http.StatusOK, res, err)
+	res, err := h.svc.SetRoom(c.Request().Context(), Param(c, "id"), p)
+	return Reply(c, http.StatusOK, res, err)
 }
 
 func (h *handlers) addRoomMember(c echo.Context) error {
@@ -91,11 +91,11 @@ func (h *handlers) addRoomMember(c echo.Context) error {
 	if err := Decode(c, &b); err != nil {
 		return err
 	}
-	r, err := h.svc.AddRoomMember(c.Request().Context(), param(c, "id"), b.Device)
-	return reply(c, http.StatusOK, r, err)
+	r, err := h.svc.AddRoomMember(c.Request().Context(), Param(c, "id"), b.Device)
+	return Reply(c, http.StatusOK, r, err)
 }
 
 func (h *handlers) removeRoomMember(c echo.Context) error {
-	r, err := h.svc.RemoveRoomMember(c.Request().Context(), param(c, "id"), param(c, "device"))
-	return reply(c, http.StatusOK, r, err)
+	r, err := h.svc.RemoveRoomMember(c.Request().Context(), Param(c, "id"), Param(c, "device"))
+	return Reply(c, http.StatusOK, r, err)
 }

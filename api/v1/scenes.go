@@ -22,12 +22,12 @@ func (b *newScene) check() error {
 
 func (h *handlers) listScenes(c echo.Context) error {
 	scenes, err := h.svc.ListScenes(c.Request().Context())
-	return reply(c, http.StatusOK, scenes, err)
+	return Reply(c, http.StatusOK, scenes, err)
 }
 
 func (h *handlers) getScene(c echo.Context) error {
-	sc, err := h.svc.GetScene(c.Request().Context(), param(c, "id"))
-	return reply(c, http.StatusOK, sc, err)
+	sc, err := h.svc.GetScene(c.Request().Context(), Param(c, "id"))
+	return Reply(c, http.StatusOK, sc, err)
 }
 
 // captureScene saves the live state of a room or of the house.
@@ -37,7 +37,7 @@ func (h *handlers) captureScene(c echo.Context) error {
 		return err
 	}
 	sc, err := h.svc.CaptureScene(c.Request().Context(), b.Name, b.Room)
-	return reply(c, http.StatusCreated, sc, err)
+	return Reply(c, http.StatusCreated, sc, err)
 }
 
 func (h *handlers) renameScene(c echo.Context) error {
@@ -45,15 +45,15 @@ func (h *handlers) renameScene(c echo.Context) error {
 	if err := Decode(c, &b); err != nil {
 		return err
 	}
-	sc, err := h.svc.RenameScene(c.Request().Context(), param(c, "id"), b.Name)
-	return reply(c, http.StatusOK, sc, err)
+	sc, err := h.svc.RenameScene(c.Request().Context(), Param(c, "id"), b.Name)
+	return Reply(c, http.StatusOK, sc, err)
 }
 
 func (h *handlers) activateScene(c echo.Context) error {
-	res, err := h.svc.ActivateScene(c.Request().Context(), param(c, "id"))
-	return reply(c, http.StatusOK, res, err)
+	res, err := h.svc.ActivateScene(c.Request().Context(), Param(c, "id"))
+	return Reply(c, http.StatusOK, res, err)
 }
 
 func (h *handlers) deleteScene(c echo.Context) error {
-	return noContent(c, h.svc.DeleteScene(c.Request().Context(), param(c, "id")))
+	return NoContent(c, h.svc.DeleteScene(c.Request().Context(), Param(c, "id")))
 }

@@ -8,10 +8,10 @@ import (
 
 func (h *handlers) listSensors(c echo.Context) error {
 	ss, err := h.svc.ListSensors(c.Request().Context())
-	return reply(c, http.StatusOK, ss, err)
+	return Reply(c, http.StatusOK, ss, err)
 }
 
 func (h *handlers) getSensor(c echo.Context) error {
-	s, err := h.svc.GetSensor(c.Request().Context(), param(c, "id"))
-	return reply(c, http.StatusOK, s, err)
+	s, err := h.svc.GetSensor(c.Request().Context(), Param(c, "id"))
+	return Reply(c, http.StatusOK, s, err)
 }

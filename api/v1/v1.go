@@ -102,10 +102,10 @@ func (h *handlers) routes() []Route {
 	}
 }
 
-// param returns a path parameter, URL-decoded. Echo matches on the raw
+// Param returns a path parameter, URL-decoded. Echo matches on the raw
 // path when the request's path has escapes that decoding would lose (an
 // encoded "/"), so the value is decoded here in that case only.
-func param(c echo.Context, name string) string {
+func Param(c echo.Context, name string) string {
 	v := c.Param(name)
 	if c.Request().URL.RawPath == "" {
 		return v
@@ -116,16 +116,16 @@ func param(c echo.Context, name string) string {
 	return v
 }
 
-// reply answers v with status, or returns err for the error renderer.
-func reply(c echo.Context, status int, v any, err error) error {
+// Reply answers v with status, or returns err for the error renderer.
+func Reply(c echo.Context, status int, v any, err error) error {
 	if err != nil {
 		return err
 	}
 	return c.JSON(status, v)
 }
 
-// noContent answers 204, or returns err for the error renderer.
-func noContent(c echo.Context, err error) error {
+// NoContent answers 204, or returns err for the error renderer.
+func NoContent(c echo.Context, err error) error {
 	if err != nil {
 		return err
 	}
