@@ -186,3 +186,18 @@ func TestRegistryNotifiesAndCloses(t *testing.T) {
 		t.Fatalf("after Close: %v", err)
 	}
 }
+
+func TestSleep(t *testing.T) {
+	if !Sleep(context.Background(), time.Millisecond) {
+		t.Fatal("a short sleep did not pass")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	start := time.Now()
+	if Sleep(ctx, time.Hour) || time.Since(start) > time.Second {
+		t.Fatal("a cancelled sleep did not end at once")
+	}
+	if Sleep(ctx, 0) {
+		t.Fatal("a zero sleep on a cancelled context passed")
+	}
+}

@@ -195,7 +195,7 @@ func (c *conn) run(ctx context.Context) {
 			c.lastErr = err
 			c.mu.Unlock()
 		}
-		if !sleep(ctx, wait.next()) {
+		if !devices.Sleep(ctx, wait.next()) {
 			return
 		}
 	}
@@ -342,18 +342,6 @@ func wait(ctx context.Context, t paho.Token, timeout time.Duration) error {
 		return ctx.Err()
 	case <-timer.C:
 		return errors.New("the broker did not answer in time")
-	}
-}
-
-// sleep waits d, or returns false when ctx ends first.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
 	}
 }
 

@@ -181,7 +181,7 @@ func (a *Adapter) identifyLoop(ctx context.Context, host string) {
 			return
 		}
 		a.log.Debug("receiver not answering discovery", "host", host, "err", err)
-		if !sleep(ctx, wait) {
+		if !devices.Sleep(ctx, wait) {
 			return
 		}
 		wait = min(2*wait, a.cfg.RetryMax)
@@ -232,17 +232,5 @@ func (a *Adapter) background(fn func()) {
 	defer a.mu.Unlock()
 	if a.ctx != nil && !a.stopping {
 		a.wg.Go(fn)
-	}
-}
-
-// sleep waits for d or until ctx ends; it reports whether d passed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
 	}
 }

@@ -107,7 +107,7 @@ func (r *receiver) run(ctx context.Context) {
 			wait = r.a.cfg.RetryMin
 		}
 		r.a.log.Debug("receiver connection ended", "receiver", r.id.Identifier, "err", err, "retry_in", wait)
-		if !sleep(ctx, wait) {
+		if !devices.Sleep(ctx, wait) {
 			return
 		}
 		wait = min(2*wait, r.a.cfg.RetryMax)
@@ -301,7 +301,7 @@ func (r *receiver) exchange(ctx context.Context, m eiscp.Message, zone int, answ
 		if !r.warmingUp(zone) {
 			return reply, fmt.Errorf("%s refused %s: %w", r.main.info.Name, m, devices.ErrInvalid)
 		}
-		if !sleep(ctx, 250*time.Millisecond) {
+		if !devices.Sleep(ctx, 250*time.Millisecond) {
 			return reply, r.silent(ctx, m)
 		}
 	}

@@ -224,7 +224,7 @@ func (a *Adapter) hostLoop(ctx context.Context, base string) {
 			return
 		}
 		a.log.Debug("player not answering", "player", base, "err", err)
-		if !sleep(ctx, wait) {
+		if !devices.Sleep(ctx, wait) {
 			return
 		}
 		wait = min(2*wait, a.cfg.PollInterval)
@@ -277,16 +277,4 @@ func (a *Adapter) addHousehold(ctx context.Context, base string) ([]string, erro
 		return nil, err
 	}
 	return a.applyTopology(ctx, groups), nil
-}
-
-// sleep waits for d or until ctx ends; it reports whether d passed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }
