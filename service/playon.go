@@ -65,28 +65,98 @@ func (s *Service) playOn(ctx context.Context, rec DeviceRecord, q string) (PlayO
 		return PlayOnResult{}, deviceError(rec.Name, err)
 	}
 	res := PlayOnResult{Device: rec.ID}
-	if app, ok := appNamedIn(apps, q); ok {
-		res.Action, res.App = "opened_app", app.ID
-		res.Message = fmt.Sprintf("Opened %s on %s", app.Name, rec.Name)
-		return res, s.launch(ctx, rec, r, app.ID)
+	what := stripRequest(q)
+	named, appNamed := appNamedIn(apps, q)
+	// "Netflix" or "open Netflix": the app itself.
+	if appNamed && (strings.EqualFold(what, named.Name) || strings.EqualFold(what, named.ID)) {
+		return s.openApp(ctx, rec, r, named, "opened_app", fmt.Sprintf("Opened %s on %s", named.Name, rec.Name))
 	}
-	if c, ok, err := s.searchContent(ctx, rec, r, q); err != nil || ok {
+	// "play Stranger Things (on Netflix)": a title from the TV's libraries.
+	if c, ok, err := s.searchContent(ctx, rec, r, titleOf(what, named, appNamed)); err != nil || ok {
 		res.Action, res.App, res.Title = "played", c.App, c.Title
 		res.Message = fmt.Sprintf("Playing %s on %s", c.Title, rec.Name)
 		return res, err
 	}
-	last := current
-	if launcherApps[last] || last == "" {
-		return res, Errorf(ENOTFOUND, "nothing on %s matches %q, and no app was in use to fall back to; apps: %s",
-			rec.Name, q, strings.Join(names(apps, func(a devices.App) string { return a.Name }), ", "))
+	if appNamed {
+		return s.openApp(ctx, rec, r, named, "opened_app",
+			fmt.Sprintf("Found nothing called %q; opened %s on %s", what, named.Name, rec.Name))
 	}
-	res.Action, res.App = "opened_last_app", last
-	res.Message = fmt.Sprintf("Found nothing called %q on %s; opened %s, the app last in use", q, rec.Name, appName(apps, last))
-	return res, s.launch(ctx, rec, r, last)
+	last := s.lastAppOf(rec.ID, current)
+	if last == "" {
+		return res, Errorf(ENOTFOUND, "nothing on %s matches %q, and no app was in use to fall back to; apps: %s",
+			rec.Name, what, strings.Join(names(apps, func(a devices.App) string { return a.Name }), ", "))
+	}
+	return s.openApp(ctx, rec, r, devices.App{ID: last, Name: appName(apps, last)}, "opened_last_app",
+		fmt.Sprintf("Found nothing called %q on %s; opened %s, the app last in use", what, rec.Name, appName(apps, last)))
+}
+
+func (s *Service) openApp(ctx context.Context, rec DeviceRecord, r devices.Remote, app devices.App, action, msg string) (PlayOnResult, error) {
+	res := PlayOnResult{Device: rec.ID, Action: action, App: app.ID, Message: msg}
+	return res, s.launch(ctx, rec, r, app.ID)
 }
 
 func (s *Service) launch(ctx context.Context, rec DeviceRecord, r devices.Remote, app string) error {
-	return wrapDevice(rec.Name, s.reg.Do(ctx, rec.ID, "", func(ctx context.Context) error { return r.LaunchApp(ctx, app) }))
+	err := wrapDevice(rec.Name, s.reg.Do(ctx, rec.ID, "", func(ctx context.Context) error { return r.LaunchApp(ctx, app) }))
+	if err == nil {
+		s.noteApp(rec.ID, app)
+	}
+	return err
+}
+
+// noteApp remembers the app last opened on a TV, for "open whatever I was
+// watching" when the TV is back on its home screen.
+func (s *Service) noteApp(id devices.ID, app string) {
+	if app == "" || launcherApps[app] || strings.Contains(app, "://") {
+		return
+	}
+	s.appMu.Lock()
+	s.lastApp[id] = app
+	s.appMu.Unlock()
+}
+
+// lastAppOf is the app in front, or else the last one opened through the
+// hub; "" when neither is known.
+func (s *Service) lastAppOf(id devices.ID, current string) string {
+	if current != "" && !launcherApps[current] {
+		return current
+	}
+	s.appMu.Lock()
+	defer s.appMu.Unlock()
+	return s.lastApp[id]
+}
+
+// requestWords are the words a spoken request starts with.
+var requestWords = []string{"please ", "open ", "launch ", "start ", "play ", "watch ", "put on "}
+
+// stripRequest drops the request words around what is asked for:
+// "please play The Expanse" → "The Expanse".
+func stripRequest(q string) string {
+	q = strings.TrimSpace(q)
+	for changed := true; changed; {
+		changed = false
+		for _, w := range requestWords {
+			if len(q) > len(w) && strings.EqualFold(q[:len(w)], w) {
+				q, changed = strings.TrimSpace(q[len(w):]), true
+			}
+		}
+	}
+	return strings.TrimSpace(strings.TrimSuffix(strings.TrimSuffix(q, " please"), ","))
+}
+
+// titleOf drops " on Netflix" / " in Plex" from a title when the query
+// names that app.
+func titleOf(what string, app devices.App, named bool) string {
+	if !named {
+		return what
+	}
+	lw := strings.ToLower(what)
+	for _, sep := range []string{" on ", " in ", " from "} {
+		suffix := sep + strings.ToLower(app.Name)
+		if strings.HasSuffix(lw, suffix) && len(what) > len(suffix) {
+			return strings.TrimSpace(what[:len(what)-len(suffix)])
+		}
+	}
+	return what
 }
 
 // appNamedIn finds the app a query names: "Netflix", "open netflix",
@@ -160,7 +230,7 @@ func (s *Service) searchContent(ctx context.Context, rec DeviceRecord, r devices
 // bestContent ranks titles: exact, then prefix, then containing the query;
 // the shortest title wins a tie (the closest to what was said).
 func bestContent(found []devices.Content, q string) (devices.Content, bool) {
-	lq := strings.ToLower(strings.TrimPrefix(strings.TrimPrefix(strings.ToLower(q), "play "), "watch "))
+	lq := strings.ToLower(q)
 	rank := func(t string) int {
 		t = strings.ToLower(t)
 		switch {

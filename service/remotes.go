@@ -74,6 +74,7 @@ func (s *Service) remoteView(ctx context.Context, inv inventory, rec DeviceRecor
 	}
 	if app, err := r.CurrentApp(rctx); err == nil {
 		v.CurrentApp = app
+		s.noteApp(rec.ID, app)
 	} else {
 		v.Online = false
 	}
@@ -161,7 +162,7 @@ func (s *Service) sendRemote(ctx context.Context, rec DeviceRecord, cmd RemoteCo
 		if err != nil {
 			return err
 		}
-		run = func(ctx context.Context) error { return r.LaunchApp(ctx, app) }
+		return s.launch(ctx, rec, r, app)
 	}
 	return wrapDevice(rec.Name, s.reg.Do(ctx, rec.ID, "", run))
 }

@@ -41,6 +41,9 @@ type Service struct {
 
 	syncMu sync.Mutex // one device recorded at a time
 
+	appMu   sync.Mutex
+	lastApp map[devices.ID]string // the app last opened on each TV
+
 	undoMu sync.Mutex
 	undo   map[string]*undoLog // principal → its last change
 
@@ -62,6 +65,7 @@ func New(cfg Config) *Service {
 		events:    NewBus(),
 		changes:   make(chan devices.Change, 1024),
 		undo:      map[string]*undoLog{},
+		lastApp:   map[devices.ID]string{},
 		keyTouch:  map[string]time.Time{},
 		seenTouch: map[devices.ID]time.Time{},
 	}

@@ -785,3 +785,26 @@ func TestAddDeviceByAddress(t *testing.T) {
 	_, err = h.svc.AddDevice(h.ctx, "lamps", " ")
 	wantCode(t, err, service.EINVALID)
 }
+
+func TestPlayOnUnderstandsRequests(t *testing.T) {
+	h := newHouse(t)
+	cases := []struct{ query, action, app, title string }{
+		{"Netflix", "opened_app", "com.netflix.ninja", ""},
+		{"please open YouTube", "opened_app", "com.google.android.youtube.tv", ""},
+		{"play The Expanse", "played", "com.plexapp.android", "The Expanse"},
+		{"watch stranger things on Netflix", "played", "com.netflix.ninja", "Stranger Things"},
+		{"play something odd on Disney+", "opened_app", "com.disney.disneyplus", ""},
+	}
+	for _, c := range cases {
+		res := must[service.PlayOnResult](t)(h.svc.PlayOn(h.ctx, "Living Room TV", c.query))
+		if res.Action != c.action || res.App != c.app || res.Title != c.title {
+			t.Errorf("%q: %+v; want %s %s %q", c.query, res, c.action, c.app, c.title)
+		}
+	}
+	// Back on the home screen, an unknown title opens the app last used.
+	must[service.RemoteView](t)(h.svc.RemoteCommand(h.ctx, "Living Room TV", service.RemoteCommand{Key: "home"}))
+	res := must[service.PlayOnResult](t)(h.svc.PlayOn(h.ctx, "Living Room TV", "play Bob's Burgers"))
+	if res.Action != "opened_last_app" || res.App != "com.disney.disneyplus" {
+		t.Fatalf("fallback: %+v", res)
+	}
+}
