@@ -3,6 +3,7 @@ package service
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/bifrost-hub/bifrost/devices"
 )
@@ -95,11 +96,32 @@ func deviceError(name string, err error) error {
 		return err
 	}
 	code := ErrorCode(err)
-	switch code {
-	case EUNREACHABLE:
-		return Errorf(code, "%s is unreachable: %v", name, err)
-	case EUNSUPPORTED, EINVALID:
+	text := deviceText(name, err)
+	switch {
+	case code == EUNREACHABLE && text == "":
+		return Errorf(code, "%s is unreachable", name)
+	case code == EUNREACHABLE:
+		return Errorf(code, "%s is unreachable: %s", name, text)
+	case (code == EUNSUPPORTED || code == EINVALID) && text == "":
 		return Errorf(code, "%s: %v", name, err)
+	case code == EUNSUPPORTED || code == EINVALID:
+		return Errorf(code, "%s: %s", name, text)
 	}
 	return fmt.Errorf("%s: %w", name, err)
+}
+
+// deviceText is what an adapter said, without the device's name in front
+// (adapters name their device too) or the sentinel's words at the end.
+func deviceText(name string, err error) string {
+	text := err.Error()
+	for strings.HasPrefix(text, name+": ") {
+		text = strings.TrimPrefix(text, name+": ")
+	}
+	for _, s := range []error{devices.ErrInvalid, devices.ErrUnsupported, devices.ErrUnreachable} {
+		if text == s.Error() {
+			return ""
+		}
+		text = strings.TrimSuffix(text, ": "+s.Error())
+	}
+	return text
 }

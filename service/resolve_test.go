@@ -1,7 +1,10 @@
 package service
 
 import (
+	"fmt"
 	"testing"
+
+	"github.com/bifrost-hub/bifrost/devices"
 )
 
 func TestResolve(t *testing.T) {
@@ -77,5 +80,23 @@ func TestKeyFormat(t *testing.T) {
 	}
 	if HashKey(k) == HashKey(mintKey()) {
 		t.Error("two keys hash alike")
+	}
+}
+
+func TestDeviceErrorsReadWell(t *testing.T) {
+	cases := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"Living Room TV", fmt.Errorf("Living Room TV: Living Room TV: it is off: press power first: %w", devices.ErrInvalid), "Living Room TV: it is off: press power first"},
+		{"Key Light", fmt.Errorf("Key Light: %w", devices.ErrUnreachable), "Key Light is unreachable"},
+		{"Key Light", fmt.Errorf("Key Light: %w", devices.ErrTimeout), "Key Light is unreachable: device did not answer in time"},
+		{"Key Light", devices.ErrUnsupported, "Key Light: not supported by this device"},
+	}
+	for _, c := range cases {
+		if got := ErrorMessage(deviceError(c.name, c.err)); got != c.want {
+			t.Errorf("%v: %q; want %q", c.err, got, c.want)
+		}
 	}
 }
