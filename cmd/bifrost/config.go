@@ -22,6 +22,7 @@ type Config struct {
 	Addr          string        // address the HTTP server listens on
 	DataDir       string        // directory holding bifrost.db
 	Demo          bool          // add the simulated home
+	DemoLatency   time.Duration // how long each simulated device takes to answer
 	DeviceTimeout time.Duration // bound on one command to one device
 	LogLevel      slog.Level
 	LogFormat     string // "text" or "json"
@@ -49,6 +50,7 @@ func DefaultConfig() Config {
 		Addr:          "0.0.0.0:3000",
 		DataDir:       "./data",
 		DeviceTimeout: 5 * time.Second,
+		DemoLatency:   30 * time.Millisecond,
 		LogLevel:      slog.LevelInfo,
 		LogFormat:     "text",
 	}
@@ -103,6 +105,8 @@ func (c *Config) options() []option {
 			Usage: "`directory` holding the database, bifrost.db"},
 		{Name: "demo", Env: "BIFROST_DEMO", Value: (*boolValue)(&c.Demo),
 			Usage: "add the simulated demo home"},
+		{Name: "demo-latency", Env: "BIFROST_DEMO_LATENCY", Value: (*durationValue)(&c.DemoLatency),
+			Usage: "how long each simulated device takes to answer (a `duration`; a quarter of it more or less at random)"},
 		{Name: "device-timeout", Env: "BIFROST_DEVICE_TIMEOUT", Value: (*durationValue)(&c.DeviceTimeout),
 			Usage: "how long one command to one device may take (a `duration`)"},
 		{Name: "log-level", Env: "BIFROST_LOG_LEVEL", Value: (*levelValue)(&c.LogLevel),

@@ -34,7 +34,7 @@ func TestConfigDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Config{Addr: "0.0.0.0:3000", DataDir: "./data", DeviceTimeout: 5 * time.Second,
-		LogLevel: slog.LevelInfo, LogFormat: "text", Media: MediaConfig{SonosEventAddr: "0.0.0.0:1400"}, Neewer: NeewerConfig{BLE: "auto"}}
+		LogLevel: slog.LevelInfo, LogFormat: "text", DemoLatency: 30 * time.Millisecond, Media: MediaConfig{SonosEventAddr: "0.0.0.0:1400"}, Neewer: NeewerConfig{BLE: "auto"}}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Fatalf("defaults = %+v, want %+v", cfg, want)
 	}
@@ -62,6 +62,7 @@ func TestConfigPrecedence(t *testing.T) {
 		DataDir:       "/env/data",    // env
 		Demo:          true,           // env
 		DeviceTimeout: 2 * time.Second,
+		DemoLatency:   30 * time.Millisecond,
 		LogFormat:     "json",
 		Media:         MediaConfig{SonosEventAddr: "0.0.0.0:1400"},
 		Neewer:        NeewerConfig{BLE: "auto"},

@@ -32,13 +32,6 @@ const (
 	shutdownGrace = 10 * time.Second
 )
 
-// The simulated home of --demo answers like a real one: tens of
-// milliseconds per command.
-const (
-	demoLatency = 30 * time.Millisecond
-	demoJitter  = 10 * time.Millisecond
-)
-
 // Main is the hub as a program: ParseFlags, then Run, then Close. Run
 // returns once the hub serves; Close shuts it down in reverse order.
 type Main struct {
@@ -123,7 +116,7 @@ func (m *Main) Run(ctx context.Context) error {
 // starts the adapters.
 func (m *Main) startAdapters(ctx context.Context) error {
 	if m.Config.Demo {
-		home := sim.NewHome(sim.Options{Latency: demoLatency, Jitter: demoJitter})
+		home := sim.NewHome(sim.Options{Latency: m.Config.DemoLatency, Jitter: m.Config.DemoLatency / 4})
 		home.Register(m.registry)
 		m.scanners = append(m.scanners, home)
 		m.goRun(ctx, "sim", home.Run)
