@@ -106,7 +106,7 @@ func (c *Config) options() []option {
 		{Name: "demo", Env: "BIFROST_DEMO", Value: (*boolValue)(&c.Demo),
 			Usage: "add the simulated demo home"},
 		{Name: "demo-latency", Env: "BIFROST_DEMO_LATENCY", Value: (*durationValue)(&c.DemoLatency),
-			Usage: "how long each simulated device takes to answer (a `duration`; a quarter of it more or less at random)"},
+			Usage: "how long each simulated device takes to answer (a `duration`; up to a quarter more at random)"},
 		{Name: "device-timeout", Env: "BIFROST_DEVICE_TIMEOUT", Value: (*durationValue)(&c.DeviceTimeout),
 			Usage: "how long one command to one device may take (a `duration`)"},
 		{Name: "log-level", Env: "BIFROST_LOG_LEVEL", Value: (*levelValue)(&c.LogLevel),
