@@ -111,17 +111,26 @@ func deviceError(name string, err error) error {
 }
 
 // deviceText is what an adapter said, without the device's name in front
-// (adapters name their device too) or the sentinel's words at the end.
+// (adapters name their device too), the sentinel's words, or what follows
+// them (a transport's own error: an address, a deadline).
 func deviceText(name string, err error) string {
 	text := err.Error()
-	for strings.HasPrefix(text, name+": ") {
-		text = strings.TrimPrefix(text, name+": ")
-	}
 	for _, s := range []error{devices.ErrInvalid, devices.ErrUnsupported, devices.ErrUnreachable} {
 		if text == s.Error() {
 			return ""
 		}
-		text = strings.TrimSuffix(text, ": "+s.Error())
+		if i := strings.Index(text, ": "+s.Error()); i >= 0 {
+			text = text[:i]
+		}
+	}
+	for strings.HasPrefix(text, name+": ") {
+		text = strings.TrimPrefix(text, name+": ")
+	}
+	if rest, ok := strings.CutPrefix(text, name+" "); ok && rest != "" {
+		text = rest
+	}
+	if text == name {
+		return ""
 	}
 	return text
 }

@@ -98,10 +98,13 @@ func (s *Service) SetLight(ctx context.Context, ref string, p LightPatch) (Light
 		return LightResult{}, err
 	}
 	u := s.undoable(ctx, "light "+rec.Name)
-	if err := checkPatch(p); err == nil {
-		s.capture(ctx, u, rec)
+	if err = checkPatch(p); err == nil {
+		err = s.capture(ctx, u, rec)
 	}
-	res, err := s.applyLight(ctx, rec, p)
+	res := LightResult{}
+	if err == nil {
+		res, err = s.applyLight(ctx, rec, p)
+	}
 	s.audit(ctx, "light.set", rec.Name, err, patchSummary(p))
 	if err == nil {
 		s.keep(ctx, u)
@@ -129,7 +132,9 @@ func (s *Service) SetLights(ctx context.Context, refs []string, p LightPatch) (F
 	}
 	u := s.undoable(ctx, "lights "+strings.Join(refs, ", "))
 	res := s.fanout(ctx, targets, func(ctx context.Context, rec DeviceRecord) error {
-		s.capture(ctx, u, rec)
+		if err := s.capture(ctx, u, rec); err != nil {
+			return err
+		}
 		_, err := s.applyLight(ctx, rec, p)
 		return err
 	})

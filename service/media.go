@@ -115,12 +115,11 @@ func (s *Service) SetMedia(ctx context.Context, ref string, p MediaPatch) (Media
 	}
 	u := s.undoable(ctx, "media "+rec.Name)
 	if p.Power != nil || p.Volume != nil || p.Source != nil || p.Mute != nil {
-		s.capture(ctx, u, rec)
-		if recv, ok := s.boundReceiver(ctx, rec); ok {
-			s.capture(ctx, u, recv)
-		}
+		err = s.captureMediaChange(ctx, u, rec)
 	}
-	_, err = s.applyMedia(ctx, rec, p)
+	if err == nil {
+		_, err = s.applyMedia(ctx, rec, p)
+	}
 	s.audit(ctx, "media.set", rec.Name, err, mediaSummary(p))
 	if err != nil {
 		return Media{}, err
@@ -133,6 +132,18 @@ func (s *Service) mediaChanged(ctx context.Context, inv inventory, rec DeviceRec
 	m := s.mediaView(ctx, inv, rec)
 	s.publish("media", string(rec.ID), "changed", m)
 	return m
+}
+
+// captureMediaChange records, for undo, a player and the receiver it is
+// bound to.
+func (s *Service) captureMediaChange(ctx context.Context, u *undoLog, rec DeviceRecord) error {
+	if err := s.capture(ctx, u, rec); err != nil {
+		return err
+	}
+	if recv, ok := s.boundReceiver(ctx, rec); ok {
+		return s.capture(ctx, u, recv)
+	}
+	return nil
 }
 
 func checkMediaPatch(p MediaPatch) error {

@@ -73,8 +73,9 @@ func (s *Service) SetPower(ctx context.Context, ref string, on bool) (PowerView,
 		return PowerView{}, err
 	}
 	u := s.undoable(ctx, "power "+rec.Name)
-	s.capture(ctx, u, rec)
-	err = s.applyPower(ctx, rec, on)
+	if err = s.capture(ctx, u, rec); err == nil {
+		err = s.applyPower(ctx, rec, on)
+	}
 	s.audit(ctx, "power.set", rec.Name, err, "on="+boolText(on))
 	if err != nil {
 		return PowerView{}, err

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 
@@ -93,6 +94,7 @@ func TestDeviceErrorsReadWell(t *testing.T) {
 		{"Key Light", fmt.Errorf("Key Light: %w", devices.ErrUnreachable), "Key Light is unreachable"},
 		{"Key Light", fmt.Errorf("Key Light: %w", devices.ErrTimeout), "Key Light is unreachable: device did not answer in time"},
 		{"Key Light", devices.ErrUnsupported, "Key Light: not supported by this device"},
+		{"Kitchen", fmt.Errorf("Kitchen did not answer SetVolume: %w: %w", devices.ErrUnreachable, errors.New(`Post "http://127.0.0.1:1/x": context deadline exceeded`)), "Kitchen is unreachable: did not answer SetVolume"},
 	}
 	for _, c := range cases {
 		if got := ErrorMessage(deviceError(c.name, c.err)); got != c.want {

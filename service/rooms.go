@@ -251,7 +251,9 @@ func (s *Service) SetRoom(ctx context.Context, ref string, p RoomPatch) (FanoutR
 		if rec.Kind == devices.KindLight && p.On == nil && !s.isLit(ctx, rec) {
 			return errSkipped
 		}
-		s.capture(ctx, u, rec)
+		if err := s.capture(ctx, u, rec); err != nil {
+			return err
+		}
 		return s.applyToMember(ctx, rec, p)
 	})
 	s.audit(ctx, "room.set", r.Name, res.err(), patchSummary(p))

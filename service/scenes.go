@@ -190,7 +190,9 @@ func (s *Service) ActivateScene(ctx context.Context, ref string) (FanoutResult, 
 		if rec.Kind == "" {
 			return Errorf(ENOTFOUND, "%s is no longer in the inventory", rec.ID)
 		}
-		s.capture(ctx, u, rec)
+		if err := s.capture(ctx, u, rec); err != nil {
+			return err
+		}
 		return s.applyEntry(ctx, rec, entries[rec.ID])
 	})
 	s.audit(ctx, "scene.activate", sc.Name, res.err(), "")

@@ -39,28 +39,34 @@ func (s *Service) undoable(ctx context.Context, action string) *undoLog {
 	return &undoLog{action: action, at: s.now(), prior: map[devices.ID]SceneEntry{}, recs: map[devices.ID]DeviceRecord{}}
 }
 
-// capture reads rec's state before it changes. A device that cannot be read
-// will not be restored; the change itself goes ahead.
-func (s *Service) capture(ctx context.Context, u *undoLog, rec DeviceRecord) {
+// capture reads rec's state before it changes. A device that cannot be
+// read will not be restored and the change goes ahead, unless it did not
+// answer at all: then that is the answer, so an unreachable device is
+// reported within one timeout, not after a read and a command.
+func (s *Service) capture(ctx context.Context, u *undoLog, rec DeviceRecord) error {
 	if u == nil {
-		return
+		return nil
 	}
 	u.mu.Lock()
 	_, done := u.prior[rec.ID]
 	u.mu.Unlock()
 	if done {
-		return
+		return nil
 	}
 	e, err := s.captureOne(ctx, rec)
-	if err != nil {
+	if err != nil && ErrorCode(err) != EUNREACHABLE {
 		e, err = s.captureMedia(ctx, rec)
 	}
-	if err != nil {
-		return
+	switch {
+	case ErrorCode(err) == EUNREACHABLE && rec.Enabled:
+		return err
+	case err != nil:
+		return nil
 	}
 	u.mu.Lock()
 	u.prior[rec.ID], u.recs[rec.ID] = e, rec
 	u.mu.Unlock()
+	return nil
 }
 
 func (s *Service) captureMedia(ctx context.Context, rec DeviceRecord) (SceneEntry, error) {

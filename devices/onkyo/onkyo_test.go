@@ -23,9 +23,12 @@ type rig struct {
 	changes *changeLog
 }
 
+// deviceTimeout bounds one command to one device (the rig's registry).
+const deviceTimeout = 500 * time.Millisecond
+
 func startRig(t *testing.T, cfg onkyo.Config) *rig {
 	t.Helper()
-	reg := devices.NewRegistry(500 * time.Millisecond)
+	reg := devices.NewRegistry(deviceTimeout)
 	cfg.Registry = reg
 	if cfg.RetryMin == 0 {
 		cfg.RetryMin, cfg.RetryMax = 20*time.Millisecond, 100*time.Millisecond

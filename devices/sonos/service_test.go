@@ -29,7 +29,7 @@ func newHub(t *testing.T, r *rig, ids ...devices.ID) *hub {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	svc := service.New(service.Config{Store: db, Registry: r.reg, ReadTimeout: time.Second})
+	svc := service.New(service.Config{Store: db, Registry: r.reg, ReadTimeout: deviceTimeout})
 	if err := svc.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -41,9 +41,12 @@ type rig struct {
 	changes *changeLog
 }
 
+// deviceTimeout bounds one command to one player (the rig's registry).
+const deviceTimeout = 400 * time.Millisecond
+
 func startRig(t *testing.T, cfg sonos.Config) *rig {
 	t.Helper()
-	reg := devices.NewRegistry(400 * time.Millisecond)
+	reg := devices.NewRegistry(deviceTimeout)
 	cfg.Registry = reg
 	a := sonos.New(cfg)
 	ctx, cancel := context.WithCancel(context.Background())
