@@ -90,13 +90,14 @@ func ErrorDetails(err error) map[string]any {
 }
 
 // deviceError turns an adapter error into an *Error naming the device.
-func deviceError(name string, err error) error {
+// also are other names the adapter may have put in front (its own name).
+func deviceError(name string, err error, also ...string) error {
 	var e *Error
 	if errors.As(err, &e) {
 		return err
 	}
 	code := ErrorCode(err)
-	text := deviceText(name, err)
+	text := deviceText(err, append([]string{name}, also...)...)
 	switch {
 	case code == EUNREACHABLE && text == "":
 		return Errorf(code, "%s is unreachable", name)
@@ -110,10 +111,10 @@ func deviceError(name string, err error) error {
 	return fmt.Errorf("%s: %w", name, err)
 }
 
-// deviceText is what an adapter said, without the device's name in front
-// (adapters name their device too), the sentinel's words, or what follows
-// them (a transport's own error: an address, a deadline).
-func deviceText(name string, err error) string {
+// deviceText is what an adapter said, without a name in front (adapters
+// name their device, or themselves, too), the sentinel's words, or what
+// follows them (a transport's own error: an address, a deadline).
+func deviceText(err error, names ...string) string {
 	text := err.Error()
 	for _, s := range []error{devices.ErrInvalid, devices.ErrUnsupported, devices.ErrUnreachable} {
 		if text == s.Error() {
@@ -123,14 +124,21 @@ func deviceText(name string, err error) string {
 			text = text[:i]
 		}
 	}
-	for strings.HasPrefix(text, name+": ") {
-		text = strings.TrimPrefix(text, name+": ")
+	for trimmed := true; trimmed; {
+		trimmed = false
+		for _, n := range names {
+			if rest, ok := strings.CutPrefix(text, n+": "); ok {
+				text, trimmed = rest, true
+			}
+		}
 	}
-	if rest, ok := strings.CutPrefix(text, name+" "); ok && rest != "" {
-		text = rest
-	}
-	if text == name {
-		return ""
+	for _, n := range names {
+		if text == n {
+			return ""
+		}
+		if rest, ok := strings.CutPrefix(text, n+" "); ok && rest != "" {
+			return rest
+		}
 	}
 	return text
 }

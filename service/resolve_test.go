@@ -102,3 +102,14 @@ func TestDeviceErrorsReadWell(t *testing.T) {
 		}
 	}
 }
+
+func TestAdapterErrorsReadWell(t *testing.T) {
+	err := fmt.Errorf("onkyo: 127.0.0.1:1 did not say who it is: %w: %w", devices.ErrUnreachable, errors.New("i/o timeout"))
+	if got := ErrorMessage(deviceError("127.0.0.1:1", err, "onkyo")); got != "127.0.0.1:1 is unreachable: did not say who it is" {
+		t.Errorf("got %q", got)
+	}
+	off := fmt.Errorf("neewer: Bluetooth is off (BIFROST_BLE): %w", devices.ErrUnsupported)
+	if got := deviceText(off, "neewer"); got != "Bluetooth is off (BIFROST_BLE)" {
+		t.Errorf("got %q", got)
+	}
+}

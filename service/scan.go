@@ -37,7 +37,11 @@ func (s *Service) Scan(ctx context.Context) (ScanResult, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if err != nil {
-			res.Failed = append(res.Failed, Outcome{Name: sc.Adapter(), Error: ErrorMessage(err), Code: ErrorCode(err)})
+			msg := deviceText(err, sc.Adapter())
+			if msg == "" {
+				msg = ErrorMessage(err)
+			}
+			res.Failed = append(res.Failed, Outcome{Name: sc.Adapter(), Error: msg, Code: ErrorCode(err)})
 			return
 		}
 		res.Adapters = append(res.Adapters, sc.Adapter())
@@ -79,7 +83,7 @@ func (s *Service) AddDevice(ctx context.Context, adapter, address string) ([]Dev
 	cancel()
 	s.audit(ctx, "device.add", a.Adapter()+" "+address, err, "")
 	if err != nil {
-		return nil, deviceError(address, err)
+		return nil, deviceError(address, err, a.Adapter())
 	}
 	return s.recordFound(ctx, ids)
 }
