@@ -238,7 +238,7 @@ func TestReconnectsAfterTheBrokerComesBack(t *testing.T) {
 	waitUp(t, a, true, 3*time.Second)
 }
 
-func TestNewRefusesNothingToDo(t *testing.T) {
+func TestNewRefusesWhenNeitherBrokerIsSet(t *testing.T) {
 	if (Config{}).Enabled() {
 		t.Fatal("an empty config is enabled")
 	}

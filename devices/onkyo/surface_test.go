@@ -1,27 +1,16 @@
 package onkyo_test
 
 import (
-	"context"
-	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
-	mcplib "github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/bifrost-hub/bifrost/api"
+	"github.com/bifrost-hub/bifrost/api/apitest"
 	"github.com/bifrost-hub/bifrost/devices/onkyo"
 	"github.com/bifrost-hub/bifrost/devices/sim"
 	"github.com/bifrost-hub/bifrost/service"
-	"github.com/bifrost-hub/bifrost/store"
 )
 
 // The hub as its clients meet it: the real service over SQLite with the
@@ -40,9 +29,8 @@ const mvl2D = "ISCP\x00\x00\x00\x10\x00\x00\x00\x08\x01\x00\x00\x00!1MVL2D\r"
 // surface is a running hub's HTTP side, a control key for it and its
 // simulated TV.
 type surface struct {
-	url string
-	key string
-	tv  *sim.TV
+	*apitest.Hub
+	tv *sim.TV
 }
 
 func newSurface(t *testing.T, f *fakeReceiver) *surface {
@@ -51,128 +39,8 @@ func newSurface(t *testing.T, f *fakeReceiver) *surface {
 	r.player(t, mainID)
 	tv := sim.NewTV("", "Living Room TV", "Living Room", sim.Options{})
 	sim.Register(r.reg, tv, sim.NewSpeaker("", "Desk Speaker", "Office", sim.Options{}))
-	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "bifrost.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	svc := service.New(service.Config{Store: db, Registry: r.reg, ReadTimeout: deviceTimeout})
-	if err := svc.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
-	runCtx, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { defer close(done); _ = svc.Run(runCtx) }()
-	t.Cleanup(func() { stop(); <-done })
-	a := api.New(api.Config{Service: svc, Logger: slog.New(slog.DiscardHandler)})
-	srv := httptest.NewServer(a.Handler())
-	t.Cleanup(func() { a.CloseStreams(); srv.Close() })
-	k, err := svc.CreateKey(service.WithPrincipal(ctx, service.System), "test", service.ScopeControl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &surface{url: srv.URL, key: k.Key, tv: tv}
-}
-
-var httpClient = &http.Client{Timeout: 10 * time.Second}
-
-// api sends one request to /api/v1 with the key, checks the status and
-// decodes the JSON answer into out (when not nil).
-func (s *surface) api(t *testing.T, method, path, body string, want int, out any) {
-	t.Helper()
-	req, err := http.NewRequest(method, s.url+"/api/v1"+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+s.key)
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	res, err := httpClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.StatusCode != want {
-		t.Fatalf("%s %s: %d %s; want %d", method, path, res.StatusCode, b, want)
-	}
-	if out != nil {
-		if err := json.Unmarshal(b, out); err != nil {
-			t.Fatalf("%s %s: decoding %s: %v", method, path, b, err)
-		}
-	}
-}
-
-// apiError is an error answer of the API.
-type apiError struct {
-	Error   string `json:"error"`
-	Message string `json:"message"`
-}
-
-// mcp connects mcp-go's Streamable HTTP client with the key.
-func (s *surface) mcp(t *testing.T) *client.Client {
-	t.Helper()
-	tr, err := transport.NewStreamableHTTP(s.url+"/mcp",
-		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + s.key}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := client.NewClient(tr)
-	t.Cleanup(func() { _ = c.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	init := mcplib.InitializeRequest{}
-	init.Params.ClientInfo = mcplib.Implementation{Name: "onkyo-surface-test", Version: "1"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
-	return c
-}
-
-// tool calls a tool; a protocol error fails the test, a tool error is
-// returned as the result it is.
-func tool(t *testing.T, c *client.Client, name string, args map[string]any) *mcplib.CallToolResult {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	req := mcplib.CallToolRequest{}
-	req.Params.Name, req.Params.Arguments = name, args
-	res, err := c.CallTool(ctx, req)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return res
-}
-
-// toolOK calls a tool, checks it did not fail and decodes its structured
-// content into out.
-func toolOK(t *testing.T, c *client.Client, name string, args map[string]any, out any) {
-	t.Helper()
-	res := tool(t, c, name, args)
-	if res.IsError {
-		t.Fatalf("%s: tool error %q", name, toolText(res))
-	}
-	if err := json.Unmarshal(res.RawStructuredContent, out); err != nil {
-		t.Fatalf("%s: decoding %s: %v", name, res.RawStructuredContent, err)
-	}
-}
-
-func toolText(res *mcplib.CallToolResult) string {
-	var parts []string
-	for _, c := range res.Content {
-		if t, ok := c.(mcplib.TextContent); ok {
-			parts = append(parts, t.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
+	h := apitest.Start(t, r.reg, deviceTimeout)
+	return &surface{Hub: h, tv: tv}
 }
 
 // mcpMedia is a media player as the MCP tools answer it.
@@ -212,19 +80,19 @@ func TestAPIBindsTheTVAndTurnsItsVolumeUp(t *testing.T) {
 	s := newSurface(t, f)
 
 	var tv service.Media
-	s.api(t, http.MethodPut, "/media/devices/Living%20Room%20TV/receiver", `{"receiver": "TX-NR686", "input": "TV"}`, http.StatusOK, &tv)
+	s.V1(t, http.MethodPut, "/media/devices/Living%20Room%20TV/receiver", `{"receiver": "TX-NR686", "input": "TV"}`, http.StatusOK, &tv)
 	if tv.Receiver != mainID || tv.State == nil || tv.State.Volume != 40 {
 		t.Fatalf("binding %+v: the TV should show the receiver's volume, 40: %+v", tv, tv.State)
 	}
 	f.forget()
 	before := s.tv.Commands()
-	s.api(t, http.MethodPut, "/media/devices/Living%20Room%20TV/state", `{"volume": 45}`, http.StatusOK, &tv)
+	s.V1(t, http.MethodPut, "/media/devices/Living%20Room%20TV/state", `{"volume": 45}`, http.StatusOK, &tv)
 	s.volumeWentToTheReceiver(t, f, before)
 	if tv.State == nil || tv.State.Volume != 45 || tv.Receiver != mainID {
 		t.Fatalf("the TV after volume up: %+v", tv.State)
 	}
 	var recv service.Media
-	s.api(t, http.MethodGet, "/media/devices/TX-NR686", "", http.StatusOK, &recv)
+	s.V1(t, http.MethodGet, "/media/devices/TX-NR686", "", http.StatusOK, &recv)
 	if recv.State == nil || recv.State.Volume != 45 {
 		t.Fatalf("the receiver after the TV's volume up: %+v", recv.State)
 	}
@@ -235,8 +103,8 @@ func TestAPIReportsASilentReceiverUnreachable(t *testing.T) {
 	s := newSurface(t, f)
 	f.setSilent(true)
 	start := time.Now()
-	var e apiError
-	s.api(t, http.MethodPut, "/media/devices/TX-NR686/state", `{"volume": 30}`, http.StatusBadGateway, &e)
+	var e apitest.Error
+	s.V1(t, http.MethodPut, "/media/devices/TX-NR686/state", `{"volume": 30}`, http.StatusBadGateway, &e)
 	d := time.Since(start)
 	if d > reportedWithin {
 		t.Fatalf("502 after %v; the device timeout is %v", d, deviceTimeout)
@@ -246,7 +114,7 @@ func TestAPIReportsASilentReceiverUnreachable(t *testing.T) {
 	}
 	t.Logf("502 after %v: %s", d, e.Message)
 	var m service.Media
-	s.api(t, http.MethodPut, "/media/devices/Desk%20Speaker/state", `{"volume": 30}`, http.StatusOK, &m)
+	s.V1(t, http.MethodPut, "/media/devices/Desk%20Speaker/state", `{"volume": 30}`, http.StatusOK, &m)
 	if !m.Online || m.State == nil || m.State.Volume != 30 {
 		t.Fatalf("the other device: %+v", m)
 	}
@@ -255,22 +123,22 @@ func TestAPIReportsASilentReceiverUnreachable(t *testing.T) {
 func TestMCPBindsTheTVAndTurnsItsVolumeUp(t *testing.T) {
 	f := newFakeReceiver(t, defaultState())
 	s := newSurface(t, f)
-	c := s.mcp(t)
+	c := s.MCP(t)
 
 	var tv mcpMedia
-	toolOK(t, c, "bind_receiver", map[string]any{"device": "Living Room TV", "receiver": "TX-NR686", "input": "TV"}, &tv)
+	apitest.ToolOK(t, c, "bind_receiver", map[string]any{"device": "Living Room TV", "receiver": "TX-NR686", "input": "TV"}, &tv)
 	if tv.Receiver != string(mainID) || tv.Volume == nil || *tv.Volume != 40 {
 		t.Fatalf("binding %+v", tv)
 	}
 	f.forget()
 	before := s.tv.Commands()
-	toolOK(t, c, "set_media", map[string]any{"device": "Living Room TV", "volume": *tv.Volume + 5}, &tv)
+	apitest.ToolOK(t, c, "set_media", map[string]any{"device": "Living Room TV", "volume": *tv.Volume + 5}, &tv)
 	s.volumeWentToTheReceiver(t, f, before)
 	if tv.Volume == nil || *tv.Volume != 45 {
 		t.Fatalf("the TV after volume up: %+v", tv)
 	}
 	var recv mcpMedia
-	toolOK(t, c, "get_media_state", map[string]any{"device": "TX-NR686"}, &recv)
+	apitest.ToolOK(t, c, "get_media_state", map[string]any{"device": "TX-NR686"}, &recv)
 	if recv.Volume == nil || *recv.Volume != 45 {
 		t.Fatalf("the receiver after the TV's volume up: %+v", recv)
 	}
@@ -278,20 +146,20 @@ func TestMCPBindsTheTVAndTurnsItsVolumeUp(t *testing.T) {
 
 func TestMCPReportsASilentReceiverUnreachable(t *testing.T) {
 	f := newFakeReceiver(t, defaultState())
-	c := newSurface(t, f).mcp(t)
+	c := newSurface(t, f).MCP(t)
 	f.setSilent(true)
 	start := time.Now()
-	res := tool(t, c, "set_media", map[string]any{"device": "TX-NR686", "volume": 30})
+	res := apitest.Tool(t, c, "set_media", map[string]any{"device": "TX-NR686", "volume": 30})
 	d := time.Since(start)
 	if d > reportedWithin {
 		t.Fatalf("answered after %v; the device timeout is %v", d, deviceTimeout)
 	}
-	if !res.IsError || !strings.Contains(toolText(res), "TX-NR686") {
-		t.Fatalf("isError %v, text %q", res.IsError, toolText(res))
+	if !res.IsError || !strings.Contains(apitest.ToolText(res), "TX-NR686") {
+		t.Fatalf("isError %v, text %q", res.IsError, apitest.ToolText(res))
 	}
-	t.Logf("tool error after %v: %s", d, toolText(res))
+	t.Logf("tool error after %v: %s", d, apitest.ToolText(res))
 	var m mcpMedia
-	toolOK(t, c, "set_media", map[string]any{"device": "Desk Speaker", "volume": 30}, &m)
+	apitest.ToolOK(t, c, "set_media", map[string]any{"device": "Desk Speaker", "volume": 30}, &m)
 	if m.Offline || m.Volume == nil || *m.Volume != 30 {
 		t.Fatalf("the other device: %+v", m)
 	}

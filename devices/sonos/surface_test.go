@@ -1,27 +1,16 @@
 package sonos_test
 
 import (
-	"context"
-	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
-	mcplib "github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/bifrost-hub/bifrost/api"
+	"github.com/bifrost-hub/bifrost/api/apitest"
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/sonos"
 	"github.com/bifrost-hub/bifrost/service"
-	"github.com/bifrost-hub/bifrost/store"
 )
 
 // The hub as its clients meet it: the real service over SQLite with the
@@ -34,8 +23,7 @@ const reportedWithin = deviceTimeout + 600*time.Millisecond
 
 // surface is a running hub's HTTP side and a control key for it.
 type surface struct {
-	url string
-	key string
+	*apitest.Hub
 }
 
 func newSurface(t *testing.T, r *rig, ids ...devices.ID) *surface {
@@ -43,131 +31,8 @@ func newSurface(t *testing.T, r *rig, ids ...devices.ID) *surface {
 	for _, id := range ids {
 		r.speaker(t, id)
 	}
-	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "bifrost.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	// Reads are bounded by the device timeout too, so a player that stops
-	// answering is reported within it whether a read or a command meets
-	// it first.
-	svc := service.New(service.Config{Store: db, Registry: r.reg, ReadTimeout: deviceTimeout})
-	if err := svc.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
-	runCtx, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { defer close(done); _ = svc.Run(runCtx) }()
-	t.Cleanup(func() { stop(); <-done })
-	a := api.New(api.Config{Service: svc, Logger: slog.New(slog.DiscardHandler)})
-	srv := httptest.NewServer(a.Handler())
-	t.Cleanup(func() { a.CloseStreams(); srv.Close() })
-	k, err := svc.CreateKey(service.WithPrincipal(ctx, service.System), "test", service.ScopeControl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &surface{url: srv.URL, key: k.Key}
-}
-
-var httpClient = &http.Client{Timeout: 10 * time.Second}
-
-// api sends one request to /api/v1 with the key, checks the status and
-// decodes the JSON answer into out (when not nil).
-func (s *surface) api(t *testing.T, method, path, body string, want int, out any) {
-	t.Helper()
-	req, err := http.NewRequest(method, s.url+"/api/v1"+path, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+s.key)
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	res, err := httpClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.StatusCode != want {
-		t.Fatalf("%s %s: %d %s; want %d", method, path, res.StatusCode, b, want)
-	}
-	if out != nil {
-		if err := json.Unmarshal(b, out); err != nil {
-			t.Fatalf("%s %s: decoding %s: %v", method, path, b, err)
-		}
-	}
-}
-
-// apiError is an error answer of the API.
-type apiError struct {
-	Error   string `json:"error"`
-	Message string `json:"message"`
-}
-
-// mcp connects mcp-go's Streamable HTTP client with the key.
-func (s *surface) mcp(t *testing.T) *client.Client {
-	t.Helper()
-	tr, err := transport.NewStreamableHTTP(s.url+"/mcp",
-		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + s.key}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := client.NewClient(tr)
-	t.Cleanup(func() { _ = c.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	init := mcplib.InitializeRequest{}
-	init.Params.ClientInfo = mcplib.Implementation{Name: "sonos-surface-test", Version: "1"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
-	return c
-}
-
-// tool calls a tool; a protocol error fails the test, a tool error is
-// returned as the result it is.
-func tool(t *testing.T, c *client.Client, name string, args map[string]any) *mcplib.CallToolResult {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	req := mcplib.CallToolRequest{}
-	req.Params.Name, req.Params.Arguments = name, args
-	res, err := c.CallTool(ctx, req)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return res
-}
-
-// toolOK calls a tool, checks it did not fail and decodes its structured
-// content into out.
-func toolOK(t *testing.T, c *client.Client, name string, args map[string]any, out any) {
-	t.Helper()
-	res := tool(t, c, name, args)
-	if res.IsError {
-		t.Fatalf("%s: tool error %q", name, toolText(res))
-	}
-	if err := json.Unmarshal(res.RawStructuredContent, out); err != nil {
-		t.Fatalf("%s: decoding %s: %v", name, res.RawStructuredContent, err)
-	}
-}
-
-func toolText(res *mcplib.CallToolResult) string {
-	var parts []string
-	for _, c := range res.Content {
-		if t, ok := c.(mcplib.TextContent); ok {
-			parts = append(parts, t.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
+	h := apitest.Start(t, r.reg, deviceTimeout)
+	return &surface{Hub: h}
 }
 
 // mcpMedia is a media player as the MCP tools answer it.
@@ -220,7 +85,7 @@ func TestAPIPlaysAFavouriteByNameAndGroups(t *testing.T) {
 	// Part of a title names the station; the player is sent exactly the
 	// station's URI and metadata, then Play, and nothing else changes.
 	var m service.Media
-	s.api(t, http.MethodPost, "/media/devices/Living%20Room/favorites/play", `{"favorite": "radio"}`, http.StatusOK, &m)
+	s.V1(t, http.MethodPost, "/media/devices/Living%20Room/favorites/play", `{"favorite": "radio"}`, http.StatusOK, &m)
 	living.calledExactly(t, "ContentDirectory", "Browse", browseFav)
 	living.calledExactly(t, "AVTransport", "SetAVTransportURI", playStation)
 	living.calledExactly(t, "AVTransport", "Play", play)
@@ -235,7 +100,7 @@ func TestAPIPlaysAFavouriteByNameAndGroups(t *testing.T) {
 	// room's group.
 	living.forget()
 	var res service.FanoutResult
-	s.api(t, http.MethodPost, "/media/devices/Living%20Room/group", `{"members": ["Kitchen"]}`, http.StatusOK, &res)
+	s.V1(t, http.MethodPost, "/media/devices/Living%20Room/group", `{"members": ["Kitchen"]}`, http.StatusOK, &res)
 	if len(res.Applied) != 1 || res.Applied[0].ID != kitchenID || len(res.Failed) != 0 {
 		t.Fatalf("group %+v", res)
 	}
@@ -247,7 +112,7 @@ func TestAPIPlaysAFavouriteByNameAndGroups(t *testing.T) {
 		t.Fatalf("the coordinator was sent %v", w)
 	}
 	var k service.Media
-	s.api(t, http.MethodGet, "/media/devices/Kitchen", "", http.StatusOK, &k)
+	s.V1(t, http.MethodGet, "/media/devices/Kitchen", "", http.StatusOK, &k)
 	if k.State == nil || k.State.GroupCoordinator != livingID || k.State.NowPlaying == nil || k.State.NowPlaying.Title != "Example Radio" {
 		t.Fatalf("the kitchen after grouping: %+v", k.State)
 	}
@@ -259,11 +124,11 @@ func TestAPIReportsAStalledPlayerUnreachable(t *testing.T) {
 	s := newSurface(t, r, livingID, kitchenID)
 	// Read once, so the command (not a read of stale state) is what
 	// meets the silence, as it mostly will in use.
-	s.api(t, http.MethodGet, "/media/devices/Kitchen", "", http.StatusOK, nil)
+	s.V1(t, http.MethodGet, "/media/devices/Kitchen", "", http.StatusOK, nil)
 	kitchen.stall()
 	start := time.Now()
-	var e apiError
-	s.api(t, http.MethodPut, "/media/devices/Kitchen/state", `{"volume": 10}`, http.StatusBadGateway, &e)
+	var e apitest.Error
+	s.V1(t, http.MethodPut, "/media/devices/Kitchen/state", `{"volume": 10}`, http.StatusBadGateway, &e)
 	d := time.Since(start)
 	if d > reportedWithin {
 		t.Fatalf("502 after %v; the device timeout is %v", d, deviceTimeout)
@@ -275,14 +140,14 @@ func TestAPIReportsAStalledPlayerUnreachable(t *testing.T) {
 	// The other player answers as before.
 	living.forget()
 	var m service.Media
-	s.api(t, http.MethodPut, "/media/devices/Living%20Room/state", `{"volume": 12}`, http.StatusOK, &m)
+	s.V1(t, http.MethodPut, "/media/devices/Living%20Room/state", `{"volume": 12}`, http.StatusOK, &m)
 	living.calledExactly(t, "RenderingControl", "SetVolume", setVolume("12"))
 	if !m.Online || m.State == nil || m.State.Volume != 12 {
 		t.Fatalf("the other player: %+v", m)
 	}
 	// The stalled one is listed offline, without holding the list up.
 	var list []service.Media
-	s.api(t, http.MethodGet, "/media/devices", "", http.StatusOK, &list)
+	s.V1(t, http.MethodGet, "/media/devices", "", http.StatusOK, &list)
 	for _, p := range list {
 		if p.ID == kitchenID && (p.Online || p.State != nil) {
 			t.Fatalf("the stalled player listed as %+v", p)
@@ -296,14 +161,14 @@ func TestAPIReportsAStalledPlayerUnreachable(t *testing.T) {
 func TestMCPPlaysAFavouriteByNameAndGroups(t *testing.T) {
 	_, living, kitchen := home(t)
 	r := startRig(t, sonos.Config{Hosts: []string{living.host()}})
-	c := newSurface(t, r, livingID, kitchenID).mcp(t)
+	c := newSurface(t, r, livingID, kitchenID).MCP(t)
 	living.forget()
 	kitchen.forget()
 
 	// An album goes through the queue: cleared, the album added exactly,
 	// the queue made the transport URI, its first track, Play.
 	var m mcpMedia
-	toolOK(t, c, "play_media_favorite", map[string]any{"device": "Living Room", "favorite": "blue"}, &m)
+	apitest.ToolOK(t, c, "play_media_favorite", map[string]any{"device": "Living Room", "favorite": "blue"}, &m)
 	living.calledExactly(t, "ContentDirectory", "Browse", browseFav)
 	living.calledExactly(t, "AVTransport", "RemoveAllTracksFromQueue", "<InstanceID>0</InstanceID>")
 	living.calledExactly(t, "AVTransport", "AddURIToQueue", "<InstanceID>0</InstanceID><EnqueuedURI>x-rincon-cpcontainer:1004206calbum%3a1499378108?sid=204&amp;flags=8300&amp;sn=2</EnqueuedURI><EnqueuedURIMetaData>"+esc.Replace(albumMeta)+"</EnqueuedURIMetaData><DesiredFirstTrackNumberEnqueued>0</DesiredFirstTrackNumberEnqueued><EnqueueAsNext>0</EnqueueAsNext>")
@@ -319,7 +184,7 @@ func TestMCPPlaysAFavouriteByNameAndGroups(t *testing.T) {
 
 	// And the station, by its name.
 	living.forget()
-	toolOK(t, c, "play_media_favorite", map[string]any{"device": "Living Room", "favorite": "Example Radio"}, &m)
+	apitest.ToolOK(t, c, "play_media_favorite", map[string]any{"device": "Living Room", "favorite": "Example Radio"}, &m)
 	living.calledExactly(t, "AVTransport", "SetAVTransportURI", playStation)
 	if got := strings.Join(living.writes(), ","); got != "SetAVTransportURI,Play" {
 		t.Fatalf("the living room was sent %s", got)
@@ -333,7 +198,7 @@ func TestMCPPlaysAFavouriteByNameAndGroups(t *testing.T) {
 		Applied []string `json:"applied"`
 		Failed  []any    `json:"failed"`
 	}
-	toolOK(t, c, "group_speakers", map[string]any{"speaker": "Living Room", "members": []string{"Kitchen"}}, &g)
+	apitest.ToolOK(t, c, "group_speakers", map[string]any{"speaker": "Living Room", "members": []string{"Kitchen"}}, &g)
 	if len(g.Applied) != 1 || g.Applied[0] != "Kitchen" || len(g.Failed) != 0 {
 		t.Fatalf("group %+v", g)
 	}
@@ -345,7 +210,7 @@ func TestMCPPlaysAFavouriteByNameAndGroups(t *testing.T) {
 		t.Fatalf("the coordinator was sent %v", w)
 	}
 	var k mcpMedia
-	toolOK(t, c, "get_media_state", map[string]any{"device": "Kitchen"}, &k)
+	apitest.ToolOK(t, c, "get_media_state", map[string]any{"device": "Kitchen"}, &k)
 	if k.Following != string(livingID) || k.Playing != "Example Radio" {
 		t.Fatalf("the kitchen after grouping: %+v", k)
 	}
@@ -354,23 +219,23 @@ func TestMCPPlaysAFavouriteByNameAndGroups(t *testing.T) {
 func TestMCPReportsAStalledPlayerUnreachable(t *testing.T) {
 	_, living, kitchen := home(t)
 	r := startRig(t, sonos.Config{Hosts: []string{living.host()}})
-	c := newSurface(t, r, livingID, kitchenID).mcp(t)
+	c := newSurface(t, r, livingID, kitchenID).MCP(t)
 	var k mcpMedia
-	toolOK(t, c, "get_media_state", map[string]any{"device": "Kitchen"}, &k)
+	apitest.ToolOK(t, c, "get_media_state", map[string]any{"device": "Kitchen"}, &k)
 	kitchen.stall()
 	start := time.Now()
-	res := tool(t, c, "set_media", map[string]any{"device": "Kitchen", "volume": 10})
+	res := apitest.Tool(t, c, "set_media", map[string]any{"device": "Kitchen", "volume": 10})
 	d := time.Since(start)
 	if d > reportedWithin {
 		t.Fatalf("answered after %v; the device timeout is %v", d, deviceTimeout)
 	}
-	if !res.IsError || !strings.Contains(toolText(res), "Kitchen") {
-		t.Fatalf("isError %v, text %q", res.IsError, toolText(res))
+	if !res.IsError || !strings.Contains(apitest.ToolText(res), "Kitchen") {
+		t.Fatalf("isError %v, text %q", res.IsError, apitest.ToolText(res))
 	}
-	t.Logf("tool error after %v: %s", d, toolText(res))
+	t.Logf("tool error after %v: %s", d, apitest.ToolText(res))
 	living.forget()
 	var m mcpMedia
-	toolOK(t, c, "set_media", map[string]any{"device": "Living Room", "volume": 12}, &m)
+	apitest.ToolOK(t, c, "set_media", map[string]any{"device": "Living Room", "volume": 12}, &m)
 	living.calledExactly(t, "RenderingControl", "SetVolume", setVolume("12"))
 	if m.Offline || m.Volume == nil || *m.Volume != 12 {
 		t.Fatalf("the other player: %+v", m)
