@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -23,7 +22,7 @@ import (
 	"github.com/bifrost-hub/bifrost/api"
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/service"
-	"github.com/bifrost-hub/bifrost/store"
+	"github.com/bifrost-hub/bifrost/service/servicetest"
 )
 
 // Hub is a running hub's HTTP side and a control key for it.
@@ -39,24 +38,11 @@ type Hub struct {
 // device timeout whether a read or a command meets it first.
 func Start(t testing.TB, reg *devices.Registry, readTimeout time.Duration) *Hub {
 	t.Helper()
-	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "bifrost.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	svc := service.New(service.Config{Store: db, Registry: reg, ReadTimeout: readTimeout})
-	if err := svc.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
-	runCtx, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { defer close(done); _ = svc.Run(runCtx) }()
-	t.Cleanup(func() { stop(); <-done })
+	svc := servicetest.New(t, reg, readTimeout)
 	a := api.New(api.Config{Service: svc, Logger: slog.New(slog.DiscardHandler)})
 	srv := httptest.NewServer(a.Handler())
 	t.Cleanup(func() { a.CloseStreams(); srv.Close() })
-	k, err := svc.CreateKey(service.WithPrincipal(ctx, service.System), "test", service.ScopeControl)
+	k, err := svc.CreateKey(service.WithPrincipal(context.Background(), service.System), "test", service.ScopeControl)
 	if err != nil {
 		t.Fatal(err)
 	}

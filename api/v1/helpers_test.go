@@ -8,7 +8,6 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -23,7 +22,7 @@ import (
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/sim"
 	"github.com/bifrost-hub/bifrost/service"
-	"github.com/bifrost-hub/bifrost/store"
+	"github.com/bifrost-hub/bifrost/service/servicetest"
 )
 
 // harness is a real hub: SQLite in a temp dir, the simulated home, the
@@ -45,24 +44,7 @@ var system = service.WithPrincipal(context.Background(), service.System)
 
 func newHarness(tb testing.TB) *harness {
 	tb.Helper()
-	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(tb.TempDir(), "bifrost.db"))
-	if err != nil {
-		tb.Fatalf("opening store: %v", err)
-	}
-	tb.Cleanup(func() { _ = db.Close() })
-	reg := devices.NewRegistry(0)
-	home := sim.NewHome(sim.Options{})
-	home.Register(reg)
-	svc := service.New(service.Config{Store: db, Registry: reg})
-	if err := svc.Sync(ctx); err != nil {
-		tb.Fatalf("syncing inventory: %v", err)
-	}
-	runCtx, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { defer close(done); _ = svc.Run(runCtx) }()
-	tb.Cleanup(func() { stop(); <-done })
-
+	svc, home := servicetest.SimHouse(tb)
 	srv := api.New(api.Config{Service: svc})
 	h := &harness{svc: svc, home: home, srv: srv, handler: srv.Handler()}
 	h.control = newKey(tb, svc, "control", service.ScopeControl)

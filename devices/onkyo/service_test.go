@@ -2,7 +2,6 @@ package onkyo_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -10,7 +9,7 @@ import (
 	"github.com/bifrost-hub/bifrost/devices/onkyo/eiscp"
 	"github.com/bifrost-hub/bifrost/devices/sim"
 	"github.com/bifrost-hub/bifrost/service"
-	"github.com/bifrost-hub/bifrost/store"
+	"github.com/bifrost-hub/bifrost/service/servicetest"
 )
 
 // hub is the real service over SQLite with a receiver, a simulated TV and
@@ -28,15 +27,7 @@ func newHub(t *testing.T, f *fakeReceiver) *hub {
 	tv := sim.NewTV("", "Living Room TV", "Living Room", sim.Options{})
 	sim.Register(r.reg, tv, sim.NewSpeaker("", "Desk Speaker", "Office", sim.Options{}))
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "bifrost.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	svc := service.New(service.Config{Store: db, Registry: r.reg, ReadTimeout: deviceTimeout})
-	if err := svc.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
+	svc := servicetest.New(t, r.reg, deviceTimeout)
 	p := service.Principal{Kind: "user", ID: "u1", Name: "tester", Scope: service.ScopeControl}
 	return &hub{svc: svc, ctx: service.WithPrincipal(ctx, p), tv: tv}
 }

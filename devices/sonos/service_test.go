@@ -2,14 +2,13 @@ package sonos_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/sonos"
 	"github.com/bifrost-hub/bifrost/service"
-	"github.com/bifrost-hub/bifrost/store"
+	"github.com/bifrost-hub/bifrost/service/servicetest"
 )
 
 // hub is the real service over SQLite, with the adapter's players.
@@ -24,15 +23,7 @@ func newHub(t *testing.T, r *rig, ids ...devices.ID) *hub {
 		r.speaker(t, id)
 	}
 	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "bifrost.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	svc := service.New(service.Config{Store: db, Registry: r.reg, ReadTimeout: deviceTimeout})
-	if err := svc.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
+	svc := servicetest.New(t, r.reg, deviceTimeout)
 	p := service.Principal{Kind: "user", ID: "u1", Name: "tester", Scope: service.ScopeControl}
 	return &hub{svc: svc, ctx: service.WithPrincipal(ctx, p)}
 }
