@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/bifrost-hub/bifrost/api/apitest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -87,30 +88,12 @@ func (h *hub) client(tb testing.TB, key, version string) *client.Client {
 	return c
 }
 
-// call calls a tool and fails the test on a protocol error.
-func call(tb testing.TB, c *client.Client, name string, args map[string]any) *mcplib.CallToolResult {
-	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	req := mcplib.CallToolRequest{}
-	req.Params.Name, req.Params.Arguments = name, args
-	res, err := c.CallTool(ctx, req)
-	if err != nil {
-		tb.Fatalf("%s: %v", name, err)
-	}
-	return res
-}
-
-// text is a result's text content.
-func text(res *mcplib.CallToolResult) string {
-	var parts []string
-	for _, c := range res.Content {
-		if t, ok := c.(mcplib.TextContent); ok {
-			parts = append(parts, t.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
-}
+// call calls a tool and fails the test on a protocol error; text is a
+// result's text content.
+var (
+	call = apitest.Tool
+	text = apitest.ToolText
+)
 
 // ok checks a result is not a tool error and decodes its structured
 // content into v (when v is not nil).
