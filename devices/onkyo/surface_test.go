@@ -18,10 +18,6 @@ import (
 // speaker, behind the real HTTP server, driven through /api/v1 with plain
 // requests and through /mcp with mcp-go's client.
 
-// reportedWithin bounds how long a silent receiver takes to be reported
-// unreachable: the device timeout and the round trip through the hub.
-const reportedWithin = deviceTimeout + 500*time.Millisecond
-
 // mvl2D is the packet that sets the volume to step 0x2D (45 of 100), as
 // PROTOCOLS.md §3.4 spells its packets: the 16-byte header, "!1MVL2D", CR.
 const mvl2D = "ISCP\x00\x00\x00\x10\x00\x00\x00\x08\x01\x00\x00\x00!1MVL2D\r"

@@ -17,10 +17,6 @@ import (
 // adapter's players on a fake household, behind the real HTTP server, driven
 // through /api/v1 with plain requests and through /mcp with mcp-go's client.
 
-// reportedWithin bounds how long a stalled player takes to be reported
-// unreachable: the device timeout and the round trip through the hub.
-const reportedWithin = deviceTimeout + 600*time.Millisecond
-
 // surface is a running hub's HTTP side and a control key for it.
 type surface struct {
 	*apitest.Hub
