@@ -305,6 +305,22 @@ type Scanner interface {
 	Scan(ctx context.Context) (time.Duration, error)
 }
 
+// Switchable is a Scanner that settings can turn on and off while the hub
+// runs (MQTT, set up in the web UI). While it is off it neither scans nor
+// is listed among the adapters.
+type Switchable interface {
+	Scanner
+	// On says whether the adapter runs now.
+	On() bool
+}
+
+// ScannerOn says whether sc runs now: every Scanner does unless it is a
+// Switchable that is off.
+func ScannerOn(sc Scanner) bool {
+	s, ok := sc.(Switchable)
+	return !ok || s.On()
+}
+
 // Adder is an adapter that can add a device given its network or radio
 // address (a Sonos player's IP, a receiver's IP, a light's MAC address).
 type Adder interface {

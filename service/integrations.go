@@ -200,14 +200,6 @@ func (in *Integrations) StartMQTT(ctx context.Context) (saved bool, err error) {
 	return s.updated != nil, in.mqtt.Apply(settings)
 }
 
-// MQTTSavedOn reports whether the MQTT settings saved in st name a broker,
-// so the hub can tell at start, before it has a Service, whether the web
-// UI turns MQTT on.
-func MQTTSavedOn(ctx context.Context, st IntegrationStore) (bool, error) {
-	s, err := loadMQTT(ctx, st)
-	return s.settings.URL != "" || s.settings.Embedded != "", err
-}
-
 // savedMQTT is the MQTT integration as stored: the settings without the
 // password, the password sealed, and when they were saved (nil: never).
 type savedMQTT struct {

@@ -26,13 +26,14 @@ func (s *Service) Scan(ctx context.Context) (ScanResult, error) {
 		return ScanResult{}, err
 	}
 	res := ScanResult{Adapters: []string{}}
-	if len(s.scanners) == 0 {
+	scanners := s.activeScanners()
+	if len(scanners) == 0 {
 		res.Message = "No adapter here can discover devices; add them by address in the configuration."
 		return res, nil
 	}
 	var mu sync.Mutex
-	parallel(len(s.scanners), func(i int) {
-		sc := s.scanners[i]
+	parallel(len(scanners), func(i int) {
+		sc := scanners[i]
 		d, err := sc.Scan(ctx)
 		mu.Lock()
 		defer mu.Unlock()
@@ -68,7 +69,7 @@ func (s *Service) AddDevice(ctx context.Context, adapter, address string) ([]Dev
 		return nil, Errorf(EINVALID, "give the device's address")
 	}
 	var adders []devices.Adder
-	for _, sc := range s.scanners {
+	for _, sc := range s.activeScanners() {
 		if a, ok := sc.(devices.Adder); ok {
 			adders = append(adders, a)
 		}
@@ -122,10 +123,23 @@ func (s *Service) Adapters(ctx context.Context) ([]AdapterInfo, error) {
 	if err := authorize(ctx, ScopeRead); err != nil {
 		return nil, err
 	}
-	out := make([]AdapterInfo, 0, len(s.scanners))
-	for _, sc := range s.scanners {
+	scanners := s.activeScanners()
+	out := make([]AdapterInfo, 0, len(scanners))
+	for _, sc := range scanners {
 		_, canAdd := sc.(devices.Adder)
 		out = append(out, AdapterInfo{Name: sc.Adapter(), CanAdd: canAdd})
 	}
 	return out, nil
+}
+
+// activeScanners are the scanners that run now: one that settings turn on
+// while the hub runs (MQTT) joins them then, and leaves when turned off.
+func (s *Service) activeScanners() []devices.Scanner {
+	out := make([]devices.Scanner, 0, len(s.scanners))
+	for _, sc := range s.scanners {
+		if devices.ScannerOn(sc) {
+			out = append(out, sc)
+		}
+	}
+	return out
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -700,6 +701,50 @@ func TestScan(t *testing.T) {
 	read := service.WithPrincipal(context.Background(), service.Principal{Kind: "key", ID: "r", Scope: service.ScopeRead})
 	_, err := h.svc.Scan(read)
 	wantCode(t, err, service.EFORBIDDEN)
+}
+
+// switchedScanner is an adapter that settings turn on and off at run time,
+// as MQTT is: it counts the scans it is asked for.
+type switchedScanner struct {
+	on    atomic.Bool
+	scans atomic.Int32
+}
+
+func (s *switchedScanner) Adapter() string { return "broker" }
+func (s *switchedScanner) On() bool        { return s.on.Load() }
+func (s *switchedScanner) Scan(context.Context) (time.Duration, error) {
+	s.scans.Add(1)
+	return 2 * time.Second, nil
+}
+
+func TestScanWithAnAdapterTurnedOnLater(t *testing.T) {
+	sw := &switchedScanner{}
+	h := newHouseWith(t, func(c *service.Config, home *sim.Home) { c.Scanners = []devices.Scanner{home, sw} })
+	names := func() []string {
+		var out []string
+		for _, a := range must[[]service.AdapterInfo](t)(h.svc.Adapters(h.ctx)) {
+			out = append(out, a.Name)
+		}
+		return out
+	}
+	if got := names(); !slices.Equal(got, []string{"sim"}) {
+		t.Fatalf("adapters while the broker is off: %v", got)
+	}
+	res := must[service.ScanResult](t)(h.svc.Scan(h.ctx))
+	if !slices.Equal(res.Adapters, []string{"sim"}) || len(res.Failed) != 0 || sw.scans.Load() != 0 {
+		t.Fatalf("scan while the broker is off: %+v, %d scans", res, sw.scans.Load())
+	}
+	_, err := h.svc.AddDevice(h.ctx, "broker", "10.0.0.1")
+	wantCode(t, err, service.ENOTFOUND)
+
+	sw.on.Store(true)
+	if got := names(); !slices.Equal(got, []string{"sim", "broker"}) {
+		t.Fatalf("adapters once the broker is on: %v", got)
+	}
+	res = must[service.ScanResult](t)(h.svc.Scan(h.ctx))
+	if !slices.Equal(res.Adapters, []string{"broker", "sim"}) || res.WaitSeconds != 2 || sw.scans.Load() != 1 {
+		t.Fatalf("scan once the broker is on: %+v, %d scans", res, sw.scans.Load())
+	}
 }
 
 func TestRoomOffQuietensSpeakers(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"net/http/cookiejar"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -204,9 +205,22 @@ func TestIntegrationsLive(t *testing.T) {
 	if v.Status.State != "off" || !v.CanSaveSecrets || v.Password.Set {
 		t.Fatalf("before a save: %+v", v)
 	}
+	scansWithMQTT := func() (listed, scanned bool) {
+		var scan struct{ Adapters []string }
+		adapters := s.must(http.StatusOK, "GET", "/api/adapters", nil, nil)
+		s.must(http.StatusOK, "POST", "/api/devices/scan", nil, &scan)
+		return strings.Contains(string(adapters), `"mqtt"`), slices.Contains(scan.Adapters, "mqtt")
+	}
+	if listed, scanned := scansWithMQTT(); listed || scanned {
+		t.Errorf("MQTT is off, yet listed among the adapters (%v) or scanning (%v)", listed, scanned)
+	}
 	v = s.mqtt("PUT", map[string]string{"embedded": "127.0.0.1:0", "username": "devices", "password": brokerPassword})
 	if v.Status.State != "connected" || v.Warning != "" || !strings.Contains(v.Status.Message, "embedded broker listens on 127.0.0.1:") {
 		t.Fatalf("after saving an embedded broker: %+v", v)
+	}
+	// Turned on in the web UI, MQTT scans at once, with no restart.
+	if listed, scanned := scansWithMQTT(); !listed || !scanned {
+		t.Errorf("MQTT turned on in the web UI: listed among the adapters %v, scanning %v", listed, scanned)
 	}
 	addr := h.brokerAddr()
 	if err := mqttLogin(addr, "devices", brokerPassword); err != nil {

@@ -37,19 +37,11 @@ func (c *MQTTConfig) options() []option {
 }
 
 // startMQTT prepares the MQTT adapter, which starts in startIntegrations,
-// once the settings saved in the web UI can be read. It is one of the
-// scanners when the environment or the saved settings turn MQTT on at
-// start (the service's scanners are fixed then).
-func (m *Main) startMQTT(ctx context.Context) error {
+// once the settings saved in the web UI can be read. It is always one of
+// the scanners; it scans, and is listed, while MQTT is on.
+func (m *Main) startMQTT(ctx context.Context) {
 	m.mqtt = &mqttRunner{ctx: ctx, reg: m.registry, env: m.Config.MQTT, log: m.Logger}
-	on, err := service.MQTTSavedOn(ctx, m.db)
-	if err != nil {
-		return fmt.Errorf("mqtt: %w", err)
-	}
-	if on || m.mqtt.config(service.MQTTSettings{}).Enabled() {
-		m.scanners = append(m.scanners, m.mqtt)
-	}
-	return nil
+	m.scanners = append(m.scanners, m.mqtt)
 }
 
 // startIntegrations opens the integrations the web UI manages and starts
@@ -92,7 +84,7 @@ type mqttRunner struct {
 
 var (
 	_ service.MQTTRunner = (*mqttRunner)(nil)
-	_ devices.Scanner    = (*mqttRunner)(nil)
+	_ devices.Switchable = (*mqttRunner)(nil)
 )
 
 // config merges the saved settings under the environment's.
@@ -183,6 +175,13 @@ func (r *mqttRunner) Status() service.IntegrationStatus {
 
 // Adapter names the adapter, for scanning.
 func (r *mqttRunner) Adapter() string { return mqtt.AdapterName }
+
+// On says whether an MQTT adapter runs.
+func (r *mqttRunner) On() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ad != nil
+}
 
 // Scan scans with the running adapter.
 func (r *mqttRunner) Scan(ctx context.Context) (time.Duration, error) {
