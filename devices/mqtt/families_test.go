@@ -2,6 +2,7 @@ package mqtt
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/bifrost-hub/bifrost/devices"
@@ -190,5 +191,68 @@ func TestLightReportsMatchChanges(t *testing.T) {
 	}
 	if matches(st, devices.LightChange{On: &off}) || matches(st, devices.LightChange{Color: &devices.Color{}}) {
 		t.Error("a report that contradicts the change matched")
+	}
+}
+
+func TestTasmotaLampKinds(t *testing.T) {
+	for _, c := range []struct {
+		name, state string
+		want        tasmotaLamp
+		st          devices.LightState
+	}{
+		{"dimmer only", `{"POWER":"ON","Dimmer":30}`,
+			tasmotaLamp{power: "POWER"}, devices.LightState{On: true, Brightness: 30}},
+		{"white CT bulb", `{"POWER":"OFF","Dimmer":80,"Color":"CC33","White":80,"CT":400}`,
+			tasmotaLamp{power: "POWER", ct: true}, devices.LightState{Brightness: 80, Mode: devices.ModeTemperature, Kelvin: 2500}},
+		{"RGB strip, decimal channels", `{"POWER":"ON","Dimmer":100,"Color":"255,0,0","HSBColor":"0,100,100","Channel":[100,0,0]}`,
+			tasmotaLamp{power: "POWER", color: true}, devices.LightState{On: true, Brightness: 100, Mode: devices.ModeColor, Color: &devices.Color{Hex: "FF0000", X: 0.7006, Y: 0.2993}}},
+		{"RGBCW bulb in white", `{"POWER":"ON","Dimmer":50,"Color":"0000003F40","HSBColor":"0,0,50","White":50,"CT":327}`,
+			tasmotaLamp{power: "POWER", ct: true, color: true}, devices.LightState{On: true, Brightness: 50, Mode: devices.ModeTemperature, Kelvin: 3058}},
+		{"relays and a lamp on the last output", `{"POWER1":"ON","POWER2":"OFF","Dimmer":10,"CT":153}`,
+			tasmotaLamp{power: "POWER2", ct: true}, devices.LightState{Brightness: 10, Mode: devices.ModeTemperature, Kelvin: 6535}},
+	} {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(c.state), &m); err != nil {
+			t.Fatal(err)
+		}
+		lamp, ok := lampOf(m)
+		if !ok || lamp != c.want {
+			t.Errorf("%s: lamp %+v, %v; want %+v", c.name, lamp, ok, c.want)
+			continue
+		}
+		var st devices.LightState
+		lamp.apply(&st, m)
+		if !sameLight(st, c.st) {
+			t.Errorf("%s: state %+v (colour %+v); want %+v (colour %+v)", c.name, st, st.Color, c.st, c.st.Color)
+		}
+	}
+	if _, ok := lampOf(map[string]any{"POWER1": "ON", "POWER2": "OFF"}); ok {
+		t.Error("a two-relay switch was taken for a lamp")
+	}
+}
+
+func TestTasmotaLampCommands(t *testing.T) {
+	rgbcw := tasmotaLamp{power: "POWER", ct: true, color: true}
+	on, off := true, false
+	k, b, warmest := 2700, 40, 1800
+	red := devices.Color{Hex: "FF0000"}
+	for _, c := range []struct {
+		name   string
+		lamp   tasmotaLamp
+		change devices.LightChange
+		cur    devices.LightState
+		want   [][2]string
+	}{
+		{"off wins", rgbcw, devices.LightChange{On: &off, Brightness: &b}, devices.LightState{}, [][2]string{{"POWER", "OFF"}}},
+		{"temperature, level, power", rgbcw, devices.LightChange{On: &on, Kelvin: &k, Brightness: &b}, devices.LightState{},
+			[][2]string{{"CT", "370"}, {"Dimmer", "40"}, {"POWER", "ON"}}},
+		{"temperature clamped to CT 500", rgbcw, devices.LightChange{Kelvin: &warmest}, devices.LightState{}, [][2]string{{"CT", "500"}}},
+		{"colour keeps the level", rgbcw, devices.LightChange{Color: &red}, devices.LightState{Brightness: 65}, [][2]string{{"HSBColor", "0,100,65"}}},
+		{"colour with a level", rgbcw, devices.LightChange{Color: &red, Brightness: &b}, devices.LightState{Brightness: 65}, [][2]string{{"HSBColor", "0,100,40"}}},
+		{"a lamp on POWER2", tasmotaLamp{power: "POWER2"}, devices.LightChange{On: &on}, devices.LightState{}, [][2]string{{"POWER2", "ON"}}},
+	} {
+		if got := c.lamp.commands(c.change, c.cur); !slices.Equal(got, c.want) {
+			t.Errorf("%s: %v; want %v", c.name, got, c.want)
+		}
 	}
 }

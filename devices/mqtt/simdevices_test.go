@@ -25,6 +25,23 @@ type simTasmota struct {
 	mu    sync.Mutex
 	power []bool
 	temp  float64
+	lamp  *simLamp // an RGBCW bulb on its only output
+}
+
+// simLamp is a Tasmota RGBCW bulb's light: white (CT) or colour (HSB).
+type simLamp struct {
+	dimmer, ct, hue, sat int
+	white                bool
+}
+
+// newSimTasmotaBulb is a Tasmota RGBCW bulb, white at 2700 K (370 mireds)
+// and 50 %, switched off.
+func newSimTasmotaBulb(t testing.TB, broker, topic, name string) *simTasmota {
+	d := newSimTasmota(t, broker, topic, []string{name}, false)
+	d.mu.Lock()
+	d.lamp = &simLamp{dimmer: 50, ct: 370, white: true}
+	d.mu.Unlock()
+	return d
 }
 
 func newSimTasmota(t testing.TB, broker, topic string, names []string, sensor bool) *simTasmota {
@@ -70,6 +87,7 @@ func (d *simTasmota) command(topic string, payload []byte) {
 		}
 		d.mu.Unlock()
 		d.reportRelay(i)
+	case d.light(cmd, arg):
 	case cmd == "STATE":
 		d.publish("stat/"+d.topic+"/RESULT", false, d.stateJSON())
 	case cmd == "STATUS" && arg == "":
@@ -88,9 +106,93 @@ func (d *simTasmota) stateJSON() string {
 	for i, on := range d.power {
 		st[d.key(i)] = onOff(on)
 	}
+	d.lampFields(st)
 	d.mu.Unlock()
 	b, _ := json.Marshal(st)
 	return string(b)
+}
+
+// light runs a light command on a bulb as Tasmota does (a new level,
+// temperature or colour switches the lamp on) and answers with the whole
+// light state; it reports whether cmd was one.
+func (d *simTasmota) light(cmd, arg string) bool {
+	cmd = strings.ToUpper(cmd)
+	if d.lamp == nil || (cmd != "DIMMER" && cmd != "CT" && cmd != "HSBCOLOR") {
+		return false
+	}
+	d.mu.Lock()
+	l := d.lamp
+	switch cmd {
+	case "DIMMER":
+		if n, err := strconv.Atoi(arg); err == nil {
+			l.dimmer = min(100, max(0, n))
+		}
+	case "CT":
+		if n, err := strconv.Atoi(arg); err == nil {
+			l.ct, l.white = min(500, max(153, n)), true
+		}
+	case "HSBCOLOR":
+		var h, s, b int
+		if _, err := fmt.Sscanf(arg, "%d,%d,%d", &h, &s, &b); err == nil {
+			l.hue, l.sat, l.dimmer, l.white = h, s, b, false
+		}
+	}
+	d.power[0] = l.dimmer > 0
+	st := map[string]any{"POWER": onOff(d.power[0])}
+	d.lampFields(st)
+	d.mu.Unlock()
+	b, _ := json.Marshal(st)
+	d.publish("stat/"+d.topic+"/RESULT", false, string(b))
+	return true
+}
+
+// lampFields adds a bulb's light fields to a state; the caller holds d.mu.
+// Color is its five channels: RGB dark in white, the whites dark in colour.
+func (d *simTasmota) lampFields(st map[string]any) {
+	l := d.lamp
+	if l == nil {
+		return
+	}
+	level := l.dimmer * 255 / 100
+	var channels string
+	if l.white {
+		warm := (l.ct - 153) * level / (500 - 153)
+		channels = fmt.Sprintf("000000%02X%02X", level-warm, warm)
+	} else {
+		channels = hsbHex(l.hue, l.sat, level) + "0000"
+	}
+	st["Dimmer"], st["CT"], st["Color"] = l.dimmer, l.ct, channels
+	st["HSBColor"] = fmt.Sprintf("%d,%d,%d", l.hue, l.sat, l.dimmer)
+	st["White"] = 0
+	if l.white {
+		st["White"] = l.dimmer
+	}
+}
+
+// hsbHex is the RGB hex of a hue and saturation at level (0–255), for the
+// primary and secondary hues the tests use.
+func hsbHex(hue, sat, level int) string {
+	low := level * (100 - sat) / 100
+	switch (hue + 30) % 360 / 60 {
+	case 0:
+		return fmt.Sprintf("%02X%02X%02X", level, low, low) // red
+	case 1:
+		return fmt.Sprintf("%02X%02X%02X", level, level, low) // yellow
+	case 2:
+		return fmt.Sprintf("%02X%02X%02X", low, level, low) // green
+	case 3:
+		return fmt.Sprintf("%02X%02X%02X", low, level, level) // cyan
+	case 4:
+		return fmt.Sprintf("%02X%02X%02X", low, low, level) // blue
+	}
+	return fmt.Sprintf("%02X%02X%02X", level, low, level) // magenta
+}
+
+// lampState is the bulb's light, for the tests to check.
+func (d *simTasmota) lampState() (on bool, l simLamp) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.power[0], *d.lamp
 }
 
 func (d *simTasmota) sensorJSON() string {

@@ -18,6 +18,7 @@ const (
 	plugSensor  = "mqtt:tasmota.tasmota_1A2B3C.sensor"
 	lampID      = "mqtt:tasmota.tasmota_D4E5F6.1"
 	heaterID    = "mqtt:tasmota.tasmota_D4E5F6.2"
+	tasBulbID   = "mqtt:tasmota.tasmota_C0FFEE.1"
 	kettleID    = "mqtt:shelly.shellyplus1pm-a8032ab12345.0"
 	bulbID      = "mqtt:z2m.0x0017880104e45517"
 	motionID    = "mqtt:z2m.0x00158d0001a2b3c4"
@@ -32,6 +33,7 @@ const (
 type house struct {
 	plug   *simTasmota // a single-relay plug with a temperature sensor
 	dual   *simTasmota // a two-relay switch
+	bulb   *simTasmota // an RGBCW bulb
 	shelly *simShelly
 	zigbee *simZigbee // a colour bulb, a motion sensor, a plug
 	esp    *simESPHome
@@ -54,13 +56,14 @@ func newHouse(t testing.TB, broker string) *house {
 	return &house{
 		plug:   newSimTasmota(t, broker, "tasmota_1A2B3C", []string{"Desk plug"}, true),
 		dual:   newSimTasmota(t, broker, "tasmota_D4E5F6", []string{"Lamp", "Heater"}, false),
+		bulb:   newSimTasmotaBulb(t, broker, "tasmota_C0FFEE", "Porch bulb"),
 		shelly: newSimShelly(t, broker, "shellyplus1pm-a8032ab12345", "Kitchen", []string{"Kettle"}),
 		zigbee: newSimZigbee(t, broker, newZigbeeDevices()...),
 		esp:    newSimESPHome(t, broker, "esp-hall", "Landing"),
 	}
 }
 
-var allIDs = []string{plugID, plugSensor, lampID, heaterID, kettleID, bulbID, motionID, tvPlugID, relayID, fanID, stripID, espSensorID}
+var allIDs = []string{plugID, plugSensor, lampID, heaterID, tasBulbID, kettleID, bulbID, motionID, tvPlugID, relayID, fanID, stripID, espSensorID}
 
 // TestMosquittoStory runs the whole story against Debian's mosquitto:
 // devices of every family appear, take commands and report back, a colour
@@ -77,6 +80,7 @@ func TestMosquittoStory(t *testing.T) {
 	t.Run("tasmota plug turns on and reports back", func(t *testing.T) { checkTasmotaPlug(t, h.in(t), d.plug) })
 	t.Run("tasmota relays are separate devices", func(t *testing.T) { checkTasmotaRelays(t, h.in(t), d.dual) })
 	t.Run("tasmota sensor", func(t *testing.T) { checkTasmotaSensor(t, h.in(t), d.plug) })
+	t.Run("tasmota bulb is a light", func(t *testing.T) { checkTasmotaBulb(t, h.in(t), d.bulb) })
 	t.Run("shelly switch over RPC", func(t *testing.T) { checkShelly(t, h.in(t), d.shelly) })
 	t.Run("zigbee plug", func(t *testing.T) { checkZigbeePlug(t, h.in(t), d.zigbee) })
 	t.Run("zigbee light takes hex as xy", func(t *testing.T) { checkZigbeeLight(t, h.in(t), d.zigbee) })
@@ -113,7 +117,7 @@ func TestEmbeddedBrokerStory(t *testing.T) {
 func checkInventory(t *testing.T, h *hub) {
 	want := map[string]string{
 		plugID: "power", lampID: "power", heaterID: "power", kettleID: "power", tvPlugID: "power", relayID: "power", fanID: "power",
-		bulbID: "light", stripID: "light", plugSensor: "sensor", motionID: "sensor", espSensorID: "sensor",
+		bulbID: "light", stripID: "light", tasBulbID: "light", plugSensor: "sensor", motionID: "sensor", espSensorID: "sensor",
 	}
 	ds := h.devices()
 	for id, kind := range want {
@@ -121,7 +125,7 @@ func checkInventory(t *testing.T, h *hub) {
 			t.Errorf("%s has kind %q; want %q", id, ds[id].Kind, kind)
 		}
 	}
-	names := map[string]string{plugID: "Desk plug", heaterID: "Heater", kettleID: "Kettle", bulbID: "Hall bulb", relayID: "Hall node Relay", espSensorID: "Hall node"}
+	names := map[string]string{plugID: "Desk plug", heaterID: "Heater", tasBulbID: "Porch bulb", kettleID: "Kettle", bulbID: "Hall bulb", relayID: "Hall node Relay", espSensorID: "Hall node"}
 	for id, name := range names {
 		if ds[id].Name != name {
 			t.Errorf("%s is named %q; want %q", id, ds[id].Name, name)
@@ -193,6 +197,58 @@ func checkTasmotaRelays(t *testing.T, h *hub, dual *simTasmota) {
 	if v := h.power(lampID); v.On == nil || *v.On {
 		t.Fatalf("relay 1 shows %s; want off", isOn(v))
 	}
+}
+
+// checkTasmotaBulb drives a Tasmota RGBCW bulb: it is a light with
+// Tasmota's CT range and colour, a temperature reaches it as CT mireds and
+// a colour as HSBColor, and what is changed at the bulb shows in the hub.
+func checkTasmotaBulb(t *testing.T, h *hub, bulb *simTasmota) {
+	const cmnd = "cmnd/tasmota_C0FFEE/"
+	var v lightView
+	if code := h.get("/lights/"+esc(tasBulbID), &v); code != http.StatusOK {
+		t.Fatalf("GET the Tasmota bulb: %d", code)
+	}
+	if c := v.Capabilities; !c.Dimmable || !c.Color || c.KelvinMin != 2000 || c.KelvinMax != 6535 {
+		t.Errorf("capabilities %+v; want dimmable, colour, 2000–6535 K", c)
+	}
+	if st := v.State; st == nil || st.On || st.Mode != devices.ModeTemperature || st.Kelvin != 2702 || st.Brightness != 50 {
+		t.Errorf("first state %+v; want off, white at 2702 K (370 mireds), 50 %%", st)
+	}
+
+	since := time.Now()
+	st := setLight(t, h, tasBulbID, map[string]any{"kelvin": 4000, "brightness": 40})
+	onlyMessage(t, bulb.simClient, cmnd+"CT", since, "250")
+	onlyMessage(t, bulb.simClient, cmnd+"Dimmer", since, "40")
+	if on, l := bulb.lampState(); !on || !l.white || l.ct != 250 || l.dimmer != 40 {
+		t.Fatalf("the bulb is on %v, %+v after 4000 K at 40 %%", on, l)
+	}
+	if !st.On || st.Mode != devices.ModeTemperature || st.Kelvin != 4000 || st.Brightness != 40 {
+		t.Errorf("the hub reports %+v after 4000 K at 40 %%", st)
+	}
+
+	since = time.Now()
+	st = setLight(t, h, tasBulbID, map[string]any{"hex": "#00FF00"})
+	onlyMessage(t, bulb.simClient, cmnd+"HSBColor", since, "120,100,40")
+	if !st.On || st.Mode != devices.ModeColor || st.Color == nil || st.Color.Hex != "00FF00" || st.Brightness != 40 {
+		t.Errorf("the hub reports %+v after green", st)
+	}
+
+	// Changed at the bulb (its web page, a button): the hub follows.
+	bulb.light("HSBColor", "240,100,70")
+	eventually(t, 3*time.Second, func() error {
+		var v lightView
+		h.get("/lights/"+esc(tasBulbID), &v)
+		if st := v.State; st == nil || st.Color == nil || st.Color.Hex != "0000FF" || st.Brightness != 70 {
+			return fmt.Errorf("after blue at the bulb the hub shows %+v", st)
+		}
+		return nil
+	})
+
+	since = time.Now()
+	if st = setLight(t, h, tasBulbID, map[string]any{"on": false}); st.On {
+		t.Errorf("the hub reports %+v after off", st)
+	}
+	onlyMessage(t, bulb.simClient, cmnd+"POWER", since, "OFF")
 }
 
 func checkTasmotaSensor(t *testing.T, h *hub, plug *simTasmota) {

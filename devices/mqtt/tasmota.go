@@ -18,7 +18,8 @@ import (
 // on stat/<topic>/RESULT and stat/<topic>/POWER<n>, telemetry on
 // tele/<topic>/STATE and tele/<topic>/SENSOR, availability on the retained
 // tele/<topic>/LWT. Each relay (POWER, POWER1…POWER8) is a power device of
-// its own; the readings of tele/…/SENSOR make one sensor device.
+// its own, except the output that switches a lamp (tasmota_light.go); the
+// readings of tele/…/SENSOR make one sensor device.
 
 // tasmotaGroup is Tasmota's default GroupTopic: one command reaches every
 // device.
@@ -45,6 +46,8 @@ type tasmotaNode struct {
 	names      []string // FriendlyName per relay, from STATUS
 	deviceName string
 	relays     map[int]*powerDevice
+	lamp       *tasmotaLamp // what its state says of its lamp; nil: no lamp
+	light      *lightDevice
 	sensor     *sensorDevice
 	up         bool
 	upKnown    bool
@@ -53,6 +56,7 @@ type tasmotaNode struct {
 	named          bool
 	waiting        bool
 	pendingPower   map[string]bool
+	pendingLamp    map[string]any
 	pendingReading map[string]devices.Reading
 }
 
@@ -187,18 +191,26 @@ func (t *tasmota) devicesOf(n *tasmotaNode) []*base {
 	for _, r := range n.relays {
 		out = append(out, r.base)
 	}
+	if n.light != nil {
+		out = append(out, n.light.base)
+	}
 	if n.sensor != nil {
 		out = append(out, n.sensor.base)
 	}
 	return out
 }
 
-// query asks a node for its names (STATUS), relay states (STATE) and
-// sensor readings (STATUS 8). Tasmota answers in order.
+// tasmotaQueries ask a Tasmota for its relay and lamp states (STATE), its
+// names (STATUS) and its sensor readings (STATUS 8). Tasmota answers in
+// order, so the state, which says whether an output drives a lamp, is
+// known when the names let the node's devices be added.
+var tasmotaQueries = [][2]string{{"STATE", ""}, {"STATUS", ""}, {"STATUS", "8"}}
+
+// query asks a node what tasmotaQueries ask.
 func (t *tasmota) query(n *tasmotaNode) {
 	ctx, cancel := context.WithTimeout(t.e.ctx, devices.DefaultTimeout)
 	defer cancel()
-	for _, q := range [][2]string{{"STATUS", ""}, {"STATE", ""}, {"STATUS", "8"}} {
+	for _, q := range tasmotaQueries {
 		if err := t.e.conn.publish(ctx, t.topicFor("cmnd", n.values, q[0]), []byte(q[1]), false); err != nil {
 			t.e.log.Debug("querying a Tasmota", "topic", n.key, "err", err)
 			return
@@ -217,7 +229,7 @@ func (t *tasmota) queryGroup(ctx context.Context) error {
 			values[p] = tasmotaGroup
 		}
 	}
-	for _, q := range [][2]string{{"STATUS", ""}, {"STATE", ""}, {"STATUS", "8"}} {
+	for _, q := range tasmotaQueries {
 		if err := t.e.conn.publish(ctx, t.topicFor("cmnd", values, q[0]), []byte(q[1]), false); err != nil {
 			return err
 		}
@@ -238,17 +250,31 @@ func (t *tasmota) connected() {
 	})
 }
 
-// state reads the POWER<n> fields of a STATE or RESULT payload.
+// state reads the POWER<n> fields of a STATE or RESULT payload, and the
+// lamp's fields.
 func (t *tasmota) state(n *tasmotaNode, payload []byte) {
 	var m map[string]any
 	if json.Unmarshal(payload, &m) != nil {
 		return
 	}
+	if lamp, ok := lampOf(m); ok && n.lamp == nil {
+		n.lamp = &lamp
+	}
+	lampReport := false
 	keys := make([]string, 0, len(m))
 	for k := range m {
-		if powerKey.MatchString(k) {
+		switch {
+		case n.isLamp(k):
+			lampReport = true
+		case powerKey.MatchString(k):
 			keys = append(keys, k)
 		}
+	}
+	if _, ok := number(m["Dimmer"]); ok && n.lamp != nil {
+		lampReport = true
+	}
+	if lampReport {
+		t.reportLamp(n, m) // one report of all its fields
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
@@ -265,6 +291,10 @@ const nameWait = 2 * time.Second
 // reportRelay records a relay state, adding the relay once the node's
 // names are known (or after nameWait without an answer).
 func (t *tasmota) reportRelay(n *tasmotaNode, key string, on bool) {
+	if n.isLamp(key) {
+		t.reportLamp(n, map[string]any{key: onOffText(on)})
+		return
+	}
 	if d := n.relays[relayIndex(key)]; d != nil {
 		d.report(on)
 		return
@@ -301,12 +331,17 @@ func (t *tasmota) nameKnown(n *tasmotaNode) {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		t.relay(n, k).report(n.pendingPower[k])
+		if !n.isLamp(k) { // the lamp's state came with its report
+			t.relay(n, k).report(n.pendingPower[k])
+		}
+	}
+	if n.pendingLamp != nil {
+		t.reportLamp(n, n.pendingLamp)
 	}
 	if len(n.pendingReading) > 0 {
 		t.sensorDevice(n).report(n.pendingReading)
 	}
-	n.pendingPower, n.pendingReading = nil, nil
+	n.pendingPower, n.pendingLamp, n.pendingReading = nil, nil, nil
 }
 
 func relayIndex(key string) int {
