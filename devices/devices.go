@@ -256,6 +256,9 @@ const (
 	ReadingIlluminance = "illuminance" // lx
 	ReadingTemperature = "temperature" // °C
 	ReadingHumidity    = "humidity"    // %
+	ReadingPower       = "power"       // W drawn now (a metering plug)
+	ReadingEnergy      = "energy"      // kWh drawn in total
+	ReadingBattery     = "battery"     // % charge left
 )
 
 // Reading is one sensor value. Presence readings (motion, occupancy,

@@ -347,6 +347,9 @@ var readingUnits = map[string]string{
 	devices.ReadingTemperature: "°C",
 	devices.ReadingHumidity:    "%",
 	devices.ReadingIlluminance: "lx",
+	devices.ReadingPower:       "W",
+	devices.ReadingEnergy:      "kWh",
+	devices.ReadingBattery:     "%",
 }
 
 // lightDevice is a lamp. Its family encodes a change for the wire (and,

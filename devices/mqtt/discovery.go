@@ -377,6 +377,9 @@ var sensorTypes = map[string]string{
 	"temperature": devices.ReadingTemperature,
 	"humidity":    devices.ReadingHumidity,
 	"illuminance": devices.ReadingIlluminance,
+	"power":       devices.ReadingPower,
+	"energy":      devices.ReadingEnergy,
+	"battery":     devices.ReadingBattery,
 }
 
 // binaryTypes maps binary_sensor device classes to readings; contact
@@ -421,7 +424,7 @@ func (d *discovery) buildSensor(e *haEntity, info devices.Info, component string
 			if err != nil {
 				return devices.Reading{}, false // "unknown", "unavailable", ""
 			}
-			return valueReading(typ, toCelsius(typ, cfg.Unit, x)), true
+			return valueReading(typ, inReadingUnit(typ, cfg.Unit, x)), true
 		}
 	} else {
 		bt, ok := binaryTypes[cfg.DeviceClass]
@@ -498,16 +501,21 @@ func withOffDelay(e *haEntity, read func([]byte) (devices.Reading, bool), delay 
 	}
 }
 
-// toCelsius converts a temperature in °F or K.
-func toCelsius(typ, unit string, v float64) float64 {
-	if typ != devices.ReadingTemperature {
-		return v
-	}
-	switch strings.TrimPrefix(unit, "°") {
-	case "F":
+// inReadingUnit converts a value given in unit to the unit of its
+// reading: a temperature in °F or K to °C, a power in kW to W, an energy
+// in Wh or MWh to kWh.
+func inReadingUnit(typ, unit string, v float64) float64 {
+	switch u := strings.TrimPrefix(unit, "°"); {
+	case typ == devices.ReadingTemperature && u == "F":
 		return fahrenheitToCelsius(v)
-	case "K":
+	case typ == devices.ReadingTemperature && u == "K":
 		return v - 273.15
+	case typ == devices.ReadingPower && u == "kW":
+		return v * 1000
+	case typ == devices.ReadingEnergy && u == "Wh":
+		return v / 1000
+	case typ == devices.ReadingEnergy && u == "MWh":
+		return v * 1000
 	}
 	return v
 }

@@ -166,7 +166,7 @@ func TestDiscoverySkipsWhatItCannotRead(t *testing.T) {
 	e, reg := testEnv(t)
 	d := newDiscovery(e, "homeassistant")
 	for topic, cfg := range map[string]string{
-		"homeassistant/sensor/n/power/config":  `{"uniq_id":"p","stat_t":"n/p","dev_cla":"power"}`,
+		"homeassistant/sensor/n/co2/config":    `{"uniq_id":"p","stat_t":"n/p","dev_cla":"carbon_dioxide"}`,
 		"homeassistant/sensor/n/tpl/config":    `{"uniq_id":"t","stat_t":"n/t","dev_cla":"temperature","val_tpl":"{{ value_json.t * 2 }}"}`,
 		"homeassistant/light/n/tpl/config":     `{"uniq_id":"l","schema":"template","cmd_t":"n/l","command_on_template":"on"}`,
 		"homeassistant/cover/n/blind/config":   `{"uniq_id":"c","cmd_t":"n/c"}`,

@@ -2,6 +2,7 @@ package mqtt
 
 import (
 	"encoding/json"
+	"math"
 	"slices"
 	"testing"
 
@@ -41,10 +42,13 @@ func TestTasmotaTopicsFollowFullTopic(t *testing.T) {
 
 func TestTasmotaReadings(t *testing.T) {
 	var m map[string]any
-	_ = json.Unmarshal([]byte(`{"Time":"x","AM2301":{"Temperature":70.7,"Humidity":45.1},"BH1750":{"Illuminance":120},"ENERGY":{"Power":35},"TempUnit":"F"}`), &m)
+	_ = json.Unmarshal([]byte(`{"Time":"x","AM2301":{"Temperature":70.7,"Humidity":45.1},"BH1750":{"Illuminance":120},"ENERGY":{"Power":35,"Total":12.345,"Voltage":230},"TempUnit":"F"}`), &m)
 	rs := tasmotaReadings(m)
-	if len(rs) != 3 {
+	if len(rs) != 5 {
 		t.Fatalf("readings %v", rs)
+	}
+	if p, e := rs[devices.ReadingPower], rs[devices.ReadingEnergy]; p.Value != 35 || p.Unit != "W" || e.Value != 12.345 || e.Unit != "kWh" {
+		t.Errorf("metering read as %+v and %+v; want 35 W and 12.345 kWh", p, e)
 	}
 	if c := rs[devices.ReadingTemperature].Value; c < 21.49 || c > 21.51 {
 		t.Errorf("70.7 °F read as %v °C", c)
@@ -166,9 +170,10 @@ func TestZigbeeSensorFields(t *testing.T) {
 		{"type":"numeric","name":"illuminance","property":"illuminance"},
 		{"type":"numeric","name":"illuminance_lux","property":"illuminance_lux"},
 		{"type":"numeric","name":"humidity","property":"humidity"},
+		{"type":"numeric","name":"linkquality","property":"linkquality"},
 		{"type":"numeric","name":"battery","property":"battery"}]`), &exposes)
 	fields := sensorFields(exposes)
-	if len(fields) != 3 || fields[1].property != "illuminance_lux" || fields[0].reading != devices.ReadingContact {
+	if len(fields) != 4 || fields[1].property != "illuminance_lux" || fields[0].reading != devices.ReadingContact || fields[3].reading != devices.ReadingBattery {
 		t.Fatalf("fields %+v", fields)
 	}
 	s := &zigbeeSensor{dev: newSensorDevice(&env{dir: newDirectory(devices.NewRegistry(0))}, devices.Info{ID: "mqtt:z2m.s"}), fields: fields}
@@ -253,6 +258,26 @@ func TestTasmotaLampCommands(t *testing.T) {
 	} {
 		if got := c.lamp.commands(c.change, c.cur); !slices.Equal(got, c.want) {
 			t.Errorf("%s: %v; want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestReadingUnits(t *testing.T) {
+	for _, c := range []struct {
+		typ, unit string
+		in, want  float64
+	}{
+		{devices.ReadingTemperature, "°F", 212, 100},
+		{devices.ReadingTemperature, "K", 273.15, 0},
+		{devices.ReadingTemperature, "°C", 21.5, 21.5},
+		{devices.ReadingPower, "kW", 1.5, 1500},
+		{devices.ReadingPower, "W", 60, 60},
+		{devices.ReadingEnergy, "Wh", 2500, 2.5},
+		{devices.ReadingEnergy, "kWh", 12.3, 12.3},
+		{devices.ReadingBattery, "%", 97, 97},
+	} {
+		if got := inReadingUnit(c.typ, c.unit, c.in); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("%v %s of %s read as %v; want %v", c.in, c.unit, c.typ, got, c.want)
 		}
 	}
 }

@@ -306,6 +306,22 @@ func checkZigbeePlug(t *testing.T, h *hub, z *simZigbee) {
 	onlyMessage(t, z.simClient, "zigbee2mqtt/TV plug/set", since, `{"state":"ON"}`)
 	z.setByHand("TV plug", map[string]any{"state": "OFF"})
 	waitPower(t, h, tvPlugID, false)
+
+	// The plug meters what it draws: a reading of its sensor, named apart
+	// from the plug.
+	z.setByHand("TV plug", map[string]any{"power": 87.5})
+	eventually(t, 3*time.Second, func() error {
+		var v sensorView
+		if code := h.get("/sensors/devices/"+esc(tvPlugID+".sensor"), &v); code != http.StatusOK {
+			return fmt.Errorf("GET the plug's sensor: %d", code)
+		}
+		for _, r := range v.Readings {
+			if r.Type == devices.ReadingPower && r.Value == 87.5 && r.Unit == "W" && v.Name == "TV plug sensor" {
+				return nil
+			}
+		}
+		return fmt.Errorf("the plug's sensor %q reads %+v; want power 87.5 W", v.Name, v.Readings)
+	})
 }
 
 // setLight writes a light through the API.

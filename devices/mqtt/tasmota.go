@@ -448,7 +448,8 @@ func (t *tasmota) sensorDevice(n *tasmotaNode) *sensorDevice {
 
 // tasmotaReadings picks readings out of a SENSOR object, whose sensors
 // (DS18B20, AM2301, BH1750, …) each hold Temperature, Humidity,
-// Illuminance fields.
+// Illuminance fields, and whose ENERGY object holds a metering plug's
+// Power (W) and Total (kWh).
 func tasmotaReadings(m map[string]any) map[string]devices.Reading {
 	fahrenheit := m["TempUnit"] == "F"
 	names := make([]string, 0, len(m))
@@ -460,6 +461,14 @@ func tasmotaReadings(m map[string]any) map[string]devices.Reading {
 	rs := map[string]devices.Reading{}
 	for _, name := range names {
 		sub, _ := m[name].(map[string]any)
+		if name == "ENERGY" {
+			for field, typ := range map[string]string{"Power": devices.ReadingPower, "Total": devices.ReadingEnergy} {
+				if v, ok := number(sub[field]); ok { // one channel: several come as arrays
+					rs[typ] = valueReading(typ, v)
+				}
+			}
+			continue
+		}
 		for field, typ := range fields {
 			v, ok := number(sub[field])
 			if !ok || rs[typ].Type != "" {

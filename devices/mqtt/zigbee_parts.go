@@ -61,11 +61,11 @@ func (z *zigbee) parts(n *zigbeeNode, d z2mDevice) []zigbeePart {
 		}
 	}
 	if fields := sensorFields(def.Exposes); len(fields) > 0 {
-		sid := deviceID("z2m", d.IEEE)
-		if len(parts) > 0 {
-			sid = deviceID("z2m", d.IEEE, "sensor")
+		sid, sname := deviceID("z2m", d.IEEE), d.FriendlyName
+		if len(parts) > 0 { // beside a plug or lamp of the same name
+			sid, sname = deviceID("z2m", d.IEEE, "sensor"), d.FriendlyName+" sensor"
 		}
-		s := &zigbeeSensor{dev: newSensorDevice(z.e, devices.Info{ID: sid, Name: d.FriendlyName, Model: model}), fields: fields}
+		s := &zigbeeSensor{dev: newSensorDevice(z.e, devices.Info{ID: sid, Name: sname, Model: model}), fields: fields}
 		parts = append(parts, s)
 	}
 	return parts
@@ -324,6 +324,12 @@ func sensorFields(exposes []zExpose) []sensorField {
 			out = append(out, sensorField{e.Property, devices.ReadingHumidity, nil})
 		case e.Type == "numeric" && (e.Name == "illuminance_lux" || (e.Name == "illuminance" && !hasLux)):
 			out = append(out, sensorField{e.Property, devices.ReadingIlluminance, nil})
+		case e.Type == "numeric" && e.Name == "power":
+			out = append(out, sensorField{e.Property, devices.ReadingPower, nil})
+		case e.Type == "numeric" && e.Name == "energy":
+			out = append(out, sensorField{e.Property, devices.ReadingEnergy, nil})
+		case e.Type == "numeric" && e.Name == "battery":
+			out = append(out, sensorField{e.Property, devices.ReadingBattery, nil})
 		}
 	}
 	return out

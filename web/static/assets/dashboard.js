@@ -291,7 +291,7 @@ function sensorRow(app, s) {
 function reading(r) {
   const yes = { motion: ['Motion', 'No motion'], occupancy: ['Occupied', 'Empty'], contact: ['Closed', 'Open'] };
   if (typeof r.bool === 'boolean' && yes[r.type]) return yes[r.type][r.bool ? 0 : 1];
-  const units = { temperature: ' °C', humidity: ' %', illuminance: ' lx' };
+  const units = { temperature: ' °C', humidity: ' %', illuminance: ' lx', power: ' W', energy: ' kWh', battery: ' %' };
   const unit = r.unit ? ` ${r.unit}` : units[r.type] || '';
   const value = Math.round(r.value * 10) / 10;
   return `${r.type[0].toUpperCase()}${r.type.slice(1)} ${value}${unit}`;
