@@ -45,6 +45,7 @@ type shellyNode struct {
 	names       map[int]string
 	multi       bool // it has more than one switch
 	switches    map[int]*powerDevice
+	meters      map[int]*sensorDevice // what a PM switch draws
 }
 
 type shellyInfo struct {
@@ -140,6 +141,11 @@ func (s *shelly) node(prefix string) *shellyNode {
 func (s *shelly) setAvailable(n *shellyNode, up bool) {
 	n.up, n.upKnown = up, true
 	for _, d := range n.switches {
+		if d.setAvailable(up) {
+			d.changed()
+		}
+	}
+	for _, d := range n.meters {
 		if d.setAvailable(up) {
 			d.changed()
 		}
@@ -265,9 +271,16 @@ func (s *shelly) overlay(n *shellyNode, raw json.RawMessage) {
 	}
 }
 
+// switchStatus applies a switch's status: its output and, on a PM model,
+// the power it draws (apower, W) and its energy counter (aenergy.total,
+// Wh).
 func (s *shelly) switchStatus(n *shellyNode, id int, raw []byte) {
 	var sw struct {
-		Output *bool `json:"output"`
+		Output  *bool    `json:"output"`
+		APower  *float64 `json:"apower"`
+		AEnergy *struct {
+			Total *float64 `json:"total"`
+		} `json:"aenergy"`
 	}
 	if json.Unmarshal(raw, &sw) != nil {
 		return
@@ -276,6 +289,33 @@ func (s *shelly) switchStatus(n *shellyNode, id int, raw []byte) {
 	if sw.Output != nil {
 		d.report(*sw.Output)
 	}
+	rs := map[string]devices.Reading{}
+	if sw.APower != nil {
+		rs[devices.ReadingPower] = valueReading(devices.ReadingPower, *sw.APower)
+	}
+	if sw.AEnergy != nil && sw.AEnergy.Total != nil {
+		rs[devices.ReadingEnergy] = valueReading(devices.ReadingEnergy, *sw.AEnergy.Total/1000)
+	}
+	if len(rs) > 0 {
+		s.meter(n, id, d.info.Name).report(rs)
+	}
+}
+
+// meter returns the sensor of switch id's metering, adding it on first
+// sight.
+func (s *shelly) meter(n *shellyNode, id int, switchName string) *sensorDevice {
+	if d := n.meters[id]; d != nil {
+		return d
+	}
+	info := devices.Info{ID: deviceID("shelly", n.info.ID, strconv.Itoa(id), "sensor"), Name: switchName + " sensor", Model: "Shelly " + n.info.App}
+	d := newSensorDevice(s.e, info)
+	d.setAvailable(!n.upKnown || n.up)
+	if n.meters == nil {
+		n.meters = map[int]*sensorDevice{}
+	}
+	n.meters[id] = d
+	s.e.dir.add(d)
+	return d
 }
 
 // switchDevice returns switch id of n, adding it on first sight.

@@ -322,9 +322,19 @@ func (d *simShelly) status() map[string]any {
 	defer d.mu.Unlock()
 	st := map[string]any{"sys": map[string]any{"uptime": 100}}
 	for i, on := range d.outputs {
-		st["switch:"+strconv.Itoa(i)] = map[string]any{"id": i, "source": "init", "output": on, "apower": 0}
+		st["switch:"+strconv.Itoa(i)] = map[string]any{"id": i, "source": "init", "output": on, "apower": 0,
+			"aenergy": map[string]any{"total": 1520.5, "by_minute": []float64{0, 0, 0}, "minute_ts": 1700000000}}
 	}
 	return st
+}
+
+// draw reports that switch i draws watts, as a Plus 1PM does.
+func (d *simShelly) draw(i int, watts float64) {
+	b, _ := json.Marshal(map[string]any{
+		"src": d.id, "dst": d.id + "/events", "method": "NotifyStatus",
+		"params": map[string]any{"ts": 1700000001.5, "switch:" + strconv.Itoa(i): map[string]any{"id": i, "apower": watts, "current": watts / 230}},
+	})
+	d.publish(d.id+"/events/rpc", false, string(b))
 }
 
 // notify publishes a NotifyStatus frame for switch i.

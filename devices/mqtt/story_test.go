@@ -298,6 +298,24 @@ func checkShelly(t *testing.T, h *hub, sh *simShelly) {
 	}
 	sh.toggleByHand(0)
 	waitPower(t, h, kettleID, false)
+
+	// A PM model meters its switch: the energy counter from its status
+	// (in Wh), the power from its notifications.
+	sh.draw(0, 2150)
+	eventually(t, 3*time.Second, func() error {
+		var v sensorView
+		if code := h.get("/sensors/devices/"+esc(kettleID+".sensor"), &v); code != http.StatusOK {
+			return fmt.Errorf("GET the Shelly's meter: %d", code)
+		}
+		got := map[string]devices.Reading{}
+		for _, r := range v.Readings {
+			got[r.Type] = r
+		}
+		if p, e := got[devices.ReadingPower], got[devices.ReadingEnergy]; p.Value != 2150 || p.Unit != "W" || e.Value != 1.5205 || e.Unit != "kWh" || v.Name != "Kettle sensor" {
+			return fmt.Errorf("the meter %q reads %+v; want 2150 W and 1.5205 kWh", v.Name, v.Readings)
+		}
+		return nil
+	})
 }
 
 func checkZigbeePlug(t *testing.T, h *hub, z *simZigbee) {
