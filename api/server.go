@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -73,6 +74,7 @@ func New(cfg Config) *Server {
 	e.HideBanner = true
 	e.HidePort = true
 	e.HTTPErrorHandler = s.renderError
+	e.Pre(trimTrailingSlash)
 	e.Use(s.logRequests, recoverPanics, securityHeaders, limitBody(limit))
 
 	e.GET("/healthz", s.healthz)
@@ -108,4 +110,19 @@ func (s *Server) readyz(c echo.Context) error {
 		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
 	}
 	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
+}
+
+// trimTrailingSlash routes "/api/v1/lights/" as "/api/v1/lights", as
+// scripts often write it. Only API paths: the web UI's own stay as they are.
+func trimTrailingSlash(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		u := c.Request().URL
+		if strings.HasPrefix(u.Path, "/api/") && len(u.Path) > len("/api/") && strings.HasSuffix(u.Path, "/") {
+			u.Path = strings.TrimRight(u.Path, "/")
+			if u.RawPath != "" {
+				u.RawPath = strings.TrimRight(u.RawPath, "/")
+			}
+		}
+		return next(c)
+	}
 }

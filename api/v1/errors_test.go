@@ -65,6 +65,21 @@ func TestRoutingErrorsAreJSON(t *testing.T) {
 	}
 }
 
+func TestTrailingSlashIsTheSamePath(t *testing.T) {
+	h := newHarness(t)
+	var lights []map[string]any
+	h.call(t, h.read, http.MethodGet, "/api/v1/lights/", "", http.StatusOK, &lights)
+	if len(lights) == 0 {
+		t.Fatal("GET /api/v1/lights/ listed no lights")
+	}
+	h.call(t, h.control, http.MethodPut, "/api/v1/lights/sim:key-light/state/", `{"brightness": 33}`, http.StatusOK, nil)
+	var l struct{ State struct{ Brightness int } }
+	h.call(t, h.read, http.MethodGet, "/api/v1/lights/sim:key-light", "", http.StatusOK, &l)
+	if l.State.Brightness != 33 {
+		t.Fatalf("brightness %d after a PUT to a path with a trailing slash", l.State.Brightness)
+	}
+}
+
 func TestPathIDsAreDecoded(t *testing.T) {
 	h := newHarness(t)
 	var room struct {
