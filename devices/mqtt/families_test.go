@@ -281,3 +281,42 @@ func TestReadingUnits(t *testing.T) {
 		}
 	}
 }
+
+func TestShellyGen1Topics(t *testing.T) {
+	s := newShellies(nil)
+	for topic, want := range map[string]string{
+		"shellies/shelly1-B929CC/relay/0":       "shellies:shelly1-B929CC",
+		"shellies/shellyht-C4D5E6/sensor/lux":   "shellies:shellyht-C4D5E6",
+		"shellies/announce":                     "shellies:announce",
+		"shellies/command":                      "",
+		"shellyplus1pm-a8032ab12345/events/rpc": "",
+		"shellies//relay/0":                     "",
+	} {
+		if got, _ := s.route(topic); got != want {
+			t.Errorf("%s routes to %q; want %q", topic, got, want)
+		}
+	}
+	for _, c := range []struct {
+		name, v string
+		want    devices.Reading
+		ok      bool
+	}{
+		{"temperature", "21.75", devices.Reading{Type: devices.ReadingTemperature, Value: 21.75, Unit: "°C"}, true},
+		{"lux", "310", devices.Reading{Type: devices.ReadingIlluminance, Value: 310, Unit: "lx"}, true},
+		{"battery", "88", devices.Reading{Type: devices.ReadingBattery, Value: 88, Unit: "%"}, true},
+		{"tilt", "12", devices.Reading{}, false},
+		{"humidity", "n/a", devices.Reading{}, false},
+	} {
+		got, ok := gen1Reading(c.name, c.v)
+		if ok != c.ok || (ok && !sameReading(got, c.want)) {
+			t.Errorf("sensor/%s %q read as %+v, %v; want %+v", c.name, c.v, got, ok, c.want)
+		}
+	}
+	if r, ok := gen1Reading("state", "open"); !ok || r.Type != devices.ReadingContact || *r.Bool {
+		t.Errorf("an open door reads %+v; want contact false", r)
+	}
+	rs := gen1Status([]byte(`{"motion":true,"timestamp":1700000000,"active":true,"vibration":false,"lux":73,"bat":100}`))
+	if m := rs[devices.ReadingMotion]; len(rs) != 3 || m.Bool == nil || !*m.Bool || rs[devices.ReadingIlluminance].Value != 73 {
+		t.Errorf("a Motion status reads %+v", rs)
+	}
+}

@@ -140,6 +140,7 @@ type deviceView struct {
 	Kind   string `json:"kind"`
 	Online bool   `json:"online"`
 	Room   string `json:"room"`
+	Model  string `json:"model"`
 }
 
 type powerView struct {

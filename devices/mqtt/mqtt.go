@@ -94,7 +94,8 @@ type Adapter struct {
 	broker *broker
 
 	families []family
-	scan     *tasmota
+	scan     *tasmota  // asked to report in on a scan
+	gen1     *shellies // asked to announce themselves on a scan
 	// ctx bounds the families' own work (queries, probes); Close ends it
 	// and waits for wg, the goroutines of async.
 	ctx    context.Context
@@ -159,9 +160,11 @@ func withDefaults(cfg Config) Config {
 func (a *Adapter) buildFamilies() {
 	e := &env{ctx: a.ctx, dir: a.dir, conn: a.conn, log: a.log, boxes: a.boxes, wg: &a.wg}
 	a.scan = newTasmota(e, a.cfg.TasmotaFullTopic)
+	a.gen1 = newShellies(e)
 	a.families = []family{
 		a.scan,
 		newShelly(e, rpcSource(a.cfg.ClientID)),
+		a.gen1,
 		newZigbee(e, a.cfg.ZigbeeBaseTopic),
 		newDiscovery(e, a.cfg.DiscoveryPrefix),
 	}
@@ -231,14 +234,18 @@ var _ devices.Scanner = (*Adapter)(nil)
 // Adapter names the adapter, for scanning.
 func (a *Adapter) Adapter() string { return AdapterName }
 
-// Scan asks every Tasmota on the broker to report in (their group topic);
-// the other families announce themselves with retained messages, which the
-// hub already follows. Devices found turn up within a few seconds.
+// Scan asks every Tasmota (their group topic) and every Shelly Gen1
+// (shellies/command) on the broker to report in; the other families
+// announce themselves with retained messages, which the hub already
+// follows. Devices found turn up within a few seconds.
 func (a *Adapter) Scan(ctx context.Context) (time.Duration, error) {
 	if !a.conn.up() {
 		return 0, fmt.Errorf("MQTT broker not connected: %w", devices.ErrUnreachable)
 	}
 	if err := a.scan.queryGroup(ctx); err != nil {
+		return 0, err
+	}
+	if err := a.gen1.ask(ctx); err != nil {
 		return 0, err
 	}
 	return 3 * time.Second, nil

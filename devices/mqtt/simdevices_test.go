@@ -650,3 +650,114 @@ func (d *simESPHome) removeEntity(component, object string) {
 	d.mu.Unlock()
 	d.publish(topic, true, "")
 }
+
+// simShellyGen1 is a first-generation Shelly with relays and, as a PM
+// model, metering: it speaks shellies/<id>/… and answers "announce" and
+// "update" on shellies/command.
+type simShellyGen1 struct {
+	*simClient
+	id, model string
+
+	mu    sync.Mutex
+	on    []bool
+	watts []float64
+}
+
+func newSimShellyGen1(t testing.TB, broker, id, model string, relays int) *simShellyGen1 {
+	d := &simShellyGen1{id: id, model: model, on: make([]bool, relays), watts: make([]float64, relays)}
+	d.simClient = &simClient{}
+	base := "shellies/" + id + "/"
+	dialSim(t, d.simClient, broker, simOptions{
+		id: id, willTopic: base + "online", willPayload: "false",
+		subscribe: []string{base + "relay/+/command", "shellies/command", base + "command"},
+		birth: func(c paho.Client) {
+			c.Publish(base+"online", 0, true, "true")
+			d.announce() // its state only when asked ("update") or changed
+		},
+		handler: d.command,
+	})
+	return d
+}
+
+func (d *simShellyGen1) command(topic string, payload []byte) {
+	base := "shellies/" + d.id + "/"
+	arg := strings.TrimSpace(string(payload))
+	switch {
+	case topic == "shellies/command" || topic == base+"command":
+		switch arg {
+		case "announce":
+			d.announce()
+		case "update":
+			for i := range d.on {
+				d.report(i)
+			}
+		}
+	case strings.HasPrefix(topic, base+"relay/") && strings.HasSuffix(topic, "/command"):
+		i, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(topic, base+"relay/"), "/command"))
+		if err != nil || i < 0 || i >= len(d.on) {
+			return
+		}
+		d.mu.Lock()
+		switch arg {
+		case "on":
+			d.on[i] = true
+		case "off":
+			d.on[i] = false
+		case "toggle":
+			d.on[i] = !d.on[i]
+		}
+		d.mu.Unlock()
+		d.report(i)
+	}
+}
+
+func (d *simShellyGen1) announce() {
+	d.publish("shellies/announce", false, fmt.Sprintf(`{"id":%q,"model":%q,"mac":"84CCA8A1B2C3","ip":"192.168.1.40","new_fw":false,"fw_ver":"20230913-112003/v1.14.0-gcb84623"}`, d.id, d.model))
+}
+
+// report publishes relay i's state, and its power and energy counter.
+func (d *simShellyGen1) report(i int) {
+	d.mu.Lock()
+	on, w := d.on[i], d.watts[i]
+	d.mu.Unlock()
+	base := fmt.Sprintf("shellies/%s/relay/%d", d.id, i)
+	d.publish(base, false, onOff(on))
+	d.publish(base+"/power", false, strconv.FormatFloat(w, 'f', 2, 64))
+	d.publish(base+"/energy", false, "91200") // watt-minutes: 1.52 kWh
+}
+
+// draw makes relay i draw watts, reported as a PM model does.
+func (d *simShellyGen1) draw(i int, watts float64) {
+	d.mu.Lock()
+	d.watts[i] = watts
+	d.mu.Unlock()
+	d.report(i)
+}
+
+func (d *simShellyGen1) relay(i int) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.on[i]
+}
+
+// simShellyHT is a Gen1 H&T: it wakes, publishes its readings and sleeps.
+type simShellyHT struct {
+	*simClient
+	id string
+}
+
+func newSimShellyHT(t testing.TB, broker, id string) *simShellyHT {
+	d := &simShellyHT{id: id, simClient: &simClient{}}
+	dialSim(t, d.simClient, broker, simOptions{id: id, willTopic: "shellies/" + id + "/online", willPayload: "false", birth: func(paho.Client) {}})
+	return d
+}
+
+// wake publishes a reading round and then says it sleeps.
+func (d *simShellyHT) wake(celsius, humidity, battery float64) {
+	base := "shellies/" + d.id + "/"
+	d.publish(base+"online", true, "true")
+	d.publish(base+"sensor/temperature", false, strconv.FormatFloat(celsius, 'f', -1, 64))
+	d.publish(base+"sensor/humidity", false, strconv.FormatFloat(humidity, 'f', -1, 64))
+	d.publish(base+"sensor/battery", false, strconv.FormatFloat(battery, 'f', -1, 64))
+	d.publish(base+"online", true, "false")
+}

@@ -19,6 +19,8 @@ const (
 	lampID      = "mqtt:tasmota.tasmota_D4E5F6.1"
 	heaterID    = "mqtt:tasmota.tasmota_D4E5F6.2"
 	tasBulbID   = "mqtt:tasmota.tasmota_C0FFEE.1"
+	gen1ID      = "mqtt:shellies.shelly1pm-84CCA8A1B2C3.0"
+	htID        = "mqtt:shellies.shellyht-C4D5E6"
 	kettleID    = "mqtt:shelly.shellyplus1pm-a8032ab12345.0"
 	bulbID      = "mqtt:z2m.0x0017880104e45517"
 	motionID    = "mqtt:z2m.0x00158d0001a2b3c4"
@@ -34,6 +36,8 @@ type house struct {
 	plug   *simTasmota // a single-relay plug with a temperature sensor
 	dual   *simTasmota // a two-relay switch
 	bulb   *simTasmota // an RGBCW bulb
+	gen1   *simShellyGen1
+	ht     *simShellyHT
 	shelly *simShelly
 	zigbee *simZigbee // a colour bulb, a motion sensor, a plug
 	esp    *simESPHome
@@ -57,13 +61,15 @@ func newHouse(t testing.TB, broker string) *house {
 		plug:   newSimTasmota(t, broker, "tasmota_1A2B3C", []string{"Desk plug"}, true),
 		dual:   newSimTasmota(t, broker, "tasmota_D4E5F6", []string{"Lamp", "Heater"}, false),
 		bulb:   newSimTasmotaBulb(t, broker, "tasmota_C0FFEE", "Porch bulb"),
+		gen1:   newSimShellyGen1(t, broker, "shelly1pm-84CCA8A1B2C3", "SHSW-PM", 1),
+		ht:     newSimShellyHT(t, broker, "shellyht-C4D5E6"),
 		shelly: newSimShelly(t, broker, "shellyplus1pm-a8032ab12345", "Kitchen", []string{"Kettle"}),
 		zigbee: newSimZigbee(t, broker, newZigbeeDevices()...),
 		esp:    newSimESPHome(t, broker, "esp-hall", "Landing"),
 	}
 }
 
-var allIDs = []string{plugID, plugSensor, lampID, heaterID, tasBulbID, kettleID, bulbID, motionID, tvPlugID, relayID, fanID, stripID, espSensorID}
+var allIDs = []string{plugID, plugSensor, lampID, heaterID, tasBulbID, gen1ID, kettleID, bulbID, motionID, tvPlugID, relayID, fanID, stripID, espSensorID}
 
 // TestMosquittoStory runs the whole story against Debian's mosquitto:
 // devices of every family appear, take commands and report back, a colour
@@ -82,6 +88,8 @@ func TestMosquittoStory(t *testing.T) {
 	t.Run("tasmota sensor", func(t *testing.T) { checkTasmotaSensor(t, h.in(t), d.plug) })
 	t.Run("tasmota bulb is a light", func(t *testing.T) { checkTasmotaBulb(t, h.in(t), d.bulb) })
 	t.Run("shelly switch over RPC", func(t *testing.T) { checkShelly(t, h.in(t), d.shelly) })
+	t.Run("shelly gen1 relay and meter", func(t *testing.T) { checkShellyGen1(t, h.in(t), d.gen1) })
+	t.Run("shelly gen1 H&T", func(t *testing.T) { checkShellyHT(t, h.in(t), d.ht) })
 	t.Run("zigbee plug", func(t *testing.T) { checkZigbeePlug(t, h.in(t), d.zigbee) })
 	t.Run("zigbee light takes hex as xy", func(t *testing.T) { checkZigbeeLight(t, h.in(t), d.zigbee) })
 	t.Run("discovered switch, fan and light", func(t *testing.T) { checkDiscovered(t, h.in(t), d.esp) })
@@ -313,6 +321,58 @@ func checkShelly(t *testing.T, h *hub, sh *simShelly) {
 		}
 		if p, e := got[devices.ReadingPower], got[devices.ReadingEnergy]; p.Value != 2150 || p.Unit != "W" || e.Value != 1.5205 || e.Unit != "kWh" || v.Name != "Kettle sensor" {
 			return fmt.Errorf("the meter %q reads %+v; want 2150 W and 1.5205 kWh", v.Name, v.Readings)
+		}
+		return nil
+	})
+}
+
+// checkShellyGen1 switches a first-generation Shelly 1PM and reads its
+// meter: relay/0/command, relay/0, relay/0/power and relay/0/energy.
+func checkShellyGen1(t *testing.T, h *hub, sh *simShellyGen1) {
+	if d := h.devices()[gen1ID]; d.Kind != "power" || d.Model != "Shelly SHSW-PM" {
+		t.Errorf("the Gen1 relay is listed as %+v; want a power device, model Shelly SHSW-PM", d)
+	}
+	since := time.Now()
+	switchOn(t, h, gen1ID, true)
+	onlyMessage(t, sh.simClient, "shellies/shelly1pm-84CCA8A1B2C3/relay/0/command", since, "on")
+	if !sh.relay(0) {
+		t.Fatal("the Gen1 relay is off after the hub turned it on")
+	}
+	sh.draw(0, 60.5)
+	eventually(t, 3*time.Second, func() error {
+		var v sensorView
+		if code := h.get("/sensors/devices/"+esc(gen1ID+".sensor"), &v); code != http.StatusOK {
+			return fmt.Errorf("GET the Gen1 meter: %d", code)
+		}
+		got := map[string]devices.Reading{}
+		for _, r := range v.Readings {
+			got[r.Type] = r
+		}
+		if p, e := got[devices.ReadingPower], got[devices.ReadingEnergy]; p.Value != 60.5 || math.Abs(e.Value-1.52) > 1e-9 || e.Unit != "kWh" {
+			return fmt.Errorf("the Gen1 meter reads %+v; want 60.5 W and 1.52 kWh", v.Readings)
+		}
+		return nil
+	})
+	since = time.Now()
+	switchOn(t, h, gen1ID, false)
+	onlyMessage(t, sh.simClient, "shellies/shelly1pm-84CCA8A1B2C3/relay/0/command", since, "off")
+}
+
+// checkShellyHT reads a battery H&T that wakes, reports and sleeps: its
+// readings stay readable while it sleeps.
+func checkShellyHT(t *testing.T, h *hub, ht *simShellyHT) {
+	ht.wake(22.5, 48, 96)
+	eventually(t, 3*time.Second, func() error {
+		var v sensorView
+		if code := h.get("/sensors/devices/"+esc(htID), &v); code != http.StatusOK {
+			return fmt.Errorf("GET the H&T: %d", code)
+		}
+		got := map[string]float64{}
+		for _, r := range v.Readings {
+			got[r.Type] = r.Value
+		}
+		if got[devices.ReadingTemperature] != 22.5 || got[devices.ReadingHumidity] != 48 || got[devices.ReadingBattery] != 96 {
+			return fmt.Errorf("the H&T reads %+v", v.Readings)
 		}
 		return nil
 	})
@@ -591,6 +651,9 @@ func checkBrokerRestart(t *testing.T, h *hub, d *house, broker *mosquitto) {
 	d.shelly.mu.Lock()
 	d.shelly.outputs[0] = true // neither are Shelly notifications
 	d.shelly.mu.Unlock()
+	d.gen1.mu.Lock()
+	d.gen1.on[0] = true // nor Gen1 relay states
+	d.gen1.mu.Unlock()
 	d.zigbee.mu.Lock()
 	d.zigbee.device("TV plug").state["state"] = "ON" // zigbee2mqtt republishes, retained
 	d.zigbee.mu.Unlock()
@@ -601,7 +664,7 @@ func checkBrokerRestart(t *testing.T, h *hub, d *house, broker *mosquitto) {
 		checks := []struct {
 			id string
 			on bool
-		}{{lampID, true}, {kettleID, true}, {tvPlugID, true}, {heaterID, true}}
+		}{{lampID, true}, {kettleID, true}, {tvPlugID, true}, {heaterID, true}, {gen1ID, true}}
 		for _, c := range checks {
 			if v := h.power(c.id); !v.Online || v.On == nil || *v.On != c.on {
 				return fmt.Errorf("%s shows %s (online %v) after the restart; want %s", c.id, isOn(v), v.Online, onOff(c.on))
