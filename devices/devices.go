@@ -82,9 +82,12 @@ type LightCaps struct {
 	Gamut string `json:"gamut,omitempty"`
 	// KelvinMin/KelvinMax are the colour-temperature range; 0 when the
 	// light has no colour temperature.
-	KelvinMin int      `json:"kelvin_min,omitempty"`
-	KelvinMax int      `json:"kelvin_max,omitempty"`
-	Effects   []string `json:"effects,omitempty"`
+	KelvinMin int `json:"kelvin_min,omitempty"`
+	KelvinMax int `json:"kelvin_max,omitempty"`
+	// GM is true when the light takes a green–magenta shift with its
+	// colour temperature (Neewer bi-colour panels).
+	GM      bool     `json:"gm,omitempty"`
+	Effects []string `json:"effects,omitempty"`
 }
 
 // HasTemperature reports whether the light takes a colour temperature.
@@ -110,8 +113,11 @@ type LightState struct {
 	Brightness int    `json:"brightness"` // 0–100 %
 	Mode       string `json:"mode,omitempty"`
 	Kelvin     int    `json:"kelvin,omitempty"`
-	Color      *Color `json:"color,omitempty"`
-	Effect     string `json:"effect,omitempty"`
+	// GM is the green–magenta shift (-50 … +50) of a white, on lights
+	// that take one; 0 is neutral.
+	GM     int    `json:"gm,omitempty"`
+	Color  *Color `json:"color,omitempty"`
+	Effect string `json:"effect,omitempty"`
 }
 
 // LightChange is a sparse, already validated and clamped change: nil fields

@@ -21,6 +21,12 @@ const (
 	maxMirek  = 1000
 )
 
+// The green–magenta shift's range, as Neewer panels take it.
+const (
+	minGM = -50
+	maxGM = 50
+)
+
 // ListLights returns every light, online or not, with live state where
 // the light answers.
 func (s *Service) ListLights(ctx context.Context) ([]Light, error) {
@@ -266,7 +272,14 @@ func checkPatch(p LightPatch) error {
 		return err
 	}
 	if p.Empty() {
-		return Errorf(EINVALID, "nothing to change: give on, brightness, hex, color, kelvin, color_temp_mirek, effect or preset")
+		return Errorf(EINVALID, "nothing to change: give on, brightness, hex, color, kelvin, color_temp_mirek, gm, effect or preset")
+	}
+	if p.GM != nil && (*p.GM < minGM || *p.GM > maxGM) {
+		return Errorf(EINVALID, "gm %d is out of range: use %d (green) to %d (magenta), 0 neutral", *p.GM, minGM, maxGM).
+			With("min", minGM).With("max", maxGM)
+	}
+	if p.GM != nil && (p.Hex != nil || p.Color != nil || p.Effect != nil || p.Preset != nil) {
+		return Errorf(EINVALID, "gm shifts a white: give it alone or with kelvin, not with a colour, effect or preset")
 	}
 	modes := 0
 	for _, set := range []bool{p.Hex != nil, p.Color != nil, p.Kelvin != nil || p.Mirek != nil, p.Effect != nil, p.Preset != nil} {
@@ -316,6 +329,13 @@ func patchBrightness(p LightPatch) (*int, error) {
 
 // applyColorMode fills in the one colour mode of p, converted for the lamp.
 func applyColorMode(c *devices.LightChange, name string, caps devices.LightCaps, p LightPatch) ([]string, error) {
+	switch {
+	case p.GM != nil && caps.GM:
+		gm := *p.GM
+		c.GM = &gm
+	case p.GM != nil && *p.GM != 0: // neutral asks nothing of a light without a shift
+		return nil, Errorf(EUNSUPPORTED, "%s has no green–magenta shift", name)
+	}
 	switch {
 	case p.Kelvin != nil || p.Mirek != nil:
 		return applyTemperature(c, name, caps, p)

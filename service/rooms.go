@@ -301,6 +301,12 @@ func (s *Service) isLit(ctx context.Context, rec DeviceRecord) bool {
 func (s *Service) applyToMember(ctx context.Context, rec DeviceRecord, p RoomPatch) error {
 	switch rec.Kind {
 	case devices.KindLight:
+		if p.GM != nil && !s.takesGM(rec) {
+			p.GM = nil // a room's shift reaches the lights that take one
+			if p.Empty() {
+				return errSkipped
+			}
+		}
 		_, err := s.applyLight(ctx, rec, p)
 		return err
 	case devices.KindPower:
@@ -318,4 +324,14 @@ func (s *Service) applyToMember(ctx context.Context, rec DeviceRecord, p RoomPat
 		return err
 	}
 	return Errorf(EUNSUPPORTED, "%s takes no room command", rec.Name)
+}
+
+// takesGM reports whether a light takes a green–magenta shift.
+func (s *Service) takesGM(rec DeviceRecord) bool {
+	d, ok := s.reg.Get(rec.ID)
+	if !ok {
+		return false
+	}
+	l, ok := d.(devices.Light)
+	return ok && l.LightCaps().GM
 }

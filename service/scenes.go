@@ -255,8 +255,9 @@ func patchFromState(st devices.LightState) LightPatch {
 		h := st.Color.Hex
 		p.Hex = &h
 	case st.Kelvin > 0:
-		k := st.Kelvin
-		p.Kelvin = &k
+		k, gm := st.Kelvin, st.GM
+		p.Kelvin, p.GM = &k, &gm // also 0: a neutral white undoes a shift
+
 	}
 	return p
 }

@@ -761,6 +761,55 @@ func TestRoomOffQuietensSpeakers(t *testing.T) {
 	}
 }
 
+func TestGreenMagentaShift(t *testing.T) {
+	h := newHouse(t)
+	res := must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{Kelvin: ptr(4300), GM: ptr(-20)}))
+	if res.State.Mode != devices.ModeTemperature || res.State.GM != -20 || res.Applied.GM == nil || *res.Applied.GM != -20 {
+		t.Fatalf("kelvin with gm: %+v", res)
+	}
+	res = must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{GM: ptr(15)}))
+	if res.State.GM != 15 || res.State.Kelvin != 4300 {
+		t.Fatalf("gm alone shifts the white the light shows: %+v", res.State)
+	}
+	caps := must[service.Light](t)(h.svc.GetLight(h.ctx, "Key Light")).Capabilities
+	if !caps.GM {
+		t.Fatalf("the Key Light does not say it takes gm: %+v", caps)
+	}
+
+	for _, p := range []service.LightPatch{{GM: ptr(51)}, {GM: ptr(-51)}, {GM: ptr(5), Hex: ptr("FF0000")}, {GM: ptr(5), Preset: ptr("HMI")}} {
+		_, err := h.svc.SetLight(h.ctx, "Key Light", p)
+		wantCode(t, err, service.EINVALID)
+	}
+	_, err := h.svc.SetLight(h.ctx, "Fill Light", service.LightPatch{GM: ptr(10)})
+	wantCode(t, err, service.EUNSUPPORTED)
+	must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Fill Light", service.LightPatch{Kelvin: ptr(4000), GM: ptr(0)})) // neutral asks nothing
+
+	// A room's shift reaches the lights that take one; the others take the
+	// rest of the patch.
+	room := must[service.FanoutResult](t)(h.svc.SetRoom(h.ctx, "Office", service.RoomPatch{Kelvin: ptr(4300), GM: ptr(15)}))
+	if len(room.Failed) != 0 {
+		t.Fatalf("room with gm: %+v", room)
+	}
+	if st := must[service.Light](t)(h.svc.GetLight(h.ctx, "Fill Light")).State; st == nil || st.Kelvin != 4300 {
+		t.Fatalf("the Fill Light after a room kelvin with gm: %+v", st)
+	}
+
+	// A scene restores the shift, and a neutral white in a scene undoes one.
+	must[service.SceneView](t)(h.svc.CaptureScene(h.ctx, "Tinted", "Office"))
+	must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{Kelvin: ptr(5000), GM: ptr(0)}))
+	must[service.FanoutResult](t)(h.svc.ActivateScene(h.ctx, "Tinted"))
+	if st := must[service.Light](t)(h.svc.GetLight(h.ctx, "Key Light")).State; st == nil || st.GM != 15 || st.Kelvin != 4300 {
+		t.Fatalf("after the scene: %+v", st)
+	}
+	must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{Kelvin: ptr(4300), GM: ptr(0)}))
+	must[service.SceneView](t)(h.svc.CaptureScene(h.ctx, "Neutral", "Office"))
+	must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{GM: ptr(30)}))
+	must[service.FanoutResult](t)(h.svc.ActivateScene(h.ctx, "Neutral"))
+	if st := must[service.Light](t)(h.svc.GetLight(h.ctx, "Key Light")).State; st == nil || st.GM != 0 {
+		t.Fatalf("a neutral scene left the shift: %+v", st)
+	}
+}
+
 func TestPresets(t *testing.T) {
 	h := newHouse(t)
 	presets := must[[]color.Preset](t)(h.svc.ListPresets(h.ctx))

@@ -46,6 +46,10 @@ type LightPatch struct {
 	Kelvin     *int    `json:"kelvin,omitempty"`
 	Mirek      *int    `json:"color_temp_mirek,omitempty"`
 	Effect     *string `json:"effect,omitempty"`
+	// GM is a green–magenta shift (-50 … +50) of a white, on lights that
+	// take one (LightCaps.GM); with kelvin, or on its own for the white
+	// the light shows.
+	GM *int `json:"gm,omitempty"`
 	// Preset names a gel or light-source preset (ListPresets): a white
 	// (kelvin and green–magenta shift) or a colour.
 	Preset *string `json:"preset,omitempty"`
@@ -54,7 +58,7 @@ type LightPatch struct {
 // Empty reports whether the patch asks for nothing.
 func (p LightPatch) Empty() bool {
 	return p.On == nil && p.Brightness == nil && p.Hex == nil && p.Color == nil &&
-		p.Kelvin == nil && p.Mirek == nil && p.Effect == nil && p.Preset == nil
+		p.Kelvin == nil && p.Mirek == nil && p.Effect == nil && p.Preset == nil && p.GM == nil
 }
 
 // LightResult answers a light write: what was asked, what was applied

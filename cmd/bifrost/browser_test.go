@@ -106,6 +106,24 @@ func roomAndScene(b *browser, api client, ids map[string]string) {
 		document.querySelector('input[aria-label="Key Light brightness"]').value === '30' &&
 		document.querySelector('input[aria-label="Fill Light brightness"]').value === '30'`)
 	api.waitLights(ids, map[string]string{"Key Light": "on 30", "Fill Light": "on 30"})
+
+	// The Key Light takes a green–magenta tint; the Fill Light has no slider.
+	b.setRange(`input[aria-label="Key Light green–magenta"]`, -20)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var l struct{ State struct{ GM int } }
+		api.must(http.StatusOK, "GET", "/api/v1/lights/"+ids["Key Light"], nil, &l)
+		if l.State.GM == -20 {
+			break
+		}
+		if time.Now().After(deadline) {
+			b.t.Fatalf("the Key Light's tint is %d after the slider moved to -20", l.State.GM)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := run(b, "count tint sliders", chromedp.Evaluate[int](`document.querySelectorAll('input[aria-label="Fill Light green–magenta"]').length`)); n != 0 {
+		b.t.Error("the Fill Light, which takes no tint, has a tint slider")
+	}
 }
 
 // keyShownOnce mints a key in Settings, reads it once, uses it, revokes

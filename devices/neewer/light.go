@@ -75,7 +75,7 @@ func newLight(cfg LightConfig, m Model, tr ble.Transport, reg *devices.Registry,
 		model: m,
 		enc:   nwproto.Encoder{Variant: m.Variant, MAC: mac},
 		caps: devices.LightCaps{
-			Dimmable: true, Color: m.RGB, KelvinMin: m.KelvinMin, KelvinMax: m.KelvinMax, Effects: m.Effects(),
+			Dimmable: true, Color: m.RGB, KelvinMin: m.KelvinMin, KelvinMax: m.KelvinMax, GM: m.GM, Effects: m.Effects(),
 		},
 		reg: reg,
 		log: log,
@@ -200,6 +200,10 @@ func (l *Light) prepare(c devices.LightChange) (devices.LightState, int, fxMemor
 			return s, gm, mem, l.invalid("no effect %q; valid: %s", *c.Effect, strings.Join(l.caps.Effects, ", "))
 		}
 		s = devices.LightState{On: s.On, Brightness: s.Brightness, Mode: devices.ModeEffect, Effect: fx.Name}
+	}
+	s.GM = 0
+	if l.model.GM && s.Mode == devices.ModeTemperature {
+		s.GM = gm // the shift shows in white only
 	}
 	return s, gm, mem, nil
 }

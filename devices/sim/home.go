@@ -78,7 +78,7 @@ func homeLights(opts Options) []devices.Device {
 	desk := devices.LightState{Brightness: 70, Mode: devices.ModeColor, Color: colorOf(color.RGB{R: 0xFF, G: 0x88}, "C")}
 	rope := devices.LightState{On: true, Brightness: 50, Mode: devices.ModeEffect, Effect: "Aurora"}
 	return []devices.Device{
-		newHomeLight("Key Light", Office, "Neewer RGB660 PRO", devices.LightCaps{Dimmable: true, Color: true, KelvinMin: 3200, KelvinMax: 5600, Effects: keyLightEffects}, temp(true, 80, 4400), opts),
+		newHomeLight("Key Light", Office, "Neewer RGB660 PRO", devices.LightCaps{Dimmable: true, Color: true, KelvinMin: 3200, KelvinMax: 5600, GM: true, Effects: keyLightEffects}, temp(true, 80, 4400), opts),
 		newHomeLight("Fill Light", Office, "Neewer NL660 Bi-Color", devices.LightCaps{Dimmable: true, KelvinMin: 3200, KelvinMax: 5600}, temp(true, 60, 5000), opts),
 		newHomeLight("Desk Lamp", Office, "Hue Go", devices.LightCaps{Dimmable: true, Color: true, Gamut: "C", KelvinMin: 2000, KelvinMax: 6500}, desk, opts),
 		newHomeLight("Ceiling Light", LivingRoom, "Hue White and Color Ambiance A19", devices.LightCaps{Dimmable: true, Color: true, Gamut: "C", KelvinMin: 2200, KelvinMax: 6500}, temp(true, 100, 2700), opts),

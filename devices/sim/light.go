@@ -78,7 +78,7 @@ func (l *Light) SetLight(ctx context.Context, c devices.LightChange) (devices.Li
 		return devices.LightState{}, err
 	}
 	l.mu.Lock()
-	applyLight(&l.state, c)
+	applyLight(&l.state, c, l.caps)
 	s := copyLightState(l.state)
 	l.mu.Unlock()
 	l.applied()
@@ -208,12 +208,16 @@ func (l *Light) canonicalEffect(name string) (string, error) {
 }
 
 // applyLight applies a prepared change to s.
-func applyLight(s *devices.LightState, c devices.LightChange) {
+func applyLight(s *devices.LightState, c devices.LightChange, caps devices.LightCaps) {
 	if c.On != nil {
 		s.On = *c.On
 	}
 	if c.Brightness != nil {
 		s.Brightness = *c.Brightness
+	}
+	gm := s.GM
+	if c.GM != nil {
+		gm = *c.GM
 	}
 	switch {
 	case c.Kelvin != nil:
@@ -223,6 +227,10 @@ func applyLight(s *devices.LightState, c devices.LightChange) {
 		*s = devices.LightState{On: s.On, Brightness: s.Brightness, Mode: devices.ModeColor, Color: &col}
 	case c.Effect != nil:
 		*s = devices.LightState{On: s.On, Brightness: s.Brightness, Mode: devices.ModeEffect, Effect: *c.Effect}
+	}
+	s.GM = 0
+	if caps.GM && s.Mode == devices.ModeTemperature {
+		s.GM = min(max(gm, -50), 50) // the shift shows in white only
 	}
 }
 

@@ -146,6 +146,10 @@ function lightRow(app, l) {
     ? slider(`${l.name} colour temperature`, st().kelvin || caps.kelvin_min, caps.kelvin_min, caps.kelvin_max,
       (k) => send({ kelvin: k }), { unit: 'K', step: 50, id: `light-temp-${l.id}` })
     : null;
+  // Green (−) to magenta (+) shift of the white, on lamps that take one.
+  const gm = caps.gm
+    ? slider(`${l.name} green–magenta`, st().gm || 0, -50, 50, (v) => send({ gm: v }), { id: `light-gm-${l.id}` })
+    : null;
   const color = caps.color
     ? h('input', { type: 'color', 'aria-label': `${l.name} colour`, id: `light-color-${l.id}`, value: hexOf(st()) })
     : null;
@@ -164,12 +168,14 @@ function lightRow(app, l) {
   const body = h('div', { class: 'controls' },
     bri ? labelled('Brightness', bri) : null,
     temp ? labelled('White', temp) : null,
+    gm ? labelled('Tint', gm) : null,
     color || effect ? h('div', { class: 'row' }, color ? labelled('Colour', color) : null, effect) : null);
   const update = (v) => {
     l = v;
     power.checked = !!st().on;
     if (bri && st().brightness !== undefined) bri.set(st().brightness);
     if (temp && st().kelvin) temp.set(st().kelvin);
+    if (gm && st().mode === 'temperature') gm.set(st().gm || 0);
     if (color && document.activeElement !== color) color.value = hexOf(st());
     if (effect && document.activeElement !== effect) effect.value = st().mode === 'effect' ? st().effect || '' : '';
   };
