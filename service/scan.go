@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/bifrost-hub/bifrost/devices"
 )
@@ -79,14 +80,100 @@ func (s *Service) AddDevice(ctx context.Context, adapter, address string) ([]Dev
 	if err != nil {
 		return nil, err
 	}
+	address = strings.TrimSpace(address)
 	actx, cancel := context.WithTimeout(ctx, s.reg.Timeout())
-	ids, err := a.Add(actx, strings.TrimSpace(address))
+	ids, err := a.Add(actx, address)
 	cancel()
 	s.audit(ctx, "device.add", a.Adapter()+" "+address, err, "")
 	if err != nil {
 		return nil, deviceError(address, err, a.Adapter())
 	}
-	return s.recordFound(ctx, ids)
+	found, err := s.recordFound(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	// Remember the address, so the hub adds the device again at start.
+	for _, d := range found {
+		if err := s.store.SetDeviceSetting(ctx, d.ID, settingAddedAt, a.Adapter()+":"+address); err != nil {
+			return nil, err
+		}
+	}
+	return found, nil
+}
+
+// settingAddedAt keeps the adapter and address a device was added with,
+// as "adapter:address" (the address as given, with any per-device
+// settings, e.g. a Neewer light's model).
+const settingAddedAt = "added_at"
+
+// Longest pause between two tries of an added device that does not answer.
+const addRetryMax = 10 * time.Minute
+
+// RestoreAdded adds again, at start, the devices people added by address
+// (POST /devices, the Devices page), which neither the configuration nor
+// discovery may find. An address whose devices are all known already is
+// left alone; one that does not answer is tried again, with a pause that
+// doubles up to 10 minutes, until it answers or ctx ends. It returns when
+// every address is back or ctx is done.
+func (s *Service) RestoreAdded(ctx context.Context) error {
+	recs, err := s.store.ListDevices(ctx)
+	if err != nil {
+		return err
+	}
+	type target struct{ adapter, address string }
+	missing := map[target]bool{}
+	for _, rec := range recs {
+		adapter, address, ok := strings.Cut(rec.Settings[settingAddedAt], ":")
+		if !ok || address == "" {
+			continue
+		}
+		t := target{adapter, address}
+		_, known := s.reg.Get(rec.ID)
+		missing[t] = missing[t] || !known
+	}
+	adders := map[string]devices.Adder{}
+	for _, sc := range s.scanners {
+		if a, ok := sc.(devices.Adder); ok {
+			adders[a.Adapter()] = a
+		}
+	}
+	var wg sync.WaitGroup
+	for t, miss := range missing {
+		a, ok := adders[t.adapter]
+		switch {
+		case !miss:
+		case !ok:
+			s.log.Warn("a device added by address belongs to an adapter that is off", "adapter", t.adapter, "address", t.address)
+		default:
+			wg.Go(func() { s.addAgain(ctx, a, t.address) })
+		}
+	}
+	wg.Wait()
+	return nil
+}
+
+// addAgain adds the devices at address until they answer or ctx ends.
+func (s *Service) addAgain(ctx context.Context, a devices.Adder, address string) {
+	pause := s.addRetry
+	for try := 1; ; try++ {
+		actx, cancel := context.WithTimeout(ctx, s.reg.Timeout())
+		ids, err := a.Add(actx, address)
+		cancel()
+		if err == nil {
+			if _, err := s.recordFound(ctx, ids); err != nil {
+				s.log.Error("recording devices added again", "adapter", a.Adapter(), "err", err)
+			}
+			s.log.Info("devices added by address are back", "adapter", a.Adapter(), "address", address, "devices", len(ids))
+			return
+		}
+		if try == 1 {
+			s.log.Warn("a device added by address does not answer; trying again", "adapter", a.Adapter(), "address", address, "err", err)
+		}
+		if !devices.Sleep(ctx, pause) {
+			return
+		}
+		pause = min(pause*2, addRetryMax)
+	}
 }
 
 // recordFound puts freshly added devices in the inventory and returns them.

@@ -24,6 +24,10 @@ type Config struct {
 	ReadTimeout time.Duration
 	// Scanners are the adapters that can discover devices.
 	Scanners []devices.Scanner
+	// AddRetry is the first pause before a device added by address that
+	// does not answer at start is tried again (RestoreAdded); it doubles
+	// up to 10 minutes. Default 30 s.
+	AddRetry time.Duration
 }
 
 // Service is the home.
@@ -34,6 +38,8 @@ type Service struct {
 	now     func() time.Time
 	readTTL time.Duration
 	events  *Bus
+
+	addRetry time.Duration
 
 	scanners []devices.Scanner
 
@@ -62,6 +68,7 @@ func New(cfg Config) *Service {
 		now:       cfg.Now,
 		readTTL:   cfg.ReadTimeout,
 		scanners:  cfg.Scanners,
+		addRetry:  cfg.AddRetry,
 		events:    NewBus(),
 		changes:   make(chan devices.Change, 1024),
 		undo:      map[string]*undoLog{},
@@ -77,6 +84,9 @@ func New(cfg Config) *Service {
 	}
 	if s.readTTL <= 0 {
 		s.readTTL = 2 * time.Second
+	}
+	if s.addRetry <= 0 {
+		s.addRetry = 30 * time.Second
 	}
 	if s.reg == nil {
 		s.reg = devices.NewRegistry(0)

@@ -880,6 +880,70 @@ func TestAddDeviceByAddress(t *testing.T) {
 	wantCode(t, err, service.EINVALID)
 }
 
+// flakyAdder adds a lamp at an address once the address has refused a
+// number of tries (a player still booting when the hub starts).
+type flakyAdder struct {
+	lampAdder
+	refuse atomic.Int32
+	tries  atomic.Int32
+}
+
+func (a *flakyAdder) Add(ctx context.Context, addr string) ([]devices.ID, error) {
+	a.tries.Add(1)
+	if a.refuse.Add(-1) >= 0 {
+		return nil, fmt.Errorf("nothing answers at %s yet: %w", addr, devices.ErrUnreachable)
+	}
+	return a.lampAdder.Add(ctx, addr)
+}
+
+// TestAddedDevicesComeBackAfterARestart adds lamps by address, then starts
+// a new hub (a fresh registry, the same database): the lamps are added
+// again, one that does not answer at first is tried until it does, and an
+// address whose devices are already known is not asked.
+func TestAddedDevicesComeBackAfterARestart(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "bifrost.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	user := service.WithPrincipal(ctx, service.Principal{Kind: "user", ID: "u1", Name: "tester", Scope: service.ScopeControl})
+
+	reg1 := devices.NewRegistry(time.Second)
+	svc1 := service.New(service.Config{Store: db, Registry: reg1, Scanners: []devices.Scanner{lampAdder{reg: reg1}}})
+	for _, addr := range []string{"10.0.0.7", "10.0.0.8"} {
+		must[[]service.DeviceView](t)(svc1.AddDevice(user, "lamps", addr))
+	}
+	reg1.Close()
+
+	reg2 := devices.NewRegistry(time.Second)
+	defer reg2.Close()
+	adder := &flakyAdder{lampAdder: lampAdder{reg: reg2}}
+	adder.refuse.Store(2)
+	svc2 := service.New(service.Config{Store: db, Registry: reg2, Scanners: []devices.Scanner{adder}, AddRetry: 10 * time.Millisecond})
+	// 10.0.0.8 is configured on the new hub, so it is there already.
+	sim.Register(reg2, sim.NewLight("lamp-10-0-0-8", "Porch Lamp 10.0.0.8", "Garage", devices.LightCaps{Dimmable: true}, sim.Options{}))
+	if err := svc2.RestoreAdded(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := reg2.Get("sim:lamp-10-0-0-7"); !ok {
+		t.Fatalf("the lamp added at 10.0.0.7 is not back; registry %v", reg2.List())
+	}
+	if n := adder.tries.Load(); n != 3 {
+		t.Errorf("%d tries; want 3 (two refusals, then the lamp at 10.0.0.7, and none for 10.0.0.8)", n)
+	}
+	must[service.LightResult](t)(svc2.SetLight(user, "Porch Lamp 10.0.0.7", service.LightPatch{On: ptr(true)}))
+
+	// A hub stopped while an address still does not answer gives up.
+	adder.refuse.Store(1 << 20)
+	reg2.Remove("sim:lamp-10-0-0-7")
+	stop, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	if err := svc2.RestoreAdded(stop); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestPlayOnUnderstandsRequests(t *testing.T) {
 	h := newHouse(t)
 	cases := []struct{ query, action, app, title string }{

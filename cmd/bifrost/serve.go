@@ -134,6 +134,14 @@ func (m *Main) startService(ctx, actx context.Context) error {
 		return fmt.Errorf("record devices: %w", err)
 	}
 	m.goRun(actx, "service", m.service.Run)
+	// Devices added by address at run time come back in the background:
+	// one that does not answer delays nothing else.
+	m.goRun(actx, "restore", func(ctx context.Context) error {
+		if err := m.service.RestoreAdded(ctx); err != nil {
+			m.Logger.Error("devices added by address cannot be added again", "err", err)
+		}
+		return nil
+	})
 	return m.startIntegrations(actx)
 }
 

@@ -70,6 +70,7 @@ type Adapter struct {
 
 	mu        sync.Mutex
 	ctx       context.Context // Run's, while it runs
+	started   chan struct{}   // closed once Run has set ctx
 	stopping  bool
 	receivers map[string]*receiver
 	wg        sync.WaitGroup
@@ -95,7 +96,7 @@ func New(cfg Config) *Adapter {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Adapter{cfg: cfg, log: log.With("adapter", AdapterName), receivers: map[string]*receiver{}}
+	return &Adapter{cfg: cfg, log: log.With("adapter", AdapterName), receivers: map[string]*receiver{}, started: make(chan struct{})}
 }
 
 // Adapter names the adapter.
@@ -112,6 +113,7 @@ func (a *Adapter) Run(ctx context.Context) error {
 		return errors.New("onkyo: already running")
 	}
 	a.ctx = ctx
+	close(a.started)
 	a.mu.Unlock()
 	for _, h := range a.cfg.Hosts {
 		if h = strings.TrimSpace(h); h != "" {
@@ -127,6 +129,17 @@ func (a *Adapter) Run(ctx context.Context) error {
 	a.mu.Unlock()
 	a.wg.Wait()
 	return nil
+}
+
+// runningFor waits, within ctx, for Run to have started (the hub adds the
+// devices added by address before a restart as its adapters start), and
+// returns what running does.
+func (a *Adapter) runningFor(ctx context.Context) (context.Context, error) {
+	select {
+	case <-a.started:
+	case <-ctx.Done():
+	}
+	return a.running()
 }
 
 // running is Run's context, or an error when Run is not running.
@@ -155,7 +168,7 @@ func (a *Adapter) Scan(ctx context.Context) (time.Duration, error) {
 // added once the receiver reports it). A receiver that does not answer is
 // an error wrapping devices.ErrUnreachable.
 func (a *Adapter) Add(ctx context.Context, host string) ([]devices.ID, error) {
-	if _, err := a.running(); err != nil {
+	if _, err := a.runningFor(ctx); err != nil {
 		return nil, err
 	}
 	addr := eiscp.WithPort(strings.TrimSpace(host))

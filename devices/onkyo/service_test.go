@@ -2,14 +2,17 @@ package onkyo_test
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/onkyo"
 	"github.com/bifrost-hub/bifrost/devices/onkyo/eiscp"
 	"github.com/bifrost-hub/bifrost/devices/sim"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/service/servicetest"
+	"github.com/bifrost-hub/bifrost/store"
 )
 
 // hub is the real service over SQLite with a receiver, a simulated TV and
@@ -98,4 +101,36 @@ func TestServiceReportsASilentReceiverUnreachable(t *testing.T) {
 		r, err := h.svc.GetMedia(h.ctx, "TX-NR686")
 		return err == nil && !r.Online
 	})
+}
+
+// TestAddedReceiverComesBackAfterARestart adds a receiver by address
+// through the service, then starts a new hub on the same database with no
+// receiver configured: the receiver is added again and answers.
+func TestAddedReceiverComesBackAfterARestart(t *testing.T) {
+	f := newFakeReceiver(t, defaultState())
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "bifrost.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	user := service.WithPrincipal(ctx, service.Principal{Kind: "user", ID: "u1", Name: "tester", Scope: service.ScopeControl})
+
+	first := startRig(t, onkyo.Config{})
+	svc := service.New(service.Config{Store: db, Registry: first.reg, Scanners: []devices.Scanner{first.adapter}})
+	added := must[[]service.DeviceView](t)(svc.AddDevice(user, "onkyo", f.addr()))
+	if len(added) == 0 || added[0].ID != mainID {
+		t.Fatalf("added %+v", added)
+	}
+
+	again := startRig(t, onkyo.Config{})
+	svc = service.New(service.Config{Store: db, Registry: again.reg, Scanners: []devices.Scanner{again.adapter}})
+	if err := svc.RestoreAdded(ctx); err != nil {
+		t.Fatal(err)
+	}
+	again.player(t, mainID)
+	m := must[service.Media](t)(svc.SetMedia(user, "TX-NR686", service.MediaPatch{Volume: ptr(30)}))
+	if m.State.Volume != 30 {
+		t.Fatalf("after the restart the receiver answers %+v", m.State)
+	}
 }

@@ -75,6 +75,8 @@ type Adapter struct {
 	client upnp.Client
 	wg     sync.WaitGroup
 
+	started chan struct{} // closed once Run has set ctx
+
 	mu         sync.Mutex // guards the fields below
 	ctx        context.Context
 	stopping   bool
@@ -114,7 +116,7 @@ func New(cfg Config) *Adapter {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Adapter{
-		cfg: cfg, log: log.With("adapter", AdapterName), client: upnp.Client{HTTP: hc},
+		cfg: cfg, log: log.With("adapter", AdapterName), client: upnp.Client{HTTP: hc}, started: make(chan struct{}),
 		speakers: map[string]*Speaker{}, coord: map[string]string{},
 	}
 }
@@ -133,6 +135,7 @@ func (a *Adapter) Run(ctx context.Context) error {
 		return errors.New("sonos: already running")
 	}
 	a.ctx = ctx
+	close(a.started)
 	a.mu.Unlock()
 	defer a.stopListening()
 	for _, h := range a.cfg.Hosts {
@@ -150,6 +153,17 @@ func (a *Adapter) Run(ctx context.Context) error {
 	a.wg.Wait()
 	a.unsubscribeAll()
 	return nil
+}
+
+// runningFor waits, within ctx, for Run to have started (the hub adds the
+// devices added by address before a restart as its adapters start), and
+// returns what running does.
+func (a *Adapter) runningFor(ctx context.Context) (context.Context, error) {
+	select {
+	case <-a.started:
+	case <-ctx.Done():
+	}
+	return a.running()
 }
 
 // running is Run's context, or an error when Run is not running.
@@ -196,7 +210,7 @@ func (a *Adapter) Scan(ctx context.Context) (time.Duration, error) {
 // "host:port") and returns the ids of its players. A player that does not
 // answer is an error wrapping devices.ErrUnreachable.
 func (a *Adapter) Add(ctx context.Context, host string) ([]devices.ID, error) {
-	if _, err := a.running(); err != nil {
+	if _, err := a.runningFor(ctx); err != nil {
 		return nil, err
 	}
 	uuids, err := a.addHousehold(ctx, baseURL(strings.TrimSpace(host)))
