@@ -293,3 +293,80 @@ func TestSecretOption(t *testing.T) {
 		t.Errorf("a short secret: exit %d, stderr:\n%s", code, errOut)
 	}
 }
+
+// TestEmbeddedBrokerKeepsRetainedMessages publishes retained messages to
+// the hub's own broker, restarts the hub on the same data directory, and
+// reads them back from the new broker: a cleared topic stays cleared, and
+// the device whose discovery config was retained is listed again before
+// it says anything.
+func TestEmbeddedBrokerKeepsRetainedMessages(t *testing.T) {
+	data := t.TempDir()
+	embedded := func(c *Config) { c.MQTT.Embedded = "127.0.0.1:0" }
+	h := runHub(t, data, embedded)
+	c := brokerClient(t, h.brokerAddr(), "device")
+	config := `{"name":"Porch","uniq_id":"porch-relay","cmd_t":"porch/relay/set","stat_t":"porch/relay/state","dev":{"ids":["porch"],"name":"Porch node"}}`
+	for topic, payload := range map[string]string{
+		"homeassistant/switch/porch/relay/config": config,
+		"porch/relay/state":                       "ON",
+		"porch/old":                               "gone soon",
+	} {
+		if tok := c.Publish(topic, 1, true, payload); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
+			t.Fatalf("publish %s: %v", topic, tok.Error())
+		}
+	}
+	if tok := c.Publish("porch/old", 1, true, ""); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
+		t.Fatalf("clearing porch/old: %v", tok.Error())
+	}
+	c.Disconnect(0)
+	h.stop()
+
+	h = runHub(t, data, embedded)
+	defer h.stop()
+	got := map[string]string{}
+	var mu sync.Mutex
+	c = brokerClient(t, h.brokerAddr(), "reader")
+	defer c.Disconnect(0)
+	c.Subscribe("#", 0, func(_ paho.Client, m paho.Message) {
+		mu.Lock()
+		defer mu.Unlock()
+		if m.Retained() {
+			got[m.Topic()] = string(m.Payload())
+		}
+	}).WaitTimeout(5 * time.Second)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		mu.Lock()
+		done := got["homeassistant/switch/porch/relay/config"] == config && got["porch/relay/state"] == "ON"
+		_, old := got["porch/old"]
+		mu.Unlock()
+		if old {
+			t.Fatal("a cleared retained message came back after the restart")
+		}
+		if done {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the restart the broker retains %v", got)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if d, ok := h.registry.Get("mqtt:ha.porch-relay"); ok && d.Online() {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the retained discovery config did not bring its device back; devices %v", h.registry.List())
+		}
+	}
+}
+
+// brokerClient connects to the embedded broker as a device would.
+func brokerClient(t *testing.T, addr, id string) paho.Client {
+	t.Helper()
+	c := paho.NewClient(paho.NewClientOptions().AddBroker("tcp://" + addr).SetClientID(id).
+		SetConnectTimeout(5 * time.Second).SetAutoReconnect(false))
+	if tok := c.Connect(); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
+		t.Fatalf("connecting to the embedded broker at %s: %v", addr, tok.Error())
+	}
+	return c
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/mqtt"
 	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/store"
 )
 
 // MQTTConfig configures the MQTT adapter: Tasmota, Shelly Gen2+, zigbee2mqtt
@@ -40,7 +41,7 @@ func (c *MQTTConfig) options() []option {
 // once the settings saved in the web UI can be read. It is always one of
 // the scanners; it scans, and is listed, while MQTT is on.
 func (m *Main) startMQTT(ctx context.Context) {
-	m.mqtt = &mqttRunner{ctx: ctx, reg: m.registry, env: m.Config.MQTT, log: m.Logger}
+	m.mqtt = &mqttRunner{ctx: ctx, reg: m.registry, env: m.Config.MQTT, log: m.Logger, retained: retainedStore{m.db}}
 	m.scanners = append(m.scanners, m.mqtt)
 }
 
@@ -74,6 +75,8 @@ type mqttRunner struct {
 	reg *devices.Registry
 	env MQTTConfig
 	log *slog.Logger
+	// retained keeps the embedded broker's retained messages.
+	retained mqtt.RetainStore
 
 	mu       sync.Mutex
 	ad       *mqtt.Adapter // nil while MQTT is off
@@ -98,7 +101,7 @@ func (r *mqttRunner) config(saved service.MQTTSettings) mqtt.Config {
 	e := r.env
 	return mqtt.Config{URL: or(e.URL, saved.URL), Username: or(e.User, saved.Username), Password: or(e.Password, saved.Password),
 		ClientID: or(e.ClientID, saved.ClientID), CAFile: or(e.CAFile, saved.CAFile), Embedded: or(e.Embedded, saved.Embedded),
-		Logger: r.log}
+		Retained: r.retained, Logger: r.log}
 }
 
 // Apply stops the running adapter, if any, and starts one with saved
@@ -202,4 +205,25 @@ func (r *mqttRunner) Close() error {
 	r.mu.Unlock()
 	r.runs.Wait()
 	return nil
+}
+
+// retainedStore keeps the embedded broker's retained messages in the hub's
+// database.
+type retainedStore struct{ db *store.DB }
+
+func (s retainedStore) LoadRetained(ctx context.Context) ([]mqtt.Retained, error) {
+	saved, err := s.db.ListRetained(ctx)
+	out := make([]mqtt.Retained, 0, len(saved))
+	for _, r := range saved {
+		out = append(out, mqtt.Retained{Topic: r.Topic, Payload: r.Payload, QoS: r.QoS})
+	}
+	return out, err
+}
+
+func (s retainedStore) SaveRetained(ctx context.Context, batch []mqtt.Retained) error {
+	out := make([]store.Retained, 0, len(batch))
+	for _, r := range batch {
+		out = append(out, store.Retained{Topic: r.Topic, Payload: r.Payload, QoS: r.QoS})
+	}
+	return s.db.PutRetained(ctx, out)
 }

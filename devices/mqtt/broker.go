@@ -11,18 +11,19 @@ import (
 )
 
 // broker is the MQTT broker the hub runs for homes without one
-// (BIFROST_MQTT_EMBEDDED). It keeps retained messages in memory only:
-// after a restart of the hub, devices announce themselves again when they
-// reconnect (Tasmota's LWT, zigbee2mqtt's bridge topics, discovery
-// configs).
+// (BIFROST_MQTT_EMBEDDED). With a RetainStore its retained messages
+// (discovery configs, availability, retained states) outlive a restart of
+// the hub; without one they are kept in memory, and devices announce
+// themselves again when they reconnect.
 type broker struct {
 	srv      *mochi.Server
 	listener *listeners.TCP
+	retain   *retainHook // nil without a RetainStore
 }
 
 // startBroker listens on addr. With a username, clients must log in with
 // it and password; without one, any client may connect.
-func startBroker(addr, username, password string, log *slog.Logger) (*broker, error) {
+func startBroker(addr, username, password string, retained RetainStore, log *slog.Logger) (*broker, error) {
 	srv := mochi.New(&mochi.Options{
 		Logger:                 log.With("component", "embedded broker"),
 		SysTopicResendInterval: 60,
@@ -41,15 +42,24 @@ func startBroker(addr, username, password string, log *slog.Logger) (*broker, er
 	if err != nil {
 		return nil, fmt.Errorf("mqtt: embedded broker: %w", err)
 	}
-	l := listeners.NewTCP(listeners.Config{Type: "tcp", ID: "bifrost", Address: addr})
-	if err := srv.AddListener(l); err != nil {
+	b := &broker{srv: srv}
+	if retained != nil {
+		b.retain = newRetainHook(retained, log.With("component", "embedded broker"))
+		if err := srv.AddHook(b.retain, nil); err != nil {
+			b.retain.close()
+			return nil, fmt.Errorf("mqtt: embedded broker: %w", err)
+		}
+	}
+	b.listener = listeners.NewTCP(listeners.Config{Type: "tcp", ID: "bifrost", Address: addr})
+	if err := srv.AddListener(b.listener); err != nil {
+		b.close()
 		return nil, fmt.Errorf("mqtt: embedded broker on %s: %w", addr, err)
 	}
 	if err := srv.Serve(); err != nil {
-		_ = srv.Close()
+		b.close()
 		return nil, fmt.Errorf("mqtt: embedded broker: %w", err)
 	}
-	return &broker{srv: srv, listener: l}, nil
+	return b, nil
 }
 
 // addr is the address the broker listens on.
@@ -71,4 +81,10 @@ func (b *broker) url() string {
 	return "mqtt://" + net.JoinHostPort(host, port)
 }
 
-func (b *broker) close() { _ = b.srv.Close() }
+// close stops the broker and saves the retained messages still queued.
+func (b *broker) close() {
+	_ = b.srv.Close()
+	if b.retain != nil {
+		b.retain.close()
+	}
+}

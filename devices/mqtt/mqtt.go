@@ -54,6 +54,9 @@ type Config struct {
 	// as the one account devices must use; without them it lets any client
 	// in.
 	Embedded string
+	// Retained keeps the embedded broker's retained messages across
+	// restarts (nil: in memory only).
+	Retained RetainStore
 
 	// ZigbeeBaseTopic is zigbee2mqtt's base_topic (default "zigbee2mqtt").
 	ZigbeeBaseTopic string
@@ -117,7 +120,7 @@ func New(reg *devices.Registry, cfg Config) (*Adapter, error) {
 	cfg = withDefaults(cfg)
 	a := &Adapter{cfg: cfg, log: cfg.Logger, dir: newDirectory(reg), boxes: newMailboxes(cfg.Logger)}
 	if cfg.Embedded != "" {
-		b, err := startBroker(cfg.Embedded, cfg.Username, cfg.Password, cfg.Logger)
+		b, err := startBroker(cfg.Embedded, cfg.Username, cfg.Password, cfg.Retained, cfg.Logger)
 		if err != nil {
 			return nil, err
 		}
