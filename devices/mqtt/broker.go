@@ -1,13 +1,16 @@
 package mqtt
 
 import (
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"net"
+	"sync"
 
 	mochi "github.com/mochi-mqtt/server/v2"
 	"github.com/mochi-mqtt/server/v2/hooks/auth"
 	"github.com/mochi-mqtt/server/v2/listeners"
+	"github.com/mochi-mqtt/server/v2/packets"
 )
 
 // broker is the MQTT broker the hub runs for homes without one
@@ -17,7 +20,7 @@ import (
 // themselves again when they reconnect.
 type broker struct {
 	srv      *mochi.Server
-	listener *listeners.TCP
+	listener *tcpListener
 	retain   *retainHook // nil without a RetainStore
 }
 
@@ -50,7 +53,7 @@ func startBroker(addr, username, password string, retained RetainStore, log *slo
 			return nil, fmt.Errorf("mqtt: embedded broker: %w", err)
 		}
 	}
-	b.listener = listeners.NewTCP(listeners.Config{Type: "tcp", ID: "bifrost", Address: addr})
+	b.listener = &tcpListener{id: "bifrost", address: addr, srv: srv}
 	if err := srv.AddListener(b.listener); err != nil {
 		b.close()
 		return nil, fmt.Errorf("mqtt: embedded broker on %s: %w", addr, err)
@@ -60,6 +63,125 @@ func startBroker(addr, username, password string, retained RetainStore, log *slo
 		return nil, fmt.Errorf("mqtt: embedded broker: %w", err)
 	}
 	return b, nil
+}
+
+// tcpListener is the embedded broker's TCP listener. mochi v2.7.9's own
+// (listeners.TCP) fails at shutdown: its Close gathers the clients through
+// Clients.GetByListener, which takes the clients' read lock twice, so a
+// client leaving at that moment (its Delete waiting for the write lock)
+// hangs Server.Close, and with it the hub's shutdown; a connection accepted
+// while the broker closes races its wait for the clients (a data race, or
+// a panic of its WaitGroup); and its connection goroutines share one error
+// variable. This one disconnects its clients from a copy of the client
+// list, and its Close returns only when every connection it accepted has
+// ended, so none starts while the broker waits.
+type tcpListener struct {
+	id, address string
+	srv         *mochi.Server
+	tls         *tls.Config // nil: plain TCP
+
+	mu     sync.Mutex
+	ln     net.Listener
+	closed bool
+	conns  map[net.Conn]struct{} // accepted, not yet ended
+	live   sync.WaitGroup        // their broker sessions
+	log    *slog.Logger
+}
+
+var _ listeners.Listener = (*tcpListener)(nil)
+
+func (l *tcpListener) ID() string       { return l.id }
+func (l *tcpListener) Protocol() string { return "tcp" }
+
+// Address is where the listener listens, once it does.
+func (l *tcpListener) Address() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ln != nil {
+		return l.ln.Addr().String()
+	}
+	return l.address
+}
+
+// Init opens the address.
+func (l *tcpListener) Init(log *slog.Logger) error {
+	ln, err := net.Listen("tcp", l.address)
+	if err != nil {
+		return err
+	}
+	if l.tls != nil {
+		ln = tls.NewListener(ln, l.tls)
+	}
+	l.mu.Lock()
+	l.ln, l.log, l.conns = ln, log, map[net.Conn]struct{}{}
+	l.mu.Unlock()
+	return nil
+}
+
+// Serve hands each accepted connection to the broker until Close.
+func (l *tcpListener) Serve(establish listeners.EstablishFn) {
+	l.mu.Lock()
+	ln := l.ln
+	l.mu.Unlock()
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			return // closed
+		}
+		l.mu.Lock()
+		if l.closed {
+			l.mu.Unlock()
+			_ = conn.Close()
+			return
+		}
+		l.conns[conn] = struct{}{}
+		l.live.Add(1)
+		l.mu.Unlock()
+		go func() {
+			defer l.live.Done()
+			if err := establish(l.id, conn); err != nil {
+				l.log.Debug("an MQTT client left", "err", err)
+			}
+			l.mu.Lock()
+			delete(l.conns, conn)
+			l.mu.Unlock()
+		}()
+	}
+}
+
+// Close stops accepting, disconnects the listener's clients, closes the
+// connections not yet clients, and waits for all of them to end.
+func (l *tcpListener) Close(listeners.CloseFn) {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return
+	}
+	l.closed = true
+	ln := l.ln
+	conns := make([]net.Conn, 0, len(l.conns))
+	for c := range l.conns {
+		conns = append(conns, c)
+	}
+	l.mu.Unlock()
+	if ln != nil {
+		_ = ln.Close()
+	}
+	disconnectClients(l.srv, l.id)
+	for _, c := range conns {
+		_ = c.Close()
+	}
+	l.live.Wait()
+}
+
+// disconnectClients disconnects the broker's clients of listener id, from
+// a copy of its client list (see tcpListener).
+func disconnectClients(srv *mochi.Server, id string) {
+	for _, cl := range srv.Clients.GetAll() {
+		if cl.Net.Listener == id && !cl.Closed() {
+			_ = srv.DisconnectClient(cl, packets.ErrServerShuttingDown)
+		}
+	}
 }
 
 // addr is the address the broker listens on.

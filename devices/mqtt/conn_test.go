@@ -106,20 +106,38 @@ func waitUp(t *testing.T, a *Adapter, want bool, within time.Duration) {
 	}
 }
 
-// testBroker runs a mochi broker with one listener.
-func testBroker(t *testing.T, l listeners.Listener) {
+// testBroker runs a mochi broker with the one listener that listener
+// makes for it.
+func testBroker(t *testing.T, listener func(*mochi.Server) listeners.Listener) {
 	t.Helper()
 	srv := mochi.New(&mochi.Options{Logger: slog.New(slog.DiscardHandler)})
 	if err := srv.AddHook(new(auth.AllowHook), nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := srv.AddListener(l); err != nil {
+	if err := srv.AddListener(listener(srv)); err != nil {
 		t.Fatal(err)
 	}
 	if err := srv.Serve(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = srv.Close() })
+}
+
+// tcpOn makes the hub's own TCP listener at addr, with TLS when cfg is set.
+func tcpOn(id, addr string, cfg *tls.Config) (*tcpListener, func(*mochi.Server) listeners.Listener) {
+	l := &tcpListener{id: id, address: addr, tls: cfg}
+	return l, func(srv *mochi.Server) listeners.Listener { l.srv = srv; return l }
+}
+
+// safeClose is a mochi listener whose clients are disconnected the way the
+// hub's own listener does it (disconnectClients).
+type safeClose struct {
+	listeners.Listener
+	srv *mochi.Server
+}
+
+func (l safeClose) Close(listeners.CloseFn) {
+	l.Listener.Close(func(id string) { disconnectClients(l.srv, id) })
 }
 
 func freePort(t *testing.T) string {
@@ -173,9 +191,8 @@ func testCA(t *testing.T) (caFile string, server tls.Certificate) {
 
 func TestConnectsOverTLSWithACustomCA(t *testing.T) {
 	caFile, cert := testCA(t)
-	l := listeners.NewTCP(listeners.Config{ID: "tls", Address: "127.0.0.1:0",
-		TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}})
-	testBroker(t, l)
+	l, listener := tcpOn("tls", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+	testBroker(t, listener)
 	url := "mqtts://" + l.Address()
 
 	a := runAdapter(t, Config{URL: url, CAFile: caFile})
@@ -193,7 +210,9 @@ func TestConnectsOverTLSWithACustomCA(t *testing.T) {
 
 func TestConnectsOverWebSocket(t *testing.T) {
 	addr := freePort(t)
-	testBroker(t, listeners.NewWebsocket(listeners.Config{ID: "ws", Address: addr}))
+	testBroker(t, func(srv *mochi.Server) listeners.Listener {
+		return safeClose{listeners.NewWebsocket(listeners.Config{ID: "ws", Address: addr}), srv}
+	})
 	a := runAdapter(t, Config{URL: "ws://" + addr + "/mqtt"})
 	waitUp(t, a, true, 3*time.Second)
 }
@@ -223,7 +242,7 @@ func TestReconnectsAfterTheBrokerComesBack(t *testing.T) {
 	addr := freePort(t)
 	srv := mochi.New(&mochi.Options{Logger: slog.New(slog.DiscardHandler)})
 	_ = srv.AddHook(new(auth.AllowHook), nil)
-	if err := srv.AddListener(listeners.NewTCP(listeners.Config{ID: "a", Address: addr})); err != nil {
+	if err := srv.AddListener(&tcpListener{id: "a", address: addr, srv: srv}); err != nil {
 		t.Fatal(err)
 	}
 	_ = srv.Serve()
@@ -234,7 +253,8 @@ func TestReconnectsAfterTheBrokerComesBack(t *testing.T) {
 	if err := a.conn.publish(context.Background(), "x", nil, false); err == nil {
 		t.Fatal("a publish while disconnected did not fail at once")
 	}
-	testBroker(t, listeners.NewTCP(listeners.Config{ID: "b", Address: addr}))
+	_, listener := tcpOn("b", addr, nil)
+	testBroker(t, listener)
 	waitUp(t, a, true, 3*time.Second)
 }
 
