@@ -333,7 +333,9 @@ func applyColorMode(c *devices.LightChange, name string, caps devices.LightCaps,
 	case p.GM != nil && caps.GM:
 		gm := *p.GM
 		c.GM = &gm
-	case p.GM != nil && *p.GM != 0: // neutral asks nothing of a light without a shift
+	case p.GM != nil && (*p.GM != 0 || withoutGM(p).Empty()):
+		// A neutral gm beside other fields asks nothing of a light without
+		// a shift; on its own it asks for something the light cannot do.
 		return nil, Errorf(EUNSUPPORTED, "%s has no green–magenta shift", name)
 	}
 	switch {
@@ -491,4 +493,10 @@ func (s *Service) ListPresets(ctx context.Context) ([]color.Preset, error) {
 		return nil, err
 	}
 	return color.Presets(), nil
+}
+
+// withoutGM is p without its green–magenta shift.
+func withoutGM(p LightPatch) LightPatch {
+	p.GM = nil
+	return p
 }

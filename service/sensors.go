@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"math"
 
 	"github.com/bifrost-hub/bifrost/devices"
 )
@@ -65,7 +66,15 @@ func (s *Service) readings(ctx context.Context, rec DeviceRecord) ([]devices.Rea
 	if err != nil {
 		return nil, deviceError(rec.Name, err)
 	}
-	return rs, nil
+	// A value that is not a number (NaN, ±Inf) is no reading: it could
+	// not be answered as JSON, and would fail the whole answer.
+	out := make([]devices.Reading, 0, len(rs))
+	for _, r := range rs {
+		if r.Bool != nil || (!math.IsNaN(r.Value) && !math.IsInf(r.Value, 0)) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 // occupancy aggregates a room's presence sensors: occupied when any of them

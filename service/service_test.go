@@ -782,6 +782,8 @@ func TestGreenMagentaShift(t *testing.T) {
 	}
 	_, err := h.svc.SetLight(h.ctx, "Fill Light", service.LightPatch{GM: ptr(10)})
 	wantCode(t, err, service.EUNSUPPORTED)
+	_, err = h.svc.SetLight(h.ctx, "Fill Light", service.LightPatch{GM: ptr(0)}) // alone, it asks nothing the light can do
+	wantCode(t, err, service.EUNSUPPORTED)
 	must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Fill Light", service.LightPatch{Kelvin: ptr(4000), GM: ptr(0)})) // neutral asks nothing
 
 	// A room's shift reaches the lights that take one; the others take the

@@ -398,6 +398,9 @@ func (l *lightDevice) SetLight(ctx context.Context, c devices.LightChange) (devi
 	if err := l.ready(); err != nil {
 		return devices.LightState{}, err
 	}
+	if c == (devices.LightChange{}) { // nothing to send, nor to wait for
+		return l.LightState(ctx)
+	}
 	l.noteEffect(c)
 	since := l.reportCount()
 	if err := l.send(ctx, c); err != nil {

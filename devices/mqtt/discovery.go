@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -420,8 +419,8 @@ func (d *discovery) buildSensor(e *haEntity, info devices.Info, component string
 			if !ok {
 				return devices.Reading{}, false
 			}
-			x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			if err != nil {
+			x, ok := parseNumber(v)
+			if !ok {
 				return devices.Reading{}, false // "unknown", "unavailable", ""
 			}
 			return valueReading(typ, inReadingUnit(typ, cfg.Unit, x)), true

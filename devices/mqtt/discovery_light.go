@@ -199,12 +199,12 @@ func (d *discovery) basicLightState(e *haEntity, l *lightDevice, cfg haConfig, s
 			}
 		}},
 		{cfg.BrightnessStateTopic, cfg.BrightnessValueTemplate, func(st *devices.LightState, v string) {
-			if x, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+			if x, ok := parseNumber(v); ok {
 				st.Brightness = sc.brightnessIn(x)
 			}
 		}},
 		{cfg.ColorTempStateTopic, cfg.ColorTempValueTemplate, func(st *devices.LightState, v string) {
-			if x, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && x > 0 {
+			if x, ok := parseNumber(v); ok && x > 0 {
 				st.Mode, st.Kelvin, st.Color = devices.ModeTemperature, sc.temperatureIn(x), nil
 			}
 		}},
@@ -242,9 +242,9 @@ func parseXY(v string) (*devices.Color, bool) {
 	if !ok {
 		return nil, false
 	}
-	x, err1 := strconv.ParseFloat(strings.TrimSpace(xs), 64)
-	y, err2 := strconv.ParseFloat(strings.TrimSpace(ys), 64)
-	if err1 != nil || err2 != nil || y <= 0 {
+	x, ok1 := parseNumber(xs)
+	y, ok2 := parseNumber(ys)
+	if !ok1 || !ok2 || y <= 0 {
 		return nil, false
 	}
 	return &devices.Color{Hex: color.XYToRGB(x, y).Hex(), X: round4(x), Y: round4(y)}, true

@@ -306,6 +306,8 @@ func TestShellyGen1Topics(t *testing.T) {
 		{"battery", "88", devices.Reading{Type: devices.ReadingBattery, Value: 88, Unit: "%"}, true},
 		{"tilt", "12", devices.Reading{}, false},
 		{"humidity", "n/a", devices.Reading{}, false},
+		{"temperature", "nan", devices.Reading{}, false},
+		{"battery", "+Inf", devices.Reading{}, false},
 	} {
 		got, ok := gen1Reading(c.name, c.v)
 		if ok != c.ok || (ok && !sameReading(got, c.want)) {
@@ -318,5 +320,19 @@ func TestShellyGen1Topics(t *testing.T) {
 	rs := gen1Status([]byte(`{"motion":true,"timestamp":1700000000,"active":true,"vibration":false,"lux":73,"bat":100}`))
 	if m := rs[devices.ReadingMotion]; len(rs) != 3 || m.Bool == nil || !*m.Bool || rs[devices.ReadingIlluminance].Value != 73 {
 		t.Errorf("a Motion status reads %+v", rs)
+	}
+}
+
+func TestNumbersAreFinite(t *testing.T) {
+	for _, v := range []any{"NaN", "nan", "inf", "-Infinity", "1e999", "x"} {
+		if f, ok := number(v); ok {
+			t.Errorf("number(%q) = %v; want no number", v, f)
+		}
+	}
+	if f, ok := number(" 21.5 "); !ok || f != 21.5 {
+		t.Errorf("number(\" 21.5 \") = %v, %v", f, ok)
+	}
+	if _, ok := parseXY("nan,0.3"); ok {
+		t.Error("an xy colour of NaN was read")
 	}
 }

@@ -2,6 +2,7 @@ package mqtt
 
 import (
 	"encoding/json"
+	"math"
 	"strconv"
 	"strings"
 
@@ -82,10 +83,17 @@ func number(v any) (float64, bool) {
 		f, err := n.Float64()
 		return f, err == nil
 	case string:
-		f, err := strconv.ParseFloat(strings.TrimSpace(n), 64)
-		return f, err == nil
+		return parseNumber(n)
 	}
 	return 0, false
+}
+
+// parseNumber reads a numeric payload. Only finite numbers count: NaN and
+// infinities ("nan", "inf", which ParseFloat accepts) are no reading, and
+// could not be sent on as JSON.
+func parseNumber(s string) (float64, bool) {
+	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	return f, err == nil && !math.IsNaN(f) && !math.IsInf(f, 0)
 }
 
 // scalarText is a JSON scalar as HA's templates render it to compare with

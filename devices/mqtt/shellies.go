@@ -174,11 +174,11 @@ func (s *shellies) relayTopic(n *gen1Node, idx int, rest []string, v string) {
 			s.relay(n, idx).report(false)
 		}
 	case len(rest) == 1 && rest[0] == "power":
-		if w, err := strconv.ParseFloat(v, 64); err == nil {
+		if w, ok := parseNumber(v); ok {
 			s.meter(n, idx).report(map[string]devices.Reading{devices.ReadingPower: valueReading(devices.ReadingPower, w)})
 		}
 	case len(rest) == 1 && rest[0] == "energy":
-		if wmin, err := strconv.ParseFloat(v, 64); err == nil { // watt-minutes
+		if wmin, ok := parseNumber(v); ok { // watt-minutes
 			s.meter(n, idx).report(map[string]devices.Reading{devices.ReadingEnergy: valueReading(devices.ReadingEnergy, wmin/60/1000)})
 		}
 	}
@@ -259,8 +259,8 @@ func gen1Reading(name, v string) (devices.Reading, bool) {
 	if !ok {
 		return devices.Reading{}, false
 	}
-	x, err := strconv.ParseFloat(v, 64)
-	if err != nil {
+	x, ok := parseNumber(v)
+	if !ok {
 		return devices.Reading{}, false
 	}
 	return valueReading(typ, x), true

@@ -150,9 +150,9 @@ func hsbColor(v any) (*devices.Color, bool) {
 	if len(f) != 3 {
 		return nil, false
 	}
-	h, err1 := strconv.ParseFloat(strings.TrimSpace(f[0]), 64)
-	sat, err2 := strconv.ParseFloat(strings.TrimSpace(f[1]), 64)
-	if err1 != nil || err2 != nil {
+	h, ok1 := parseNumber(f[0])
+	sat, ok2 := parseNumber(f[1])
+	if !ok1 || !ok2 {
 		return nil, false
 	}
 	rgb := color.HSVToRGB(h, min(100, max(0, sat))/100, 1)
