@@ -95,6 +95,12 @@ func (s *Service) applyPower(ctx context.Context, rec DeviceRecord, on bool) err
 		return err
 	}
 	p, ok := d.(devices.PowerDevice)
+	if _, light := d.(devices.Light); !ok && light {
+		// A device that became a light (a Tasmota bulb, once read as a
+		// relay) is still switched by the scenes that knew it as one.
+		_, err := s.applyLight(ctx, rec, LightPatch{On: &on})
+		return err
+	}
 	if !ok {
 		return Errorf(EUNSUPPORTED, "%s cannot be switched", rec.Name)
 	}

@@ -114,7 +114,7 @@ const addRetryMax = 10 * time.Minute
 // discovery may find. An address whose devices are all known already is
 // left alone; one that does not answer is tried again, with a pause that
 // doubles up to 10 minutes, until it answers or ctx ends. It returns when
-// every address is back or ctx is done.
+// every address is back or ctx is done. Disabled devices are not added.
 func (s *Service) RestoreAdded(ctx context.Context) error {
 	recs, err := s.store.ListDevices(ctx)
 	if err != nil {
@@ -124,7 +124,7 @@ func (s *Service) RestoreAdded(ctx context.Context) error {
 	missing := map[target]bool{}
 	for _, rec := range recs {
 		adapter, address, ok := strings.Cut(rec.Settings[settingAddedAt], ":")
-		if !ok || address == "" {
+		if !ok || address == "" || !rec.Enabled { // a disabled device is left alone
 			continue
 		}
 		t := target{adapter, address}

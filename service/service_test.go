@@ -356,6 +356,24 @@ func TestSceneCaptureAndActivate(t *testing.T) {
 	}
 }
 
+// TestSceneSwitchesADeviceThatBecameALight: a scene captured when a device
+// was a switch (a Tasmota bulb read as a relay by an older hub) switches
+// it as a light once it is one.
+func TestSceneSwitchesADeviceThatBecameALight(t *testing.T) {
+	h := newHouse(t)
+	must[service.PowerView](t)(h.svc.SetPower(h.ctx, "Coffee Plug", true))
+	must[service.SceneView](t)(h.svc.CaptureScene(h.ctx, "Morning", "Kitchen"))
+	bulb := sim.NewLight("coffee-plug", "Coffee Plug", "Kitchen", devices.LightCaps{Dimmable: true}, sim.Options{})
+	h.reg.Add(bulb)
+	if err := h.svc.Sync(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	res := must[service.FanoutResult](t)(h.svc.ActivateScene(h.ctx, "Morning"))
+	if len(res.Failed) != 0 || !bulb.State().On {
+		t.Fatalf("the scene gave %+v; the light is on: %v", res, bulb.State().On)
+	}
+}
+
 func TestSceneActivationReportsPartialFailure(t *testing.T) {
 	h := newHouse(t)
 	must[service.SceneView](t)(h.svc.CaptureScene(h.ctx, "Work", "Office"))
@@ -939,10 +957,31 @@ func TestAddedDevicesComeBackAfterARestart(t *testing.T) {
 	// A hub stopped while an address still does not answer gives up.
 	adder.refuse.Store(1 << 20)
 	reg2.Remove("sim:lamp-10-0-0-7")
-	stop, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
-	defer cancel()
-	if err := svc2.RestoreAdded(stop); err != nil {
+	stop, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	tries := adder.tries.Load()
+	go func() { done <- svc2.RestoreAdded(stop) }()
+	for adder.tries.Load() < tries+2 { // it keeps trying
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("RestoreAdded went on after its context ended")
+	}
+
+	// A device the user disabled is not added again.
+	must[service.DeviceView](t)(svc2.UpdateDevice(user, "Porch Lamp 10.0.0.7", service.DevicePatch{Enabled: ptr(false)}))
+	tries = adder.tries.Load()
+	if err := svc2.RestoreAdded(ctx); err != nil {
 		t.Fatal(err)
+	}
+	if n := adder.tries.Load(); n != tries {
+		t.Errorf("a disabled device was added again (%d tries)", n-tries)
 	}
 }
 

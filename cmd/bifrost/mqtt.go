@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bifrost-hub/bifrost/devices"
@@ -78,6 +79,8 @@ type mqttRunner struct {
 	// retained keeps the embedded broker's retained messages.
 	retained mqtt.RetainStore
 
+	on atomic.Bool // an adapter runs (read without mu: Apply may hold it a while)
+
 	mu       sync.Mutex
 	ad       *mqtt.Adapter // nil while MQTT is off
 	startErr error         // why the last Apply could not start an adapter
@@ -127,6 +130,7 @@ func (r *mqttRunner) Apply(saved service.MQTTSettings) error {
 		return err
 	}
 	r.ad = ad
+	r.on.Store(true)
 	r.runs.Go(func() {
 		if err := ad.Run(r.ctx); err != nil { // only when ad was replaced before it ran
 			r.log.Debug("MQTT adapter not run", "err", err)
@@ -140,6 +144,7 @@ func (r *mqttRunner) Apply(saved service.MQTTSettings) error {
 func (r *mqttRunner) stop() {
 	r.startErr = nil
 	if r.ad != nil {
+		r.on.Store(false)
 		_ = r.ad.Close() // Close reports nothing
 		r.ad = nil
 	}
@@ -180,11 +185,7 @@ func (r *mqttRunner) Status() service.IntegrationStatus {
 func (r *mqttRunner) Adapter() string { return mqtt.AdapterName }
 
 // On says whether an MQTT adapter runs.
-func (r *mqttRunner) On() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.ad != nil
-}
+func (r *mqttRunner) On() bool { return r.on.Load() }
 
 // Scan scans with the running adapter.
 func (r *mqttRunner) Scan(ctx context.Context) (time.Duration, error) {

@@ -2,10 +2,12 @@ package mqtt
 
 import (
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"sync"
+	"time"
 
 	mochi "github.com/mochi-mqtt/server/v2"
 	"github.com/mochi-mqtt/server/v2/hooks/auth"
@@ -27,9 +29,15 @@ type broker struct {
 // startBroker listens on addr. With a username, clients must log in with
 // it and password; without one, any client may connect.
 func startBroker(addr, username, password string, retained RetainStore, log *slog.Logger) (*broker, error) {
+	caps := mochi.NewDefaultServerCapabilities()
+	// Retained messages stay until replaced or cleared, as with mosquitto
+	// (mochi's default drops them after a day: discovery configs with them).
+	// An MQTT 5 message's own expiry still applies.
+	caps.MaximumMessageExpiryInterval = 0
 	srv := mochi.New(&mochi.Options{
 		Logger:                 log.With("component", "embedded broker"),
 		SysTopicResendInterval: 60,
+		Capabilities:           caps,
 	})
 	var err error
 	if username != "" {
@@ -123,11 +131,19 @@ func (l *tcpListener) Serve(establish listeners.EstablishFn) {
 	l.mu.Lock()
 	ln := l.ln
 	l.mu.Unlock()
+	pause := 10 * time.Millisecond
 	for {
 		conn, err := ln.Accept()
-		if err != nil {
-			return // closed
+		if errors.Is(err, net.ErrClosed) {
+			return
 		}
+		if err != nil { // out of file descriptors, say: wait, then go on
+			l.log.Warn("the embedded MQTT broker cannot accept a connection", "err", err)
+			time.Sleep(pause)
+			pause = min(pause*2, time.Second)
+			continue
+		}
+		pause = 10 * time.Millisecond
 		l.mu.Lock()
 		if l.closed {
 			l.mu.Unlock()
@@ -166,6 +182,10 @@ func (l *tcpListener) Close(listeners.CloseFn) {
 	l.mu.Unlock()
 	if ln != nil {
 		_ = ln.Close()
+	}
+	// A client that reads nothing cannot hold up its goodbye for long.
+	for _, c := range conns {
+		_ = c.SetWriteDeadline(time.Now().Add(time.Second))
 	}
 	disconnectClients(l.srv, l.id)
 	for _, c := range conns {

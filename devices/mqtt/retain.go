@@ -33,6 +33,15 @@ type RetainStore interface {
 // retainTimeout bounds one load or save of retained messages.
 const retainTimeout = 5 * time.Second
 
+// retainGap is the least time between two saves: changes in between (a
+// device that retains every reading) are saved together, the latest per
+// topic, sparing an SD card a write per message. A failed save is tried
+// again after retainRetry, doubling up to a minute.
+var (
+	retainGap   = time.Second
+	retainRetry = time.Second
+)
+
 // retainHook is the broker hook that loads the retained messages at start
 // and saves every change to them. Saves are written behind the broker, in
 // batches, so a slow disk never holds up a publish; the latest message of
@@ -61,7 +70,7 @@ func newRetainHook(s RetainStore, log *slog.Logger) *retainHook {
 func (h *retainHook) ID() string { return "bifrost-retained" }
 
 func (h *retainHook) Provides(b byte) bool {
-	return b == mochi.OnRetainMessage || b == mochi.StoredRetainedMessages
+	return b == mochi.OnRetainMessage || b == mochi.OnRetainedExpired || b == mochi.StoredRetainedMessages
 }
 
 // StoredRetainedMessages loads the saved retained messages when the
@@ -95,6 +104,15 @@ func (h *retainHook) OnRetainMessage(_ *mochi.Client, pk packets.Packet, r int64
 	if r != -1 {
 		msg.Payload = bytes.Clone(pk.Payload)
 	}
+	h.queue(msg)
+}
+
+// OnRetainedExpired forgets a retained message whose MQTT 5 expiry passed.
+func (h *retainHook) OnRetainedExpired(topic string) {
+	h.queue(Retained{Topic: topic})
+}
+
+func (h *retainHook) queue(msg Retained) {
 	h.mu.Lock()
 	if _, queued := h.pending[msg.Topic]; !queued {
 		h.order = append(h.order, msg.Topic)
@@ -107,13 +125,30 @@ func (h *retainHook) OnRetainMessage(_ *mochi.Client, pk packets.Packet, r int64
 	}
 }
 
-// writer saves queued changes until close, then saves what is left.
+// writer saves queued changes, at most once per retainGap and again after
+// a failure, until close; then it saves what is left, once.
 func (h *retainHook) writer() {
 	defer close(h.stopped)
+	pause := retainRetry
 	for {
 		select {
 		case <-h.wake:
+		case <-h.stop:
 			h.flush()
+			return
+		}
+		wait := retainGap
+		if h.flush() {
+			pause = retainRetry
+		} else {
+			wait, pause = pause, min(pause*2, time.Minute)
+			select { // try again even if nothing new arrives
+			case h.wake <- struct{}{}:
+			default:
+			}
+		}
+		select {
+		case <-time.After(wait):
 		case <-h.stop:
 			h.flush()
 			return
@@ -121,7 +156,10 @@ func (h *retainHook) writer() {
 	}
 }
 
-func (h *retainHook) flush() {
+// flush saves what is queued and reports whether that worked. A batch
+// that fails goes back in the queue, behind none of the newer changes of
+// its topics.
+func (h *retainHook) flush() bool {
 	h.mu.Lock()
 	batch := make([]Retained, 0, len(h.order))
 	for _, t := range h.order {
@@ -130,13 +168,31 @@ func (h *retainHook) flush() {
 	h.pending, h.order = map[string]Retained{}, nil
 	h.mu.Unlock()
 	if len(batch) == 0 {
-		return
+		return true
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), retainTimeout)
 	defer cancel()
-	if err := h.store.SaveRetained(ctx, batch); err != nil {
-		h.log.Warn("saving the embedded broker's retained messages", "count", len(batch), "err", err)
+	err := h.store.SaveRetained(ctx, batch)
+	if err == nil {
+		return true
 	}
+	h.log.Warn("saving the embedded broker's retained messages; trying again", "count", len(batch), "err", err)
+	h.mu.Lock()
+	newer := h.pending
+	order := h.order
+	h.pending, h.order = map[string]Retained{}, nil
+	for _, r := range batch {
+		h.pending[r.Topic] = r
+		h.order = append(h.order, r.Topic)
+	}
+	for _, t := range order {
+		if _, old := h.pending[t]; !old {
+			h.order = append(h.order, t)
+		}
+		h.pending[t] = newer[t]
+	}
+	h.mu.Unlock()
+	return false
 }
 
 // close saves what is queued and stops the writer.

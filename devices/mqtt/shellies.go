@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/bifrost-hub/bifrost/devices"
 )
@@ -40,6 +41,11 @@ type gen1Node struct {
 	relays  map[int]*powerDevice
 	meters  map[int]*sensorDevice
 	sensor  *sensorDevice
+	// Until the device has announced itself (its model), or nameWait has
+	// passed, what would add its devices waits here.
+	announced bool
+	waiting   bool
+	pending   []func()
 }
 
 func newShellies(e *env) *shellies {
@@ -115,7 +121,7 @@ func (s *shellies) handle(topic string, payload []byte) {
 		if up, ok := availability(payload); ok {
 			s.setAvailable(n, up)
 			if up {
-				s.update(n) // it says so on every connection: ask for its state
+				s.update(n) // it says so on every connection: ask what it is and its state
 			}
 		}
 	case rest == "announce":
@@ -128,22 +134,48 @@ func (s *shellies) handle(topic string, payload []byte) {
 		if err != nil || idx < 0 || idx > 15 {
 			return
 		}
-		s.relayTopic(n, idx, parts[2:], strings.TrimSpace(string(payload)))
+		v := strings.TrimSpace(string(payload))
+		s.once(n, func() { s.relayTopic(n, idx, parts[2:], v) })
 	case parts[0] == "sensor" && len(parts) == 2:
 		if r, ok := gen1Reading(parts[1], strings.TrimSpace(string(payload))); ok {
-			s.sensorOf(n).report(map[string]devices.Reading{r.Type: r})
+			s.once(n, func() { s.sensorOf(n).report(map[string]devices.Reading{r.Type: r}) })
 		}
 	case rest == "status":
 		if rs := gen1Status(payload); len(rs) > 0 {
-			s.sensorOf(n).report(rs)
+			s.once(n, func() { s.sensorOf(n).report(rs) })
 		}
+	}
+}
+
+// once runs fn now if the device has announced itself, else when it does
+// (or after nameWait), so that its devices are added with its model.
+func (s *shellies) once(n *gen1Node, fn func()) {
+	if n.announced {
+		fn()
+		return
+	}
+	n.pending = append(n.pending, fn)
+	if !n.waiting {
+		n.waiting = true
+		time.AfterFunc(nameWait, func() { s.e.boxes.post("shellies:"+n.id, func() { s.known(n) }) })
 	}
 }
 
 // announced records the model a device announced.
 func (s *shellies) announced(n *gen1Node, a announcement) {
-	if a.Model != "" {
+	if a.Model != "" && n.model == "" {
 		n.model = a.Model
+	}
+	s.known(n)
+}
+
+// known runs what waited for the device's announcement.
+func (s *shellies) known(n *gen1Node) {
+	n.announced = true
+	pending := n.pending
+	n.pending = nil
+	for _, fn := range pending {
+		fn()
 	}
 }
 
@@ -301,12 +333,15 @@ func (s *shellies) connected() {
 	})
 }
 
-// update asks one device to publish its state.
+// update asks one device to say what it is and publish its state.
 func (s *shellies) update(n *gen1Node) {
 	ctx, cancel := context.WithTimeout(s.e.ctx, devices.DefaultTimeout)
 	defer cancel()
-	if err := s.e.conn.publish(ctx, gen1Root+"/"+n.id+"/command", []byte("update"), false); err != nil {
-		s.e.log.Debug("asking a Shelly Gen1 for its state", "id", n.id, "err", err)
+	for _, q := range []string{"announce", "update"} {
+		if err := s.e.conn.publish(ctx, gen1Root+"/"+n.id+"/command", []byte(q), false); err != nil {
+			s.e.log.Debug("asking a Shelly Gen1 for its state", "id", n.id, "err", err)
+			return
+		}
 	}
 }
 

@@ -752,10 +752,11 @@ func newSimShellyHT(t testing.TB, broker, id string) *simShellyHT {
 	return d
 }
 
-// wake publishes a reading round and then says it sleeps.
+// wake announces itself, publishes a reading round and says it sleeps.
 func (d *simShellyHT) wake(celsius, humidity, battery float64) {
 	base := "shellies/" + d.id + "/"
 	d.publish(base+"online", true, "true")
+	d.publish("shellies/announce", false, fmt.Sprintf(`{"id":%q,"model":"SHHT-1","mac":"C4D5E6000000","ip":"192.168.1.41","fw_ver":"20230913-112234/v1.14.0-gcb84623"}`, d.id))
 	d.publish(base+"sensor/temperature", false, strconv.FormatFloat(celsius, 'f', -1, 64))
 	d.publish(base+"sensor/humidity", false, strconv.FormatFloat(humidity, 'f', -1, 64))
 	d.publish(base+"sensor/battery", false, strconv.FormatFloat(battery, 'f', -1, 64))

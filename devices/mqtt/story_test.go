@@ -362,7 +362,7 @@ func checkShellyGen1(t *testing.T, h *hub, sh *simShellyGen1) {
 // readings stay readable while it sleeps.
 func checkShellyHT(t *testing.T, h *hub, ht *simShellyHT) {
 	ht.wake(22.5, 48, 96)
-	eventually(t, 3*time.Second, func() error {
+	eventually(t, 5*time.Second, func() error {
 		var v sensorView
 		if code := h.get("/sensors/devices/"+esc(htID), &v); code != http.StatusOK {
 			return fmt.Errorf("GET the H&T: %d", code)
