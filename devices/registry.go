@@ -118,6 +118,19 @@ func (r *Registry) Do(ctx context.Context, id ID, key string, fn func(context.Co
 	return e.worker.do(ctx, key, fn)
 }
 
+// Waiting is how many callers wait for device id's queued commands (those
+// not yet running): with supersession, many callers can wait on one
+// command.
+func (r *Registry) Waiting(id ID) int {
+	r.mu.RLock()
+	e, ok := r.entries[id]
+	r.mu.RUnlock()
+	if !ok {
+		return 0
+	}
+	return e.worker.waiting()
+}
+
 // Subscribe calls fn for every change until the registry is closed. fn must
 // not block.
 func (r *Registry) Subscribe(fn func(Change)) {

@@ -83,6 +83,17 @@ func (w *worker) enqueue(key string, fn func(context.Context) error, result chan
 	return nil
 }
 
+// waiting counts the callers of the queued jobs.
+func (w *worker) waiting() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+	for _, j := range w.queue {
+		n += len(j.waiters)
+	}
+	return n
+}
+
 func (w *worker) next() *job {
 	w.mu.Lock()
 	defer w.mu.Unlock()

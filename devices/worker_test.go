@@ -79,7 +79,9 @@ func TestWorkerLatestWins(t *testing.T) {
 				return nil
 			})
 		}()
-		time.Sleep(time.Millisecond) // keep submission order
+		for r.Waiting("a") < i+1 { // keep submission order
+			time.Sleep(100 * time.Microsecond)
+		}
 	}
 	close(release)
 	wg.Wait()

@@ -12,6 +12,7 @@ import (
 	"net/netip"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -314,8 +315,10 @@ func TestLoginThrottle(t *testing.T) {
 		}
 	}
 	got := attempt("192.0.2.50:1001", "", password)
-	if got.status != http.StatusTooManyRequests || got.header.Get("Retry-After") != "60" {
-		t.Fatalf("sixth attempt = %d, Retry-After %q: %s; want 429 with Retry-After 60", got.status, got.header.Get("Retry-After"), got.body)
+	// The minute runs from the first failure; each failure costs a password
+	// hash, so on a busy machine a few of its seconds are gone already.
+	if wait, err := strconv.Atoi(got.header.Get("Retry-After")); got.status != http.StatusTooManyRequests || err != nil || wait < 45 || wait > 60 {
+		t.Fatalf("sixth attempt = %d, Retry-After %q: %s; want 429 with Retry-After up to 60", got.status, got.header.Get("Retry-After"), got.body)
 	}
 	if got := attempt("192.0.2.51:1000", "", password); got.status != http.StatusOK {
 		t.Fatalf("another client = %d; want 200", got.status)

@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"log/slog"
@@ -224,7 +225,9 @@ func TestEmbeddedBrokerRequiresItsLogin(t *testing.T) {
 		c := paho.NewClient(paho.NewClientOptions().AddBroker("mqtt://" + a.BrokerAddr()).
 			SetClientID("device-" + password).SetUsername("hub").SetPassword(password).SetConnectRetry(false))
 		tok := c.Connect()
-		tok.WaitTimeout(3 * time.Second)
+		if !tok.WaitTimeout(5 * time.Second) {
+			return errors.New("no answer to CONNECT within 5 s")
+		}
 		if tok.Error() == nil {
 			c.Disconnect(0)
 		}

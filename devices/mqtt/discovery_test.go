@@ -58,7 +58,7 @@ func (c *changes) counts() (added, removed int) {
 
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Second)
+	deadline := time.Now().Add(5 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
@@ -68,7 +68,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 const (
-	motionConfig = `{"name":"Motion","uniq_id":"n-motion","stat_t":"n/motion","dev_cla":"motion","off_delay":0.05,"dev":{"ids":["n"],"name":"Node"}}`
+	motionConfig = `{"name":"Motion","uniq_id":"n-motion","stat_t":"n/motion","dev_cla":"motion","off_delay":0.5,"dev":{"ids":["n"],"name":"Node"}}`
 	tempConfig   = `{"name":"Temperature","uniq_id":"n-temp","stat_t":"n/temp","val_tpl":"{{ value_json.t }}","dev_cla":"temperature","unit_of_meas":"°F","dev":{"ids":["n"],"name":"Node"}}`
 )
 

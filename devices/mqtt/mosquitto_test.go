@@ -40,17 +40,28 @@ func mosquittoBinary(t testing.TB) string {
 func startMosquitto(t testing.TB) *mosquitto {
 	t.Helper()
 	dir := t.TempDir()
-	m := &mosquitto{t: t, bin: mosquittoBinary(t), conf: filepath.Join(dir, "mosquitto.conf"), addr: freeAddr(t)}
-	_, port, _ := net.SplitHostPort(m.addr)
-	conf := fmt.Sprintf("listener %s 127.0.0.1\nallow_anonymous true\npersistence true\npersistence_location %s/\nlog_dest file %s\n",
-		port, dir, filepath.Join(dir, "mosquitto.log"))
-	if os.Geteuid() == 0 {
-		conf += "user root\n" // run as root, mosquitto would drop to a user that cannot write the temp dir
+	m := &mosquitto{t: t, bin: mosquittoBinary(t), conf: filepath.Join(dir, "mosquitto.conf")}
+	// The port was free a moment ago; if something took it meanwhile,
+	// take another.
+	for try := 0; ; try++ {
+		m.addr = freeAddr(t)
+		_, port, _ := net.SplitHostPort(m.addr)
+		conf := fmt.Sprintf("listener %s 127.0.0.1\nallow_anonymous true\npersistence true\npersistence_location %s/\nlog_dest file %s\n",
+			port, dir, filepath.Join(dir, "mosquitto.log"))
+		if os.Geteuid() == 0 {
+			conf += "user root\n" // run as root, mosquitto would drop to a user that cannot write the temp dir
+		}
+		if err := os.WriteFile(m.conf, []byte(conf), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		err := m.tryStart()
+		if err == nil {
+			break
+		}
+		if try == 3 {
+			t.Fatal(err)
+		}
 	}
-	if err := os.WriteFile(m.conf, []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	m.start()
 	t.Cleanup(m.stop)
 	return m
 }
@@ -69,9 +80,17 @@ func freeAddr(t testing.TB) string {
 // start runs the broker and waits until it accepts connections.
 func (m *mosquitto) start() {
 	m.t.Helper()
+	if err := m.tryStart(); err != nil {
+		m.t.Fatal(err)
+	}
+}
+
+// tryStart runs the broker and waits until it accepts connections, or says
+// why it does not.
+func (m *mosquitto) tryStart() error {
 	m.cmd = exec.Command(m.bin, "-c", m.conf)
 	if err := m.cmd.Start(); err != nil {
-		m.t.Fatalf("starting mosquitto: %v", err)
+		return fmt.Errorf("starting mosquitto: %w", err)
 	}
 	m.exit = make(chan error, 1)
 	go func(cmd *exec.Cmd, exit chan error) { exit <- cmd.Wait() }(m.cmd, m.exit)
@@ -79,16 +98,17 @@ func (m *mosquitto) start() {
 	for time.Now().Before(deadline) {
 		if c, err := net.DialTimeout("tcp", m.addr, 100*time.Millisecond); err == nil {
 			c.Close()
-			return
+			return nil
 		}
 		select {
 		case err := <-m.exit:
 			m.cmd = nil
-			m.t.Fatalf("mosquitto exited at start: %v; see %s", err, filepath.Join(filepath.Dir(m.conf), "mosquitto.log"))
+			return fmt.Errorf("mosquitto exited at start: %v; see %s", err, filepath.Join(filepath.Dir(m.conf), "mosquitto.log"))
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	m.t.Fatalf("mosquitto did not listen on %s within 5 s", m.addr)
+	m.stop()
+	return fmt.Errorf("mosquitto did not listen on %s within 5 s", m.addr)
 }
 
 // stop ends the broker as a service manager would (SIGTERM: it saves its

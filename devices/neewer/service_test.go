@@ -306,17 +306,19 @@ func TestDeadLightReconnectsWithBackoffAndGoesOffline(t *testing.T) {
 	}
 }
 
+// TestBurstOfBrightnessWritesCoalesces sends 100 brightness writes through
+// the service at once while the light holds the first frame: the other 99
+// wait on one queued command, so two frames go out in all, the last one
+// the state the hub reports.
 func TestBurstOfBrightnessWritesCoalesces(t *testing.T) {
-	tm := timing()
-	tm.Pace = 20 * time.Millisecond // the default
-	h := newHouse(t, houseOpts{timing: tm})
+	h := newHouse(t, houseOpts{timeout: 30 * time.Second})
 	h.found(t)
 	key := h.lights["Key Light"]
 	if _, err := h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{Kelvin: ptr(5600), Brightness: ptr(50)}); err != nil {
 		t.Fatal(err)
 	}
 	key.Reset()
-	key.SetLatency(30 * time.Millisecond) // a write takes a connection interval or so
+	release := key.Hold()
 	var wg sync.WaitGroup
 	for i := 1; i <= 100; i++ {
 		wg.Go(func() {
@@ -325,10 +327,20 @@ func TestBurstOfBrightnessWritesCoalesces(t *testing.T) {
 			}
 		})
 	}
+	id := devices.ID("neewer:" + studio[0].mac)
+	deadline := time.Now().Add(20 * time.Second)
+	for key.Held() < 1 || h.reg.Waiting(id) < 99 {
+		if time.Now().After(deadline) {
+			release()
+			t.Fatalf("with the first frame held, %d writes wait for the light; want the other 99", h.reg.Waiting(id))
+		}
+		time.Sleep(time.Millisecond)
+	}
+	release()
 	wg.Wait()
 	frames := key.Commands()
-	if len(frames) == 0 || len(frames) > 30 {
-		t.Fatalf("100 brightness writes sent %d frames", len(frames))
+	if len(frames) != 2 {
+		t.Fatalf("100 brightness writes sent %d frames; want the held one and one more", len(frames))
 	}
 	last := frames[len(frames)-1]
 	l, err := h.svc.GetLight(h.ctx, "Key Light")

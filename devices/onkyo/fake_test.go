@@ -33,15 +33,24 @@ type fakeReceiver struct {
 
 func newFakeReceiver(t *testing.T, state map[string]string) *fakeReceiver {
 	t.Helper()
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	udp, err := net.ListenPacket("udp4", "127.0.0.1:"+strconv.Itoa(port))
-	if err != nil {
+	// TCP and UDP on the same port number, as a receiver has them; the
+	// UDP port of a free TCP port may be taken, so try a few.
+	var ln net.Listener
+	var udp net.PacketConn
+	var port int
+	for try := 0; ; try++ {
+		var err error
+		if ln, err = net.Listen("tcp4", "127.0.0.1:0"); err != nil {
+			t.Fatal(err)
+		}
+		port = ln.Addr().(*net.TCPAddr).Port
+		if udp, err = net.ListenPacket("udp4", "127.0.0.1:"+strconv.Itoa(port)); err == nil {
+			break
+		}
 		ln.Close()
-		t.Fatal(err)
+		if try == 20 {
+			t.Fatal(err)
+		}
 	}
 	f := &fakeReceiver{
 		t: t, ln: ln, udp: udp, state: state, changed: make(chan struct{}, 1),
