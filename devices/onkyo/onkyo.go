@@ -9,7 +9,6 @@ package onkyo
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -68,12 +67,10 @@ type Adapter struct {
 	cfg Config
 	log *slog.Logger
 
+	life devices.Lifetime // Run, and the goroutines it started
+
 	mu        sync.Mutex
-	ctx       context.Context // Run's, while it runs
-	started   chan struct{}   // closed once Run has set ctx
-	stopping  bool
 	receivers map[string]*receiver
-	wg        sync.WaitGroup
 }
 
 var _ devices.Scanner = (*Adapter)(nil)
@@ -96,7 +93,7 @@ func New(cfg Config) *Adapter {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Adapter{cfg: cfg, log: log.With("adapter", AdapterName), receivers: map[string]*receiver{}, started: make(chan struct{})}
+	return &Adapter{cfg: cfg, log: log.With("adapter", AdapterName), receivers: map[string]*receiver{}, life: devices.Lifetime{Name: AdapterName}}
 }
 
 // Adapter names the adapter.
@@ -107,59 +104,30 @@ func (a *Adapter) Adapter() string { return AdapterName }
 // broadcast when Config.Discover is set. It returns when ctx ends, after
 // every connection is closed.
 func (a *Adapter) Run(ctx context.Context) error {
-	a.mu.Lock()
-	if a.ctx != nil {
-		a.mu.Unlock()
-		return errors.New("onkyo: already running")
+	if err := a.life.Begin(ctx); err != nil {
+		return err
 	}
-	a.ctx = ctx
-	close(a.started)
-	a.mu.Unlock()
 	for _, h := range a.cfg.Hosts {
 		if h = strings.TrimSpace(h); h != "" {
-			a.wg.Go(func() { a.identifyLoop(ctx, h) })
+			a.life.Go(func() { a.identifyLoop(ctx, h) })
 		}
 	}
 	if a.cfg.Discover {
-		a.wg.Go(func() { a.discover(ctx) })
+		a.life.Go(func() { a.discover(ctx) })
 	}
 	<-ctx.Done()
-	a.mu.Lock()
-	a.stopping = true
-	a.mu.Unlock()
-	a.wg.Wait()
+	a.life.End()
 	return nil
-}
-
-// runningFor waits, within ctx, for Run to have started (the hub adds the
-// devices added by address before a restart as its adapters start), and
-// returns what running does.
-func (a *Adapter) runningFor(ctx context.Context) (context.Context, error) {
-	select {
-	case <-a.started:
-	case <-ctx.Done():
-	}
-	return a.running()
-}
-
-// running is Run's context, or an error when Run is not running.
-func (a *Adapter) running() (context.Context, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.ctx == nil || a.ctx.Err() != nil {
-		return nil, fmt.Errorf("onkyo: the adapter is not running: %w", devices.ErrUnreachable)
-	}
-	return a.ctx, nil
 }
 
 // Scan broadcasts a discovery query; receivers that answer are added as
 // they do. It returns how long it listens.
 func (a *Adapter) Scan(ctx context.Context) (time.Duration, error) {
-	rctx, err := a.running()
+	rctx, err := a.life.Running()
 	if err != nil {
 		return 0, err
 	}
-	a.background(func() { a.discover(rctx) })
+	a.life.Go(func() { a.discover(rctx) })
 	return a.cfg.ScanTime, nil
 }
 
@@ -168,7 +136,7 @@ func (a *Adapter) Scan(ctx context.Context) (time.Duration, error) {
 // added once the receiver reports it). A receiver that does not answer is
 // an error wrapping devices.ErrUnreachable.
 func (a *Adapter) Add(ctx context.Context, host string) ([]devices.ID, error) {
-	if _, err := a.runningFor(ctx); err != nil {
+	if _, err := a.life.RunningFor(ctx); err != nil {
 		return nil, err
 	}
 	addr := eiscp.WithPort(strings.TrimSpace(host))
@@ -221,7 +189,6 @@ func (a *Adapter) discover(ctx context.Context) {
 func (a *Adapter) attach(id eiscp.Identity, addr string) *receiver {
 	a.mu.Lock()
 	r, known := a.receivers[id.Identifier]
-	ctx := a.ctx
 	if !known {
 		r = newReceiver(a, id, addr)
 		a.receivers[id.Identifier] = r
@@ -233,17 +200,8 @@ func (a *Adapter) attach(id eiscp.Identity, addr string) *receiver {
 	}
 	a.log.Info("receiver found", "model", id.Model, "identifier", id.Identifier, "addr", addr)
 	a.cfg.Registry.Add(r.main)
-	if ctx != nil {
-		a.background(func() { r.run(ctx) })
+	if ctx, err := a.life.Running(); err == nil {
+		a.life.Go(func() { r.run(ctx) })
 	}
 	return r
-}
-
-// background runs fn as one of Run's goroutines, unless Run is stopping.
-func (a *Adapter) background(fn func()) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.ctx != nil && !a.stopping {
-		a.wg.Go(fn)
-	}
 }

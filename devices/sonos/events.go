@@ -45,7 +45,7 @@ func (s *Speaker) subscribed(svc upnp.Service) bool {
 func (a *Adapter) listen() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.cfg.EventAddr == "" || a.stopEvents != nil || a.stopping {
+	if a.cfg.EventAddr == "" || a.stopEvents != nil || a.life.Stopping() {
 		return
 	}
 	ln, err := net.Listen("tcp", a.cfg.EventAddr)
@@ -108,7 +108,7 @@ func (a *Adapter) applyTopologyEvent(zgs string) {
 		a.log.Debug("bad topology event", "err", err)
 		return
 	}
-	ctx, err := a.running()
+	ctx, err := a.life.Running()
 	if err != nil {
 		return
 	}

@@ -8,7 +8,6 @@ package sonos
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -75,11 +74,9 @@ type Adapter struct {
 	client upnp.Client
 	wg     sync.WaitGroup
 
-	started chan struct{} // closed once Run has set ctx
+	life devices.Lifetime // Run, and the goroutines it started
 
 	mu         sync.Mutex // guards the fields below
-	ctx        context.Context
-	stopping   bool
 	eventPort  int    // 0 until the event listener runs
 	stopEvents func() // stops the event listener; nil until it runs
 	speakers   map[string]*Speaker
@@ -116,7 +113,7 @@ func New(cfg Config) *Adapter {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Adapter{
-		cfg: cfg, log: log.With("adapter", AdapterName), client: upnp.Client{HTTP: hc}, started: make(chan struct{}),
+		cfg: cfg, log: log.With("adapter", AdapterName), client: upnp.Client{HTTP: hc}, life: devices.Lifetime{Name: AdapterName},
 		speakers: map[string]*Speaker{}, coord: map[string]string{},
 	}
 }
@@ -129,60 +126,22 @@ func (a *Adapter) Adapter() string { return AdapterName }
 // Config.Discover is set, and keeps every player's subscriptions and state
 // current. It returns when ctx ends, after cancelling its subscriptions.
 func (a *Adapter) Run(ctx context.Context) error {
-	a.mu.Lock()
-	if a.ctx != nil {
-		a.mu.Unlock()
-		return errors.New("sonos: already running")
+	if err := a.life.Begin(ctx); err != nil {
+		return err
 	}
-	a.ctx = ctx
-	close(a.started)
-	a.mu.Unlock()
 	defer a.stopListening()
 	for _, h := range a.cfg.Hosts {
 		if h = strings.TrimSpace(h); h != "" {
-			a.wg.Go(func() { a.hostLoop(ctx, baseURL(h)) })
+			a.life.Go(func() { a.hostLoop(ctx, baseURL(h)) })
 		}
 	}
 	if a.cfg.Discover {
-		a.wg.Go(func() { a.search(ctx) })
+		a.life.Go(func() { a.search(ctx) })
 	}
 	a.maintainLoop(ctx)
-	a.mu.Lock()
-	a.stopping = true
-	a.mu.Unlock()
-	a.wg.Wait()
+	a.life.End()
 	a.unsubscribeAll()
 	return nil
-}
-
-// runningFor waits, within ctx, for Run to have started (the hub adds the
-// devices added by address before a restart as its adapters start), and
-// returns what running does.
-func (a *Adapter) runningFor(ctx context.Context) (context.Context, error) {
-	select {
-	case <-a.started:
-	case <-ctx.Done():
-	}
-	return a.running()
-}
-
-// running is Run's context, or an error when Run is not running.
-func (a *Adapter) running() (context.Context, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.ctx == nil || a.ctx.Err() != nil {
-		return nil, fmt.Errorf("sonos: the adapter is not running: %w", devices.ErrUnreachable)
-	}
-	return a.ctx, nil
-}
-
-// background runs fn as one of Run's goroutines, unless Run is stopping.
-func (a *Adapter) background(fn func()) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.ctx != nil && !a.stopping {
-		a.wg.Go(fn)
-	}
 }
 
 // baseURL is the control URL base of a player given as "host" or
@@ -198,11 +157,11 @@ func baseURL(host string) string {
 // Scan searches for players by SSDP; households that answer are added as
 // they do. It returns how long it listens.
 func (a *Adapter) Scan(ctx context.Context) (time.Duration, error) {
-	rctx, err := a.running()
+	rctx, err := a.life.Running()
 	if err != nil {
 		return 0, err
 	}
-	a.background(func() { a.search(rctx) })
+	a.life.Go(func() { a.search(rctx) })
 	return a.cfg.ScanTime, nil
 }
 
@@ -210,7 +169,7 @@ func (a *Adapter) Scan(ctx context.Context) (time.Duration, error) {
 // "host:port") and returns the ids of its players. A player that does not
 // answer is an error wrapping devices.ErrUnreachable.
 func (a *Adapter) Add(ctx context.Context, host string) ([]devices.ID, error) {
-	if _, err := a.runningFor(ctx); err != nil {
+	if _, err := a.life.RunningFor(ctx); err != nil {
 		return nil, err
 	}
 	uuids, err := a.addHousehold(ctx, baseURL(strings.TrimSpace(host)))
@@ -255,7 +214,7 @@ func (a *Adapter) search(ctx context.Context) {
 		if base == "" || a.knownBase(base) {
 			return
 		}
-		a.background(func() {
+		a.life.Go(func() {
 			actx, cancel := context.WithTimeout(ctx, 2*probeTimeout)
 			defer cancel()
 			if _, err := a.addHousehold(actx, base); err != nil {

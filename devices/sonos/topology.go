@@ -83,8 +83,8 @@ func (a *Adapter) addSpeaker(ctx context.Context, m upnp.Member) error {
 	a.log.Info("player found", "name", name, "model", desc.ModelName, "uuid", m.UUID, "addr", base)
 	a.cfg.Registry.Add(s)
 	a.listen()
-	if rctx, err := a.running(); err == nil {
-		a.background(func() {
+	if rctx, err := a.life.Running(); err == nil {
+		a.life.Go(func() {
 			sctx, cancel := context.WithTimeout(rctx, probeTimeout)
 			defer cancel()
 			s.keepSubscriptions(sctx)

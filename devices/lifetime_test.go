@@ -1,0 +1,58 @@
+package devices
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestLifetime(t *testing.T) {
+	l := &Lifetime{Name: "test"}
+	if _, err := l.Running(); !errors.Is(err, ErrUnreachable) {
+		t.Fatalf("before Run: %v", err)
+	}
+	if l.Go(func() {}) {
+		t.Fatal("a goroutine started before Run")
+	}
+	// An add while the adapter starts waits for Run, within its own ctx.
+	short, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := l.RunningFor(short); !errors.Is(err, ErrUnreachable) {
+		t.Fatalf("RunningFor without a Run: %v", err)
+	}
+	got := make(chan error, 1)
+	go func() {
+		_, err := l.RunningFor(context.Background())
+		got <- err
+	}()
+	ctx, stop := context.WithCancel(context.Background())
+	if err := l.Begin(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-got; err != nil {
+		t.Fatalf("RunningFor once Run began: %v", err)
+	}
+	if err := l.Begin(ctx); err == nil {
+		t.Fatal("a second Run was accepted")
+	}
+	var ran atomic.Int32
+	release := make(chan struct{})
+	if !l.Go(func() { <-release; ran.Add(1) }) {
+		t.Fatal("Go refused while running")
+	}
+	stop()
+	ended := make(chan struct{})
+	go func() { l.End(); close(ended) }()
+	select {
+	case <-ended:
+		t.Fatal("End returned before its goroutine did")
+	case <-time.After(10 * time.Millisecond):
+	}
+	close(release)
+	<-ended
+	if ran.Load() != 1 || !l.Stopping() || l.Go(func() {}) {
+		t.Fatalf("after End: ran %d, stopping %v", ran.Load(), l.Stopping())
+	}
+}
