@@ -77,8 +77,8 @@ type Adapter struct {
 	life devices.Lifetime // Run, and the goroutines it started
 
 	mu         sync.Mutex // guards the fields below
-	eventPort  int    // 0 until the event listener runs
-	stopEvents func() // stops the event listener; nil until it runs
+	eventPort  int        // 0 until the event listener runs
+	stopEvents func()     // stops the event listener; nil until it runs
 	speakers   map[string]*Speaker
 	coord      map[string]string // player UUID → its group coordinator's
 	topoAt     time.Time         // when the topology was last read
