@@ -352,11 +352,13 @@ func (in *Integrations) view(s savedMQTT) MQTTView {
 	v := MQTTView{
 		URL: s.settings.URL, Username: s.settings.Username, ClientID: s.settings.ClientID,
 		CAFile: s.settings.CAFile, Embedded: s.settings.Embedded,
-		Password:       SecretState{Set: s.sealed != nil},
-		Fixed:          in.fixed(),
-		CanSaveSecrets: in.box != nil,
-		Status:         IntegrationStatus{State: IntegrationOff},
-		UpdatedAt:      s.updated,
+		ZigbeeBaseTopic: s.settings.ZigbeeBaseTopic, DiscoveryPrefix: s.settings.DiscoveryPrefix,
+		TasmotaFullTopic: s.settings.TasmotaFullTopic,
+		Password:         SecretState{Set: s.sealed != nil},
+		Fixed:            in.fixed(),
+		CanSaveSecrets:   in.box != nil,
+		Status:           IntegrationStatus{State: IntegrationOff},
+		UpdatedAt:        s.updated,
 	}
 	if s.sealed != nil {
 		v.Problem = passwordProblem(in.box.checkSealed(s.sealed))

@@ -20,6 +20,13 @@ type MQTTSettings struct {
 	ClientID string `json:"client_id"`
 	CAFile   string `json:"ca_file"`  // PEM file of the broker's CAs
 	Embedded string `json:"embedded"` // host:port of a broker run inside the hub
+	// Where the device families publish, when not where they do by
+	// default: zigbee2mqtt's base_topic ("zigbee2mqtt"), the Home
+	// Assistant discovery prefix ("homeassistant"), Tasmota's FullTopic
+	// ("%prefix%/%topic%/").
+	ZigbeeBaseTopic  string `json:"zigbee_base_topic"`
+	DiscoveryPrefix  string `json:"discovery_prefix"`
+	TasmotaFullTopic string `json:"tasmota_full_topic"`
 }
 
 // MQTTUpdate is a change to the saved MQTT settings: a field left nil
@@ -33,6 +40,10 @@ type MQTTUpdate struct {
 	ClientID      *string `json:"client_id"`
 	CAFile        *string `json:"ca_file"`
 	Embedded      *string `json:"embedded"`
+
+	ZigbeeBaseTopic  *string `json:"zigbee_base_topic"`
+	DiscoveryPrefix  *string `json:"discovery_prefix"`
+	TasmotaFullTopic *string `json:"tasmota_full_topic"`
 }
 
 // MQTTView is what people see of the MQTT integration. No secret is ever
@@ -44,6 +55,10 @@ type MQTTView struct {
 	ClientID string      `json:"client_id"`
 	CAFile   string      `json:"ca_file"`
 	Embedded string      `json:"embedded"`
+
+	ZigbeeBaseTopic  string `json:"zigbee_base_topic"`
+	DiscoveryPrefix  string `json:"discovery_prefix"`
+	TasmotaFullTopic string `json:"tasmota_full_topic"`
 	// Fixed are the settings the hub's environment or command line gives,
 	// by field: they win over the saved ones and cannot be changed here.
 	Fixed map[string]FixedSetting `json:"fixed"`
@@ -108,6 +123,48 @@ var mqttFields = []mqttField{
 		func(s *MQTTSettings) *string { return &s.CAFile }, func(u *MQTTUpdate) *string { return u.CAFile }, checkCAFile},
 	{"embedded", "the embedded broker's address", "BIFROST_MQTT_EMBEDDED",
 		func(s *MQTTSettings) *string { return &s.Embedded }, func(u *MQTTUpdate) *string { return u.Embedded }, checkEmbeddedAddr},
+	{"zigbee_base_topic", "zigbee2mqtt's base topic", "BIFROST_MQTT_ZIGBEE_BASE_TOPIC",
+		func(s *MQTTSettings) *string { return &s.ZigbeeBaseTopic }, func(u *MQTTUpdate) *string { return u.ZigbeeBaseTopic },
+		func(v string) error { return checkTopic("zigbee_base_topic", "zigbee2mqtt's base topic", v) }},
+	{"discovery_prefix", "the discovery prefix", "BIFROST_MQTT_DISCOVERY_PREFIX",
+		func(s *MQTTSettings) *string { return &s.DiscoveryPrefix }, func(u *MQTTUpdate) *string { return u.DiscoveryPrefix },
+		func(v string) error { return checkTopic("discovery_prefix", "the discovery prefix", v) }},
+	{"tasmota_full_topic", "Tasmota's FullTopic", "BIFROST_MQTT_TASMOTA_FULL_TOPIC",
+		func(s *MQTTSettings) *string { return &s.TasmotaFullTopic }, func(u *MQTTUpdate) *string { return u.TasmotaFullTopic }, checkFullTopic},
+}
+
+// maxMQTTTopic bounds a topic setting.
+const maxMQTTTopic = 256
+
+// checkTopic accepts a topic the hub subscribes under: levels without
+// wildcards, control characters or empty levels.
+func checkTopic(field, label, v string) error {
+	switch {
+	case len(v) > maxMQTTTopic:
+		return invalidField(field, "%s may be at most %d characters", label, maxMQTTTopic)
+	case hasControl(v):
+		return invalidField(field, "%s may not hold control characters", label)
+	case strings.ContainsAny(v, "+#"):
+		return invalidField(field, "%s may not hold the wildcards + and #", label)
+	case strings.HasPrefix(v, "$"):
+		return invalidField(field, "%s may not begin with $ (the broker's own topics)", label)
+	}
+	for level := range strings.SplitSeq(v, "/") {
+		if level == "" {
+			return invalidField(field, "%s has an empty level (a leading, trailing or doubled /): %q", label, v)
+		}
+	}
+	return nil
+}
+
+// checkFullTopic accepts a Tasmota FullTopic: topic levels with the
+// %prefix% and %topic% placeholders, a trailing / allowed.
+func checkFullTopic(v string) error {
+	const field, label = "tasmota_full_topic", "Tasmota's FullTopic"
+	if !strings.Contains(v, "%prefix%") || !strings.Contains(v, "%topic%") {
+		return invalidField(field, "%s must hold %%prefix%% and %%topic%%, as in %%prefix%%/%%topic%%/", label)
+	}
+	return checkTopic(field, label, strings.TrimSuffix(v, "/"))
 }
 
 // applyTo returns s changed by u, and the names of the fields that

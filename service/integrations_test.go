@@ -286,6 +286,13 @@ func TestIntegrations_Validation(t *testing.T) {
 		{"embedded", service.MQTTUpdate{Embedded: str(":99999")}},
 		{"embedded", service.MQTTUpdate{Embedded: str("a b:1883")}},
 		{"password", service.MQTTUpdate{Password: strings.Repeat("p", 1025)}},
+		{"zigbee_base_topic", service.MQTTUpdate{ZigbeeBaseTopic: str("zigbee/#")}},
+		{"zigbee_base_topic", service.MQTTUpdate{ZigbeeBaseTopic: str("/zigbee")}},
+		{"zigbee_base_topic", service.MQTTUpdate{ZigbeeBaseTopic: str("a//b")}},
+		{"discovery_prefix", service.MQTTUpdate{DiscoveryPrefix: str("ha/+")}},
+		{"discovery_prefix", service.MQTTUpdate{DiscoveryPrefix: str("$SYS")}},
+		{"tasmota_full_topic", service.MQTTUpdate{TasmotaFullTopic: str("%topic%/%prefix%/+/")}},
+		{"tasmota_full_topic", service.MQTTUpdate{TasmotaFullTopic: str("tele/%topic%/")}},
 	} {
 		_, err := x.in.SaveMQTT(x.admin, tc.u)
 		if service.ErrorCode(err) != service.EINVALID || service.ErrorDetails(err)["field"] != tc.field {
@@ -296,7 +303,8 @@ func TestIntegrations_Validation(t *testing.T) {
 		}
 	}
 	ok := service.MQTTUpdate{URL: str("wss://broker.example:443/mqtt"), ClientID: str("bifrost_hub-1.den"),
-		CAFile: str("/etc/ssl/ca.pem"), Embedded: str("0.0.0.0:0"), Username: str("ünïcode user")}
+		CAFile: str("/etc/ssl/ca.pem"), Embedded: str("0.0.0.0:0"), Username: str("ünïcode user"),
+		ZigbeeBaseTopic: str("house/zigbee"), DiscoveryPrefix: str("ha"), TasmotaFullTopic: str("%prefix%/home/%topic%/")}
 	if _, err := x.in.SaveMQTT(x.admin, ok); err != nil {
 		t.Errorf("valid settings refused: %v", err)
 	}

@@ -34,6 +34,7 @@ func TestBrowserIntegrations(t *testing.T) {
 	b.typeInto(`#mqtt-embedded`, "127.0.0.1:0")
 	b.typeInto(`#mqtt-username`, "devices")
 	b.typeInto(`#mqtt-password`, brokerPassword)
+	b.typeInto(`#mqtt-zigbee-base-topic`, "z2m")
 	b.click(`#mqtt-save`)
 	b.waitJS("the connection", `((s) => s.startsWith('Connected') && s.includes('embedded broker listens on 127.0.0.1:'))(
 		document.querySelector('#mqtt-status').textContent)`)
@@ -46,6 +47,9 @@ func TestBrowserIntegrations(t *testing.T) {
 		t.Errorf("a device cannot log in to the embedded broker with the password saved in the page: %v", err)
 	}
 	assertNoPlaintext(t, data, brokerPassword)
+	if v := run(b, "read the base topic", chromedp.Evaluate[string](`document.querySelector('#mqtt-zigbee-base-topic').value`)); v != "z2m" {
+		t.Errorf("after the save the page shows zigbee2mqtt base topic %q; want z2m", v)
+	}
 
 	const unlabelled = `[...document.querySelectorAll('section.integrations input, section.integrations button')]
 		.filter((e) => e.tabIndex < 0 || !((e.labels && e.labels.length) || e.getAttribute('aria-label') || e.textContent.trim()))

@@ -142,6 +142,7 @@ func (s *uiSession) must(want int, method, path string, body, out any) []byte {
 type mqttView struct {
 	URL, Username, Embedded string
 	ClientID                string `json:"client_id"`
+	ZigbeeBaseTopic         string `json:"zigbee_base_topic"`
 	Password                struct{ Set bool }
 	Fixed                   map[string]struct{ Value, Env string }
 	CanSaveSecrets          bool `json:"can_save_secrets"`
@@ -223,6 +224,34 @@ func TestIntegrationsLive(t *testing.T) {
 		t.Errorf("MQTT turned on in the web UI: listed among the adapters %v, scanning %v", listed, scanned)
 	}
 	addr := h.brokerAddr()
+	// A zigbee2mqtt with another base_topic: its devices appear once the
+	// base topic is saved.
+	v = s.mqtt("PUT", map[string]string{"zigbee_base_topic": "house/zigbee"})
+	if v.ZigbeeBaseTopic != "house/zigbee" || v.Status.State != "connected" {
+		t.Fatalf("after saving a base topic: %+v", v)
+	}
+	s.must(http.StatusUnprocessableEntity, "PUT", "/api/integrations/mqtt", map[string]string{"zigbee_base_topic": "zigbee/#"}, nil)
+	s.must(http.StatusUnprocessableEntity, "PUT", "/api/integrations/mqtt", map[string]string{"tasmota_full_topic": "tele/%topic%"}, nil)
+	addr = h.brokerAddr()
+	z := paho.NewClient(paho.NewClientOptions().AddBroker("tcp://" + addr).SetClientID("zigbee2mqtt").
+		SetUsername("devices").SetPassword(brokerPassword).SetConnectTimeout(5 * time.Second))
+	if tok := z.Connect(); !tok.WaitTimeout(5*time.Second) || tok.Error() != nil {
+		t.Fatalf("zigbee2mqtt cannot connect: %v", tok.Error())
+	}
+	plug := `[{"ieee_address":"0x00124b0022aabbcc","friendly_name":"Porch plug","type":"Router","supported":true,
+		"definition":{"model":"E1603","vendor":"IKEA","description":"TRADFRI control outlet",
+		"exposes":[{"type":"switch","features":[{"type":"binary","name":"state","property":"state","value_on":"ON","value_off":"OFF","access":7}]}]}}]`
+	z.Publish("house/zigbee/bridge/devices", 1, true, plug).WaitTimeout(5 * time.Second)
+	z.Publish("house/zigbee/Porch plug", 1, false, `{"state":"OFF"}`).WaitTimeout(5 * time.Second)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if d, ok := h.registry.Get("mqtt:z2m.0x00124b0022aabbcc"); ok && d.Online() {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the zigbee2mqtt plug under house/zigbee did not appear; devices %v", h.registry.List())
+		}
+	}
+	z.Disconnect(0)
 	if err := mqttLogin(addr, "devices", brokerPassword); err != nil {
 		t.Errorf("a device cannot log in to the embedded broker with the saved password: %v", err)
 	}
@@ -266,6 +295,18 @@ func TestIntegrationsLive(t *testing.T) {
 	if f := v.Fixed["client_id"]; f.Value != "from-env" || f.Env != "BIFROST_MQTT_CLIENT_ID" || v.Problem != "" {
 		t.Fatalf("with a client id in the environment: %+v", v)
 	}
+	h.stop()
+	// A FullTopic in the environment that the Tasmota family cannot follow
+	// stops the start, as any unworkable environment setting does.
+	m := NewMain(CLI{Stdout: io.Discard, Stderr: io.Discard, Getenv: env{}.lookup})
+	m.Config.Addr, m.Config.DataDir, m.Config.Neewer.BLE = "127.0.0.1:0", t.TempDir(), "off"
+	m.Config.MQTT.Embedded, m.Config.MQTT.TasmotaFullTopic = "127.0.0.1:0", "tele/%topic%/"
+	if err := m.Run(t.Context()); err == nil || !strings.Contains(err.Error(), "FullTopic") {
+		t.Errorf("a FullTopic without %%prefix%% in the environment: %v", err)
+	}
+	m.Close()
+	h = runHub(t, data, func(c *Config) { c.Secret = hubSecret; c.MQTT.ClientID = "from-env" })
+	s = signIn(t, h)
 	s.must(http.StatusUnprocessableEntity, "PUT", "/api/integrations/mqtt", map[string]string{"client_id": "mine"}, nil)
 	if b := s.must(http.StatusOK, "GET", "/api/adapters", nil, nil); !strings.Contains(string(b), `"mqtt"`) {
 		t.Errorf("adapters %s; want mqtt among them", b)

@@ -19,6 +19,8 @@ import (
 // and Home Assistant discovery devices on a broker, or on one the hub runs.
 type MQTTConfig struct {
 	URL, User, Password, ClientID, CAFile, Embedded string
+	// Where the families publish, when not at their defaults.
+	ZigbeeBaseTopic, DiscoveryPrefix, TasmotaFullTopic string
 }
 
 func (c *MQTTConfig) options() []option {
@@ -35,6 +37,12 @@ func (c *MQTTConfig) options() []option {
 			Usage: "PEM `file` of the CAs that sign the broker's certificate (default: the system's)"},
 		{Name: "mqtt-embedded", Env: "BIFROST_MQTT_EMBEDDED", Value: (*stringValue)(&c.Embedded),
 			Usage: "run an MQTT broker inside the hub on `host:port` (e.g. :1883)"},
+		{Name: "mqtt-zigbee-base-topic", Env: "BIFROST_MQTT_ZIGBEE_BASE_TOPIC", Value: (*stringValue)(&c.ZigbeeBaseTopic),
+			Usage: "zigbee2mqtt's base_topic (default " + mqtt.DefaultZigbeeBaseTopic + ")"},
+		{Name: "mqtt-discovery-prefix", Env: "BIFROST_MQTT_DISCOVERY_PREFIX", Value: (*stringValue)(&c.DiscoveryPrefix),
+			Usage: "Home Assistant MQTT discovery `prefix` (default " + mqtt.DefaultDiscoveryPrefix + ")"},
+		{Name: "mqtt-tasmota-full-topic", Env: "BIFROST_MQTT_TASMOTA_FULL_TOPIC", Value: (*stringValue)(&c.TasmotaFullTopic),
+			Usage: "Tasmota's FullTopic (default " + mqtt.DefaultTasmotaFullTopic + ")"},
 	}
 }
 
@@ -104,7 +112,9 @@ func (r *mqttRunner) config(saved service.MQTTSettings) mqtt.Config {
 	e := r.env
 	return mqtt.Config{URL: or(e.URL, saved.URL), Username: or(e.User, saved.Username), Password: or(e.Password, saved.Password),
 		ClientID: or(e.ClientID, saved.ClientID), CAFile: or(e.CAFile, saved.CAFile), Embedded: or(e.Embedded, saved.Embedded),
-		Retained: r.retained, Logger: r.log}
+		ZigbeeBaseTopic: or(e.ZigbeeBaseTopic, saved.ZigbeeBaseTopic), DiscoveryPrefix: or(e.DiscoveryPrefix, saved.DiscoveryPrefix),
+		TasmotaFullTopic: or(e.TasmotaFullTopic, saved.TasmotaFullTopic),
+		Retained:         r.retained, Logger: r.log}
 }
 
 // Apply stops the running adapter, if any, and starts one with saved
@@ -154,7 +164,8 @@ func (r *mqttRunner) stop() {
 func (r *mqttRunner) Fixed() service.MQTTSettings {
 	e := r.env
 	return service.MQTTSettings{URL: e.URL, Username: e.User, Password: e.Password, ClientID: e.ClientID,
-		CAFile: e.CAFile, Embedded: e.Embedded}
+		CAFile: e.CAFile, Embedded: e.Embedded, ZigbeeBaseTopic: e.ZigbeeBaseTopic, DiscoveryPrefix: e.DiscoveryPrefix,
+		TasmotaFullTopic: e.TasmotaFullTopic}
 }
 
 // Status says whether MQTT is off, connecting or connected, or why not.

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -118,6 +119,9 @@ func New(reg *devices.Registry, cfg Config) (*Adapter, error) {
 		return nil, errors.New("mqtt: neither a broker URL nor an embedded broker address is configured")
 	}
 	cfg = withDefaults(cfg)
+	if err := checkTopics(cfg); err != nil {
+		return nil, err
+	}
 	a := &Adapter{cfg: cfg, log: cfg.Logger, dir: newDirectory(reg), boxes: newMailboxes(cfg.Logger)}
 	if cfg.Embedded != "" {
 		b, err := startBroker(cfg.Embedded, cfg.Username, cfg.Password, cfg.Retained, cfg.Logger)
@@ -291,3 +295,17 @@ type env struct {
 // async runs fn on its own goroutine, one Close waits for. fn should end
 // soon after ctx does.
 func (e *env) async(fn func()) { e.wg.Go(fn) }
+
+// checkTopics refuses topic settings the families cannot subscribe under.
+func checkTopics(cfg Config) error {
+	for name, t := range map[string]string{"zigbee2mqtt base topic": cfg.ZigbeeBaseTopic, "discovery prefix": cfg.DiscoveryPrefix} {
+		if strings.ContainsAny(t, "+#") || strings.HasPrefix(t, "/") || strings.HasSuffix(t, "/") || strings.Contains(t, "//") {
+			return fmt.Errorf("mqtt: the %s %q is not a topic to subscribe under (no wildcards, no empty levels)", name, t)
+		}
+	}
+	ft := cfg.TasmotaFullTopic
+	if !strings.Contains(ft, "%prefix%") || !strings.Contains(ft, "%topic%") || strings.ContainsAny(ft, "+#") {
+		return fmt.Errorf("mqtt: Tasmota's FullTopic %q must hold %%prefix%% and %%topic%% and no wildcards, as in %s", ft, DefaultTasmotaFullTopic)
+	}
+	return nil
+}

@@ -16,6 +16,12 @@ const fields = [
     hint: "Full path, on the hub, of the PEM file of the CAs that sign the broker's certificate. Empty: the system's." },
   { key: 'embedded', label: 'Embedded broker address', placeholder: ':1883',
     hint: 'host:port on which the hub runs an MQTT broker itself, for homes without one; it takes the username and password above as its one login.' },
+  { key: 'zigbee_base_topic', label: 'zigbee2mqtt base topic', placeholder: 'zigbee2mqtt',
+    hint: "zigbee2mqtt's base_topic, if yours is not the default." },
+  { key: 'discovery_prefix', label: 'Discovery prefix', placeholder: 'homeassistant',
+    hint: 'The Home Assistant MQTT discovery prefix your devices (ESPHome, …) announce under, if not the default.' },
+  { key: 'tasmota_full_topic', label: 'Tasmota FullTopic', placeholder: '%prefix%/%topic%/',
+    hint: "Your Tasmota devices' FullTopic, if not the default; it holds %prefix% and %topic%." },
 ];
 
 // How each state of the connection shows.
@@ -81,7 +87,7 @@ function form(app, card, s) {
   const rows = fields.map((f) => {
     const env = fixed[f.key];
     const input = h('input', {
-      id: `mqtt-${f.key.replace('_', '-')}`, type: 'text', value: env ? env.value : s[f.key],
+      id: `mqtt-${f.key.replaceAll('_', '-')}`, type: 'text', value: env ? env.value : s[f.key],
       placeholder: f.placeholder, autocomplete: f.autocomplete || 'off', autocapitalize: 'none', spellcheck: 'false',
       readonly: env ? true : null, class: env ? 'fixed' : null,
     });
