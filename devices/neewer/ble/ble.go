@@ -1,6 +1,11 @@
 // Package ble is the Bluetooth LE transport the Neewer adapter talks
 // through: a small interface (scan, connect, write, subscribe) and two
-// backends, BlueZ over D-Bus and a raw HCI socket the hub owns.
+// backends, BlueZ over D-Bus (tinygo.org/x/bluetooth) and a raw HCI socket
+// the hub owns. The HCI backend is the hub's own: the HCI user channel,
+// LE scanning and connections, L2CAP and the few ATT requests a Neewer
+// light needs, on golang.org/x/sys/unix alone. github.com/go-ble/ble, the
+// usual library for this, is not among the modules the project builds
+// with, and a light needs only a small part of what it does.
 //
 // Neither backend can reach a radio in CI: the adapter is tested against a
 // fake peripheral implementing Transport (package neewertest), and the HCI
