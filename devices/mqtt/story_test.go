@@ -71,17 +71,23 @@ func newHouse(t testing.TB, broker string) *house {
 
 var allIDs = []string{plugID, plugSensor, lampID, heaterID, tasBulbID, gen1ID, kettleID, bulbID, motionID, tvPlugID, relayID, fanID, stripID, espSensorID}
 
-// TestMosquittoStory runs the whole story against Debian's mosquitto:
-// devices of every family appear, take commands and report back, a colour
-// reaches a Zigbee lamp as the right xy, motion fills a room, a device
-// that drops off fails fast, a removed entity is kept offline, and a
-// broker restart is followed by a resync.
+// TestMosquittoStory runs the whole story against Debian's mosquitto, and
+// then restarts the broker: the hub resyncs.
 func TestMosquittoStory(t *testing.T) {
 	broker := startMosquitto(t)
 	h := newHub(t, mqtt.Config{URL: broker.url(), ClientID: "bifrost-test"})
 	d := newHouse(t, broker.addr)
 	h.waitOnline(5*time.Second, allIDs...)
 
+	story(t, h, d)
+	t.Run("broker restart resyncs", func(t *testing.T) { checkBrokerRestart(t, h.in(t), d, broker) })
+}
+
+// story is what both brokers go through: devices of every family appear,
+// take commands and report back, a colour reaches a Zigbee lamp as the
+// right xy, motion fills a room, a device that drops off fails fast, and
+// a removed entity is kept offline.
+func story(t *testing.T, h *hub, d *house) {
 	t.Run("every family appears with its kind", func(t *testing.T) { checkInventory(t, h.in(t)) })
 	t.Run("tasmota plug turns on and reports back", func(t *testing.T) { checkTasmotaPlug(t, h.in(t), d.plug) })
 	t.Run("tasmota relays are separate devices", func(t *testing.T) { checkTasmotaRelays(t, h.in(t), d.dual) })
@@ -97,28 +103,16 @@ func TestMosquittoStory(t *testing.T) {
 	t.Run("discovered occupancy fills its room", func(t *testing.T) { checkDiscoveredOccupancy(t, h.in(t), d.esp) })
 	t.Run("offline by LWT fails fast", func(t *testing.T) { checkLWT(t, h.in(t), d.plug) })
 	t.Run("removed entity stays listed offline", func(t *testing.T) { checkRemoval(t, h.in(t), d.esp) })
-	t.Run("broker restart resyncs", func(t *testing.T) { checkBrokerRestart(t, h.in(t), d, broker) })
 }
 
-// TestEmbeddedBrokerStory runs the story once against the broker the hub
-// runs itself.
+// TestEmbeddedBrokerStory runs the same story against the broker the hub
+// runs itself, and a Zigbee device leaves the network.
 func TestEmbeddedBrokerStory(t *testing.T) {
 	h := newHub(t, mqtt.Config{Embedded: "127.0.0.1:0", ClientID: "bifrost-embedded"})
-	addr := h.adapter.BrokerAddr()
-	d := &house{
-		plug:   newSimTasmota(t, addr, "tasmota_1A2B3C", []string{"Desk plug"}, true),
-		shelly: newSimShelly(t, addr, "shellyplus1pm-a8032ab12345", "Kitchen", []string{"Kettle"}),
-		zigbee: newSimZigbee(t, addr, newZigbeeDevices()...),
-		esp:    newSimESPHome(t, addr, "esp-hall", "Landing"),
-	}
-	h.waitOnline(5*time.Second, plugID, kettleID, bulbID, motionID, tvPlugID, relayID, stripID, espSensorID)
+	d := newHouse(t, h.adapter.BrokerAddr())
+	h.waitOnline(5*time.Second, allIDs...)
 
-	t.Run("tasmota plug turns on and reports back", func(t *testing.T) { checkTasmotaPlug(t, h.in(t), d.plug) })
-	t.Run("shelly switch over RPC", func(t *testing.T) { checkShelly(t, h.in(t), d.shelly) })
-	t.Run("zigbee light takes hex as xy", func(t *testing.T) { checkZigbeeLight(t, h.in(t), d.zigbee) })
-	t.Run("zigbee occupancy fills its room", func(t *testing.T) { checkZigbeeOccupancy(t, h.in(t), d.zigbee) })
-	t.Run("discovered occupancy fills its room", func(t *testing.T) { checkDiscoveredOccupancy(t, h.in(t), d.esp) })
-	t.Run("offline by LWT fails fast", func(t *testing.T) { checkLWT(t, h.in(t), d.plug) })
+	story(t, h, d)
 	t.Run("a zigbee device that leaves stays listed offline", func(t *testing.T) { checkZigbeeLeave(t, h.in(t), d.zigbee) })
 }
 
