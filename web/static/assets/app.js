@@ -91,12 +91,14 @@ let drawing = 0; // the latest draw; an older one that finishes later is dropped
 async function draw({ keepPlace = false } = {}) {
   const page = pages[app.path] || pages['/'];
   const seq = ++drawing;
-  const focused = keepPlace && document.activeElement && document.activeElement.id ? document.activeElement.id : null;
-  const typed = keepPlace ? typedValues() : {};
   const y = window.scrollY;
   app.watchers = new Map();
   const node = await page.module.render(app);
   if (seq !== drawing) return;
+  // What is focused and typed is read now, not before the page's requests:
+  // keys typed while they were under way are kept too.
+  const focused = keepPlace && document.activeElement && document.activeElement.id ? document.activeElement.id : null;
+  const typed = keepPlace ? typedValues() : {};
   replace(main, node);
   restoreValues(typed);
   document.title = `${page.title} · Bifrost`;
