@@ -319,23 +319,37 @@ func TestBurstOfBrightnessWritesCoalesces(t *testing.T) {
 	}
 	key.Reset()
 	release := key.Hold()
+	id := devices.ID("neewer:" + studio[0].mac)
+	// waitFor polls until ok, releasing the light and failing the test
+	// when 20 s pass first.
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(20 * time.Second)
+		for !ok() {
+			if time.Now().After(deadline) {
+				held, waiting := key.Held(), h.reg.Waiting(id)
+				release()
+				t.Fatalf("%s: %d frames held, %d writes waiting", what, held, waiting)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
 	var wg sync.WaitGroup
-	for i := 1; i <= 100; i++ {
+	write := func(i int) {
 		wg.Go(func() {
 			if _, err := h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{Brightness: ptr(i)}); err != nil {
 				t.Error(err)
 			}
 		})
 	}
-	id := devices.ID("neewer:" + studio[0].mac)
-	deadline := time.Now().Add(20 * time.Second)
-	for key.Held() < 1 || h.reg.Waiting(id) < 99 {
-		if time.Now().After(deadline) {
-			release()
-			t.Fatalf("with the first frame held, %d writes wait for the light; want the other 99", h.reg.Waiting(id))
-		}
-		time.Sleep(time.Millisecond)
+	// The first write reaches the light alone and is held there; the
+	// other 99 arrive while it is held and queue behind it.
+	write(1)
+	waitFor("the first write never reached the light", func() bool { return key.Held() >= 1 })
+	for i := 2; i <= 100; i++ {
+		write(i)
 	}
+	waitFor("with the first frame held, the other 99 writes never all queued", func() bool { return h.reg.Waiting(id) >= 99 })
 	release()
 	wg.Wait()
 	frames := key.Commands()
