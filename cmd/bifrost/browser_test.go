@@ -72,7 +72,7 @@ func firstAdmin(b *browser, h *hub, code string) {
 // it as a scene, changes the lights and brings the scene back.
 func roomAndScene(b *browser, api client, ids map[string]string) {
 	b.t.Helper()
-	b.click(`a[href="#/rooms"]`)
+	b.navigate("#/rooms")
 	b.typeInto(`#new-room-name`, "Studio")
 	b.click(`form[aria-label="New room"] button[type="submit"]`)
 	for _, name := range []string{"Key Light", "Fill Light"} {
@@ -87,17 +87,17 @@ func roomAndScene(b *browser, api client, ids map[string]string) {
 		b.t.Fatalf("Studio has members %v; want the two lights", studio.Members)
 	}
 
-	b.click(`a[href="#/"]`)
+	b.navigate("#/")
 	b.setRange(`input[aria-label="Studio brightness"]`, 30)
 	api.waitLights(ids, map[string]string{"Key Light": "on 30", "Fill Light": "on 30"})
 
-	b.click(`a[href="#/scenes"]`)
+	b.navigate("#/scenes")
 	b.typeInto(`#scene-name`, "Studio Focus")
 	b.selectByText(`#scene-room`, "Studio")
 	b.click(`form[aria-label="Capture a scene"] button[type="submit"]`)
 	b.waitJS("the scene", `!!document.querySelector('button[aria-label="Activate scene Studio Focus"]')`)
 
-	b.click(`a[href="#/"]`)
+	b.navigate("#/")
 	b.click(`input[aria-label="Key Light power"]`)
 	b.setRange(`input[aria-label="Fill Light brightness"]`, 90)
 	api.waitLights(ids, map[string]string{"Key Light": "off", "Fill Light": "on 90"})
@@ -130,7 +130,7 @@ func roomAndScene(b *browser, api client, ids map[string]string) {
 // it and sees it refused.
 func keyShownOnce(b *browser, h *hub, ids map[string]string) {
 	b.t.Helper()
-	b.click(`a[href="#/settings"]`)
+	b.navigate("#/settings")
 	b.typeInto(`#key-name`, "curl")
 	b.click(`form[aria-label="New API key"] button[type="submit"]`)
 	b.waitJS("the new key", `document.querySelector('#new-key')?.textContent.startsWith('bfr_')`)
@@ -139,8 +139,8 @@ func keyShownOnce(b *browser, h *hub, ids map[string]string) {
 	curl.must(http.StatusOK, "GET", "/api/v1/lights", nil, nil)
 	curl.must(http.StatusOK, "PUT", "/api/v1/lights/"+ids["Key Light"]+"/state", map[string]any{"brightness": 45}, nil)
 
-	b.click(`a[href="#/"]`)
-	b.click(`a[href="#/settings"]`)
+	b.navigate("#/")
+	b.navigate("#/settings")
 	b.waitJS("the keys table", `!!document.querySelector('button[aria-label="Revoke key curl"]')`)
 	if html := run(b, "read the page", chromedp.Evaluate[string](`document.documentElement.outerHTML`)); strings.Contains(html, key) {
 		b.t.Fatal("the key is shown again after leaving the page")
@@ -156,7 +156,7 @@ func keyShownOnce(b *browser, h *hub, ids map[string]string) {
 // times how long the open page takes to show it.
 func markupAndLiveChanges(b *browser, api client, ids map[string]string) {
 	b.t.Helper()
-	b.click(`a[href="#/"]`)
+	b.navigate("#/")
 	xss := `<img src=x onerror=alert(1)>`
 	api.must(http.StatusOK, "PATCH", "/api/v1/devices/"+ids["Desk Lamp"], map[string]any{"name": xss}, nil)
 	b.waitJS("the markup name as text", fmt.Sprintf(`document.querySelector('[data-device=%q] .name')?.textContent === %q`, ids["Desk Lamp"], xss))
@@ -183,7 +183,7 @@ func markupAndLiveChanges(b *browser, api client, ids map[string]string) {
 func scanAndAdd(b *browser, api client) {
 	b.t.Helper()
 	b.emulate("a phone", 375, 812, false, phoneViewport...)
-	b.click(`a[href="#/devices"]`)
+	b.navigate("#/devices")
 	b.waitJS("the adapters that add devices", `((vs) => vs.includes('sonos') && vs.includes('onkyo') && !vs.includes('sim'))(
 		[...document.querySelectorAll('#add-adapter option')].map((o) => o.value))`)
 
@@ -240,8 +240,7 @@ func (b *browser) keyboard(api client, ids map[string]string) {
 		.filter((e) => e.tabIndex < 0 || !((e.labels && e.labels.length) || e.getAttribute('aria-label') || e.textContent.trim()))
 		.map((e) => e.outerHTML.slice(0, 120))`
 	for _, pg := range []string{"#/devices", "#/settings", "#/"} {
-		b.click(`a[href="` + pg + `"]`)
-		b.waitJS("the page", `!!document.querySelector('main h1')`)
+		b.navigate(pg)
 		if bad := run(b, "find unlabelled controls", chromedp.Evaluate[[]string](unlabelled)); len(bad) > 0 {
 			b.t.Errorf("%s: controls without a label or out of the tab order: %q", pg, bad)
 		}
@@ -561,6 +560,25 @@ func (b *browser) waitJSWithin(what, expr string, d time.Duration) {
 	}
 }
 
+// pageTitles are the headings of the pages the navigation links open.
+var pageTitles = map[string]string{"#/": "Dashboard", "#/rooms": "Rooms", "#/devices": "Devices", "#/scenes": "Scenes", "#/settings": "Settings"}
+
+// navigate follows a navigation link and waits for the page it opens. A
+// click returns before the page is drawn, and the old page stays on screen
+// while the new one loads, so the old heading is marked first and the wait
+// is for a new heading with the page's title.
+func (b *browser) navigate(hash string) {
+	b.t.Helper()
+	title, ok := pageTitles[hash]
+	if !ok {
+		b.t.Fatalf("no page at %s", hash)
+	}
+	// On the page already, a click changes nothing and nothing is marked.
+	b.do("mark the page on screen", chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`if (location.hash !== %q) document.querySelectorAll('main h1').forEach((e) => { e.dataset.old = '1'; })`, hash)))
+	b.click(`a[href="` + hash + `"]`)
+	b.waitJS("the "+title+" page", fmt.Sprintf(`((e) => !!e && !e.dataset.old && e.textContent === %q && location.hash === %q)(document.querySelector('main h1'))`, title, hash))
+}
+
 func (b *browser) click(sel string) {
 	b.t.Helper()
 	b.do("click "+sel, chromedp.WaitEnabled(chromedp.CSS(sel)), chromedp.Click(chromedp.CSS(sel)))
@@ -654,7 +672,7 @@ func (b *browser) shot(name string, w, h int64, dark, full bool, opts ...chromed
 func (b *browser) screenshots() {
 	b.t.Helper()
 	shot := b.shot
-	b.click(`a[href="#/"]`)
+	b.navigate("#/")
 	b.do("scroll to the top, clear the toasts", chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0); document.getElementById('toasts').replaceChildren()`))
 	shot("dashboard-desktop", 1280, 900, false, true)
 	shot("dashboard-desktop-dark", 1280, 900, true, true)
@@ -666,12 +684,11 @@ func (b *browser) screenshots() {
 		b.t.Errorf("at 375 px the page is %d px wide: it scrolls sideways", width)
 	}
 	for _, pg := range []string{"rooms", "devices", "scenes", "settings"} {
-		b.click(`a[href="#/` + pg + `"]`)
-		b.waitJS("the "+pg+" page", `document.querySelector('h1')?.textContent.toLowerCase() === '`+pg+`'`)
+		b.navigate("#/" + pg)
 		shot(pg+"-phone", 375, 812, false, true, phoneViewport...)
 		shot(pg+"-desktop-dark", 1280, 900, true, false)
 	}
-	b.click(`a[href="#/"]`)
+	b.navigate("#/")
 	b.resetViewport()
 }
 

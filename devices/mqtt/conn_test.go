@@ -25,6 +25,7 @@ import (
 	"github.com/mochi-mqtt/server/v2/listeners"
 
 	"github.com/bifrost-hub/bifrost/devices"
+	"github.com/bifrost-hub/bifrost/devices/mqtt/mqtttest"
 )
 
 func TestBrokerURL(t *testing.T) {
@@ -141,16 +142,6 @@ func (l safeClose) Close(listeners.CloseFn) {
 	l.Listener.Close(func(id string) { disconnectClients(l.srv, id) })
 }
 
-func freePort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
 // testCA makes a CA and a certificate it signs for 127.0.0.1; it writes
 // the CA to a PEM file.
 func testCA(t *testing.T) (caFile string, server tls.Certificate) {
@@ -197,7 +188,7 @@ func TestConnectsOverTLSWithACustomCA(t *testing.T) {
 	url := "mqtts://" + l.Address()
 
 	a := runAdapter(t, Config{URL: url, CAFile: caFile})
-	waitUp(t, a, true, 3*time.Second)
+	waitUp(t, a, true, 10*time.Second)
 
 	// Without the CA, the broker's certificate is not trusted.
 	b := runAdapter(t, Config{URL: url})
@@ -210,17 +201,17 @@ func TestConnectsOverTLSWithACustomCA(t *testing.T) {
 }
 
 func TestConnectsOverWebSocket(t *testing.T) {
-	addr := freePort(t)
+	addr := mqtttest.Addr(t)
 	testBroker(t, func(srv *mochi.Server) listeners.Listener {
 		return safeClose{listeners.NewWebsocket(listeners.Config{ID: "ws", Address: addr}), srv}
 	})
 	a := runAdapter(t, Config{URL: "ws://" + addr + "/mqtt"})
-	waitUp(t, a, true, 3*time.Second)
+	waitUp(t, a, true, 10*time.Second)
 }
 
 func TestEmbeddedBrokerRequiresItsLogin(t *testing.T) {
 	a := runAdapter(t, Config{Embedded: "127.0.0.1:0", Username: "hub", Password: "s3cret"})
-	waitUp(t, a, true, 3*time.Second)
+	waitUp(t, a, true, 10*time.Second)
 	connect := func(password string) error {
 		c := paho.NewClient(paho.NewClientOptions().AddBroker("mqtt://" + a.BrokerAddr()).
 			SetClientID("device-" + password).SetUsername("hub").SetPassword(password).SetConnectRetry(false))
@@ -242,7 +233,7 @@ func TestEmbeddedBrokerRequiresItsLogin(t *testing.T) {
 }
 
 func TestReconnectsAfterTheBrokerComesBack(t *testing.T) {
-	addr := freePort(t)
+	addr := mqtttest.Addr(t)
 	srv := mochi.New(&mochi.Options{Logger: slog.New(slog.DiscardHandler)})
 	_ = srv.AddHook(new(auth.AllowHook), nil)
 	if err := srv.AddListener(&tcpListener{id: "a", address: addr, srv: srv}); err != nil {
@@ -250,15 +241,15 @@ func TestReconnectsAfterTheBrokerComesBack(t *testing.T) {
 	}
 	_ = srv.Serve()
 	a := runAdapter(t, Config{URL: "mqtt://" + addr})
-	waitUp(t, a, true, 3*time.Second)
+	waitUp(t, a, true, 10*time.Second)
 	_ = srv.Close()
-	waitUp(t, a, false, 3*time.Second)
+	waitUp(t, a, false, 10*time.Second)
 	if err := a.conn.publish(context.Background(), "x", nil, false); err == nil {
 		t.Fatal("a publish while disconnected did not fail at once")
 	}
 	_, listener := tcpOn("b", addr, nil)
 	testBroker(t, listener)
-	waitUp(t, a, true, 3*time.Second)
+	waitUp(t, a, true, 10*time.Second)
 }
 
 func TestNewRefusesWhenNeitherBrokerIsSet(t *testing.T) {

@@ -51,8 +51,9 @@ func TestMailboxesKeepOrderPerKeyAndIsolateSlowKeys(t *testing.T) {
 
 func TestMailboxDropsTheOldestWhenFull(t *testing.T) {
 	m := newMailboxes(slog.New(slog.DiscardHandler))
-	release := make(chan struct{})
-	m.post("k", func() { <-release })
+	release, started := make(chan struct{}), make(chan struct{})
+	m.post("k", func() { close(started); <-release })
+	<-started // the blocking job is running, not queued to be dropped
 	var mu sync.Mutex
 	var ran []int
 	for i := range mailboxLimit + 10 {

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/bifrost-hub/bifrost/devices/mqtt/mqtttest"
 )
 
 // mosquitto is Debian's broker, run for one test on a free loopback port
@@ -44,7 +46,7 @@ func startMosquitto(t testing.TB) *mosquitto {
 	// The port was free a moment ago; if something took it meanwhile,
 	// take another.
 	for try := 0; ; try++ {
-		m.addr = freeAddr(t)
+		m.addr = mqtttest.Addr(t)
 		_, port, _ := net.SplitHostPort(m.addr)
 		conf := fmt.Sprintf("listener %s 127.0.0.1\nallow_anonymous true\npersistence true\npersistence_location %s/\nlog_dest file %s\n",
 			port, dir, filepath.Join(dir, "mosquitto.log"))
@@ -64,17 +66,6 @@ func startMosquitto(t testing.TB) *mosquitto {
 	}
 	t.Cleanup(m.stop)
 	return m
-}
-
-// freeAddr is a loopback address nobody listens on.
-func freeAddr(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // start runs the broker and waits until it accepts connections.

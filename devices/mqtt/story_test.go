@@ -159,7 +159,7 @@ func switchOn(t *testing.T, h *hub, id string, on bool) {
 // waitPower waits for the hub to show a power device's state.
 func waitPower(t *testing.T, h *hub, id string, on bool) {
 	t.Helper()
-	eventually(t, 3*time.Second, func() error {
+	eventually(t, 10*time.Second, func() error {
 		if v := h.power(id); v.On == nil || *v.On != on || !v.Online {
 			return fmt.Errorf("%s shows %s (online %v); want %s", id, isOn(v), v.Online, onOff(on))
 		}
@@ -237,7 +237,7 @@ func checkTasmotaBulb(t *testing.T, h *hub, bulb *simTasmota) {
 
 	// Changed at the bulb (its web page, a button): the hub follows.
 	bulb.light("HSBColor", "240,100,70")
-	eventually(t, 3*time.Second, func() error {
+	eventually(t, 10*time.Second, func() error {
 		var v lightView
 		h.get("/lights/"+esc(tasBulbID), &v)
 		if st := v.State; st == nil || st.Color == nil || st.Color.Hex != "0000FF" || st.Brightness != 70 {
@@ -267,7 +267,7 @@ func checkTasmotaSensor(t *testing.T, h *hub, plug *simTasmota) {
 		return 0, fmt.Errorf("no temperature in %+v", v.Readings)
 	}
 	plug.setTemperature(23.25)
-	eventually(t, 3*time.Second, func() error {
+	eventually(t, 10*time.Second, func() error {
 		c, err := temperature()
 		if err == nil && c != 23.25 {
 			err = fmt.Errorf("temperature %v; want 23.25", c)
@@ -304,7 +304,7 @@ func checkShelly(t *testing.T, h *hub, sh *simShelly) {
 	// A PM model meters its switch: the energy counter from its status
 	// (in Wh), the power from its notifications.
 	sh.draw(0, 2150)
-	eventually(t, 3*time.Second, func() error {
+	eventually(t, 10*time.Second, func() error {
 		var v sensorView
 		if code := h.get("/sensors/devices/"+esc(kettleID+".sensor"), &v); code != http.StatusOK {
 			return fmt.Errorf("GET the Shelly's meter: %d", code)
@@ -333,7 +333,7 @@ func checkShellyGen1(t *testing.T, h *hub, sh *simShellyGen1) {
 		t.Fatal("the Gen1 relay is off after the hub turned it on")
 	}
 	sh.draw(0, 60.5)
-	eventually(t, 3*time.Second, func() error {
+	eventually(t, 10*time.Second, func() error {
 		var v sensorView
 		if code := h.get("/sensors/devices/"+esc(gen1ID+".sensor"), &v); code != http.StatusOK {
 			return fmt.Errorf("GET the Gen1 meter: %d", code)
@@ -356,7 +356,7 @@ func checkShellyGen1(t *testing.T, h *hub, sh *simShellyGen1) {
 // readings stay readable while it sleeps.
 func checkShellyHT(t *testing.T, h *hub, ht *simShellyHT) {
 	ht.wake(22.5, 48, 96)
-	eventually(t, 5*time.Second, func() error {
+	eventually(t, 15*time.Second, func() error {
 		var v sensorView
 		if code := h.get("/sensors/devices/"+esc(htID), &v); code != http.StatusOK {
 			return fmt.Errorf("GET the H&T: %d", code)
@@ -382,7 +382,7 @@ func checkZigbeePlug(t *testing.T, h *hub, z *simZigbee) {
 	// The plug meters what it draws: a reading of its sensor, named apart
 	// from the plug.
 	z.setByHand("TV plug", map[string]any{"power": 87.5})
-	eventually(t, 3*time.Second, func() error {
+	eventually(t, 10*time.Second, func() error {
 		var v sensorView
 		if code := h.get("/sensors/devices/"+esc(tvPlugID+".sensor"), &v); code != http.StatusOK {
 			return fmt.Errorf("GET the plug's sensor: %d", code)
@@ -514,7 +514,7 @@ func occupancy(h *hub, roomID string) (*bool, error) {
 
 func waitOccupied(t *testing.T, h *hub, roomID string, want bool) {
 	t.Helper()
-	eventually(t, 3*time.Second, func() error {
+	eventually(t, 10*time.Second, func() error {
 		o, err := occupancy(h, roomID)
 		switch {
 		case err != nil:
@@ -565,7 +565,7 @@ func checkDiscoveredOccupancy(t *testing.T, h *hub, esp *simESPHome) {
 
 func checkLWT(t *testing.T, h *hub, plug *simTasmota) {
 	plug.drop() // the broker publishes its will: tele/…/LWT Offline
-	eventually(t, 3*time.Second, func() error {
+	eventually(t, 10*time.Second, func() error {
 		if h.devices()[plugID].Online {
 			return fmt.Errorf("%s is still online after its LWT said Offline", plugID)
 		}
@@ -592,7 +592,7 @@ func checkLWT(t *testing.T, h *hub, plug *simTasmota) {
 
 func checkRemoval(t *testing.T, h *hub, esp *simESPHome) {
 	esp.removeEntity("switch", "relay")
-	eventually(t, 3*time.Second, func() error {
+	eventually(t, 10*time.Second, func() error {
 		d, listed := h.devices()[relayID]
 		switch {
 		case !listed:
@@ -612,7 +612,7 @@ func checkRemoval(t *testing.T, h *hub, esp *simESPHome) {
 
 func checkZigbeeLeave(t *testing.T, h *hub, z *simZigbee) {
 	z.leave("Hall motion")
-	eventually(t, 3*time.Second, func() error {
+	eventually(t, 10*time.Second, func() error {
 		d, listed := h.devices()[motionID]
 		switch {
 		case !listed:
@@ -630,7 +630,7 @@ func checkZigbeeLeave(t *testing.T, h *hub, z *simZigbee) {
 
 func checkBrokerRestart(t *testing.T, h *hub, d *house, broker *mosquitto) {
 	broker.stop()
-	eventually(t, 3*time.Second, func() error {
+	eventually(t, 10*time.Second, func() error {
 		for _, id := range []string{lampID, kettleID, tvPlugID} {
 			if h.devices()[id].Online {
 				return fmt.Errorf("%s is online while the broker is down", id)
@@ -654,7 +654,7 @@ func checkBrokerRestart(t *testing.T, h *hub, d *house, broker *mosquitto) {
 
 	started := time.Now()
 	broker.start()
-	eventually(t, 5*time.Second, func() error {
+	eventually(t, 15*time.Second, func() error {
 		checks := []struct {
 			id string
 			on bool

@@ -20,7 +20,7 @@ const keyMAC = "DF:24:3A:B4:46:5D"
 func fastTiming() Timing {
 	return Timing{
 		ConnectTimeout: 200 * time.Millisecond, BackoffMin: 20 * time.Millisecond, BackoffMax: 200 * time.Millisecond,
-		ProbeInterval: time.Hour, Pace: time.Millisecond, WriteTimeout: 2 * time.Second,
+		ProbeInterval: time.Hour, Pace: time.Millisecond, WriteTimeout: 20 * time.Second,
 	}
 }
 
@@ -42,7 +42,7 @@ func startOne(t *testing.T, name string) (*Light, *neewertest.Light) {
 
 func eventually(t *testing.T, ok func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for !ok() {
 		if time.Now().After(deadline) {
 			t.Fatal("condition not met in time")

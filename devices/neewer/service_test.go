@@ -119,7 +119,7 @@ func (h *house) found(t *testing.T) {
 
 func eventually(t *testing.T, ok func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for !ok() {
 		if time.Now().After(deadline) {
 			t.Fatal("condition not met in time")
@@ -320,8 +320,9 @@ func TestBurstOfBrightnessWritesCoalesces(t *testing.T) {
 	key.Reset()
 	release := key.Hold()
 	id := devices.ID("neewer:" + studio[0].mac)
-	// waitFor polls until ok, releasing the light and failing the test
-	// when 20 s pass first.
+	var wg sync.WaitGroup
+	// waitFor polls until ok; when 20 s pass first, it lets the light go,
+	// waits for the writes, and fails the test.
 	waitFor := func(what string, ok func() bool) {
 		t.Helper()
 		deadline := time.Now().Add(20 * time.Second)
@@ -329,12 +330,12 @@ func TestBurstOfBrightnessWritesCoalesces(t *testing.T) {
 			if time.Now().After(deadline) {
 				held, waiting := key.Held(), h.reg.Waiting(id)
 				release()
+				wg.Wait()
 				t.Fatalf("%s: %d frames held, %d writes waiting", what, held, waiting)
 			}
 			time.Sleep(time.Millisecond)
 		}
 	}
-	var wg sync.WaitGroup
 	write := func(i int) {
 		wg.Go(func() {
 			if _, err := h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{Brightness: ptr(i)}); err != nil {

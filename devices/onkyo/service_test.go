@@ -97,7 +97,7 @@ func TestServiceReportsASilentReceiverUnreachable(t *testing.T) {
 	if m.State == nil || m.State.Volume != 30 {
 		t.Fatalf("the other device: %+v", m)
 	}
-	eventually(t, time.Second, "the receiver listed offline", func() bool {
+	eventually(t, 10*time.Second, "the receiver listed offline", func() bool {
 		r, err := h.svc.GetMedia(h.ctx, "TX-NR686")
 		return err == nil && !r.Online
 	})

@@ -205,13 +205,23 @@ func (h *HCI) command(ctx context.Context, op uint16, params []byte) ([]byte, er
 	if err := h.send(pkt); err != nil {
 		return nil, fmt.Errorf("hci command %04X: %w", op, err)
 	}
-	select {
-	case rp := <-reply:
+	answered := func(rp []byte) ([]byte, error) {
 		if len(rp) > 0 && rp[0] != 0 {
 			return rp, fmt.Errorf("hci command %04X: controller status %02X", op, rp[0])
 		}
 		return rp, nil
+	}
+	select {
+	case rp := <-reply:
+		return answered(rp)
 	case <-ctx.Done():
+		// A reply that came in as the caller gave up still counts: the
+		// controller did what was asked.
+		select {
+		case rp := <-reply:
+			return answered(rp)
+		default:
+		}
 		return nil, fmt.Errorf("hci command %04X: %w", op, ctx.Err())
 	case <-h.done:
 		return nil, h.closedErr()
@@ -430,6 +440,9 @@ func (h *HCI) Scan(ctx context.Context, found func(Advertisement)) error {
 		h.mu.Unlock()
 	}()
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped while it started: a scan that ended, as asked
+		}
 		return err
 	}
 	select {
@@ -518,6 +531,11 @@ func (h *HCI) createConnection(ctx context.Context, addr Address) (*hciLink, err
 	params = append(params, peer...)
 	params = append(params, 0x00, 0x18, 0x00, 0x28, 0x00, 0x00, 0x00, 0x90, 0x01, 0x00, 0x00, 0x00, 0x00)
 	if _, err := h.command(ctx, opLECreateConnection, params); err != nil {
+		if ctx.Err() != nil {
+			// The command went out before the caller gave up: the
+			// controller may be connecting, so it is told to stop.
+			return nil, h.cancelConnection(done, addr, ctx.Err())
+		}
 		return nil, fmt.Errorf("hci connect %s: %w", addr, err)
 	}
 	select {
@@ -538,7 +556,10 @@ func (h *HCI) createConnection(ctx context.Context, addr Address) (*hciLink, err
 func (h *HCI) cancelConnection(done chan connComplete, addr Address, cause error) error {
 	stop, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	_, _ = h.command(stop, opLECreateConnCancel, nil)
+	if rp, err := h.command(stop, opLECreateConnCancel, nil); err != nil && len(rp) > 0 {
+		// The controller refused the cancel: no connection was pending.
+		return fmt.Errorf("hci connect %s: %w", addr, cause)
+	}
 	select {
 	case c := <-done:
 		if c.link != nil {

@@ -201,7 +201,7 @@ func TestSSDP(t *testing.T) {
 		pc.WriteTo([]byte("HTTP/1.1 200 OK\r\nCACHE-CONTROL: max-age = 1800\r\nLOCATION: http://10.0.0.9:80/desc.xml\r\nSERVER: Linux UPnP/1.0 Router/1\r\nST: upnp:rootdevice\r\nUSN: uuid:x\r\n\r\n"), from)
 		pc.WriteTo([]byte("HTTP/1.1 200 OK\r\nCACHE-CONTROL: max-age = 1800\r\nEXT:\r\nLOCATION: http://192.168.1.20:1400/xml/device_description.xml\r\nSERVER: Linux UPnP/1.0 Sonos/79.1-56030 (ZPS6)\r\nST: urn:schemas-upnp-org:device:ZonePlayer:1\r\nUSN: uuid:RINCON_000E58AAAAAA01400::urn:schemas-upnp-org:device:ZonePlayer:1\r\nX-RINCON-HOUSEHOLD: Sonos_abc\r\n\r\n"), from)
 	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	var found []upnp.SearchResponse
 	if err := upnp.Search(ctx, []string{pc.LocalAddr().String()}, func(r upnp.SearchResponse) { found = append(found, r) }); err != nil {

@@ -113,19 +113,29 @@ async function draw({ keepPlace = false } = {}) {
   }
 }
 
-// typedValues collects what people typed in the page's text fields.
+// typedValues collects what people typed in the page's text fields and
+// chose in its menus.
 function typedValues() {
   const out = {};
   for (const el of main.querySelectorAll('input[id]')) {
     if (['text', 'password', 'search'].includes(el.type) && el.value !== el.defaultValue) out[el.id] = el.value;
   }
+  // Menus in forms wait for a submit; those outside save at once, and the
+  // redrawn page shows what the hub has.
+  for (const el of main.querySelectorAll('form select[id]')) {
+    if (el.value !== (el.dataset.initial ?? '')) out[el.id] = el.value;
+  }
   return out;
 }
 
+// restoreValues puts them back in the redrawn page; a choice the new menu
+// no longer offers is dropped.
 function restoreValues(typed) {
   for (const [id, value] of Object.entries(typed)) {
     const el = document.getElementById(id);
-    if (el) el.value = value;
+    if (!el) continue;
+    if (el.tagName === 'SELECT' && ![...el.options].some((o) => o.value === value)) continue;
+    el.value = value;
   }
 }
 

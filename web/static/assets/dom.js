@@ -118,7 +118,7 @@ function format(v, unit) {
 
 // select is a labelled <select> of [value, text] options.
 export function select(label, options, value, attrs = {}) {
-  const el = h('select', { 'aria-label': label, ...attrs });
+  const el = h('select', { 'aria-label': label, 'data-initial': value ?? '', ...attrs });
   for (const [v, text] of options) el.append(h('option', { value: v, text, selected: v === value }));
   return el;
 }
