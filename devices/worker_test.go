@@ -49,7 +49,7 @@ func TestWorkerSerialisesCommands(t *testing.T) {
 }
 
 func TestWorkerLatestWins(t *testing.T) {
-	r := NewRegistry(time.Second)
+	r := NewRegistry(30 * time.Second)
 	defer r.Close()
 	r.Add(&fakeDevice{id: "a"})
 	release := make(chan struct{})

@@ -578,7 +578,7 @@ func checkLWT(t *testing.T, h *hub, plug *simTasmota) {
 	if code != http.StatusBadGateway {
 		t.Fatalf("a command to an offline device answered %d; want 502", code)
 	}
-	if took >= time.Second {
+	if took >= 2*time.Second { // a busy machine's margin, still short of the timeout
 		t.Fatalf("a command to an offline device took %v; want it refused at once, not after the 3 s device timeout", took)
 	}
 	t.Logf("a command to the offline device failed in %v", took.Round(time.Microsecond))
