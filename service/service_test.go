@@ -961,7 +961,11 @@ func TestAddedDevicesComeBackAfterARestart(t *testing.T) {
 	done := make(chan error, 1)
 	tries := adder.tries.Load()
 	go func() { done <- svc2.RestoreAdded(stop) }()
-	for adder.tries.Load() < tries+2 { // it keeps trying
+	for deadline := time.Now().Add(10 * time.Second); adder.tries.Load() < tries+2; { // it keeps trying
+		if time.Now().After(deadline) {
+			cancel()
+			t.Fatalf("%d tries after 10 s; want it to keep trying", adder.tries.Load()-tries)
+		}
 		time.Sleep(time.Millisecond)
 	}
 	cancel()

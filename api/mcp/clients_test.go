@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -67,6 +68,12 @@ func node(t *testing.T, env []string, args ...string) (string, string) {
 	ctx, cancel := context.WithTimeout(context.Background(), clientTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", args...)
+	// On a timeout the whole process group goes (mcp-remote runs children
+	// that could keep requests to the test server open), and output pipes
+	// a straggler holds do not keep the test waiting.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
 	cmd.Dir = clientDir
 	home := t.TempDir() // the clients keep their state (OAuth files, catalogs) here
 	cmd.Env = append(os.Environ(), append(env,

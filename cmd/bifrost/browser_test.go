@@ -305,7 +305,7 @@ func loginThrottle(t *testing.T, b *browser, h *hub) {
 	if err := os.WriteFile(filepath.Join(artifactsDir(t), "signin-throttled.png"), png, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	resp, err := http.Post(h.URL("/api/login"), "application/json", strings.NewReader(`{"username":"admin","password":"correct horse battery"}`))
+	resp, err := httpClient.Post(h.URL("/api/login"), "application/json", strings.NewReader(`{"username":"admin","password":"correct horse battery"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -574,20 +574,28 @@ func (b *browser) navigate(hash string) {
 		b.t.Fatalf("no page at %s", hash)
 	}
 	// On the page already, a click changes nothing and nothing is marked.
-	b.do("mark the page on screen", chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`if (location.hash !== %q) document.querySelectorAll('main h1').forEach((e) => { e.dataset.old = '1'; })`, hash)))
+	b.do("mark the page on screen", quiet(), chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`if (location.hash !== %q) document.querySelectorAll('main h1').forEach((e) => { e.dataset.old = '1'; })`, hash)))
 	b.click(`a[href="` + hash + `"]`)
 	b.waitJS("the "+title+" page", fmt.Sprintf(`((e) => !!e && !e.dataset.old && e.textContent === %q && location.hash === %q)(document.querySelector('main h1'))`, title, hash))
 }
 
+// quiet waits until no redraw of the page is due or under way (the app
+// marks the body data-busy meanwhile), so that what a step does lands on
+// the page it found, not on one a redraw replaces half-way through.
+func quiet() chromedp.Action[chromedp.Void] {
+	return chromedp.Poll[chromedp.Void](`!document.body.hasAttribute('data-busy')`,
+		chromedp.WithPollingInterval(10*time.Millisecond), chromedp.WithPollingTimeout(8*time.Second))
+}
+
 func (b *browser) click(sel string) {
 	b.t.Helper()
-	b.do("click "+sel, chromedp.WaitEnabled(chromedp.CSS(sel)), chromedp.Click(chromedp.CSS(sel)))
+	b.do("click "+sel, quiet(), chromedp.WaitEnabled(chromedp.CSS(sel)), chromedp.Click(chromedp.CSS(sel)))
 }
 
 // typeInto replaces an input's text by typing, as a person would.
 func (b *browser) typeInto(sel, text string) {
 	b.t.Helper()
-	b.do("type into "+sel, chromedp.WaitVisible(chromedp.CSS(sel)),
+	b.do("type into "+sel, quiet(), chromedp.WaitVisible(chromedp.CSS(sel)),
 		chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.querySelector(%q).value = ''`, sel)),
 		chromedp.SendKeys(chromedp.CSS(sel), text))
 }
@@ -595,7 +603,7 @@ func (b *browser) typeInto(sel, text string) {
 // setRange moves a slider to v and lets go, as a drag ends.
 func (b *browser) setRange(sel string, v int) {
 	b.t.Helper()
-	b.do("set "+sel, chromedp.WaitEnabled(chromedp.CSS(sel)), chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => {
+	b.do("set "+sel, quiet(), chromedp.WaitEnabled(chromedp.CSS(sel)), chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => {
 		const el = document.querySelector(%q);
 		el.focus();
 		el.value = %q;
@@ -607,13 +615,13 @@ func (b *browser) setRange(sel string, v int) {
 // selectOption picks the option with value in a <select>.
 func (b *browser) selectOption(sel, value string) {
 	b.t.Helper()
-	b.do("select in "+sel, chromedp.WaitEnabled(chromedp.CSS(sel)), chromedp.SetValue(chromedp.CSS(sel), value))
+	b.do("select in "+sel, quiet(), chromedp.WaitEnabled(chromedp.CSS(sel)), chromedp.SetValue(chromedp.CSS(sel), value))
 }
 
 // selectByText picks the option with the text in a <select>.
 func (b *browser) selectByText(sel, text string) {
 	b.t.Helper()
-	b.do("select in "+sel, chromedp.WaitEnabled(chromedp.CSS(sel)), chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => {
+	b.do("select in "+sel, quiet(), chromedp.WaitEnabled(chromedp.CSS(sel)), chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => {
 		const el = document.querySelector(%q);
 		el.value = [...el.options].find((o) => o.textContent === %q).value;
 		el.dispatchEvent(new Event('change', { bubbles: true }));

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -29,7 +30,9 @@ func buildBinary(tb testing.TB) string {
 		tb.Skip("the go command is not on PATH")
 	}
 	bin := filepath.Join(tb.TempDir(), "bifrost")
-	cmd := exec.Command(gobin, "build", "-ldflags", "-X main.version=e2e", "-o", bin, ".")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, gobin, "build", "-ldflags", "-X main.version=e2e", "-o", bin, ".")
 	cmd.Env = cleanEnv()
 	if out, err := cmd.CombinedOutput(); err != nil {
 		tb.Fatalf("go build: %v\n%s", err, out)
@@ -73,7 +76,9 @@ func startHub(tb testing.TB, bin, data string) *hub {
 func startHubProcess(tb testing.TB, bin, data string) *hub {
 	tb.Helper()
 	h := &hub{tb: tb, exited: make(chan struct{}), log: newLineLog()}
-	h.cmd = exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data", data, "--demo")
+	// Bluetooth off: the runner's adapter (or a D-Bus without BlueZ) is
+	// not what these tests are about.
+	h.cmd = exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data", data, "--demo", "--ble", "off")
 	h.cmd.Env = cleanEnv()
 	h.cmd.Stderr = h.log
 	if err := h.cmd.Start(); err != nil {
@@ -102,7 +107,7 @@ func (h *hub) waitHealthy() {
 	h.tb.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		if resp, err := http.Get(h.URL("/healthz")); err == nil {
+		if resp, err := httpClient.Get(h.URL("/healthz")); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				return
@@ -194,7 +199,10 @@ func (c client) must(want int, method, path string, body, out any) {
 func bifrost(tb testing.TB, bin string, args ...string) (string, string) {
 	tb.Helper()
 	var stdout, stderr bytes.Buffer
-	cmd := exec.Command(bin, args...)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.WaitDelay = 5 * time.Second
 	cmd.Env = cleanEnv()
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

@@ -27,6 +27,7 @@ func TestMainServes(t *testing.T) {
 	m.Config.Addr = "127.0.0.1:0"
 	m.Config.DataDir = t.TempDir()
 	m.Config.Demo = true
+	m.Config.Neewer.BLE = "off" // the host's Bluetooth is not what this tests
 	m.Logger = slog.New(slog.DiscardHandler)
 	if err := m.Run(t.Context()); err != nil {
 		m.Close()
@@ -40,7 +41,7 @@ func TestMainServes(t *testing.T) {
 		"/no/such/route":       http.StatusNotFound,
 		"/api/v1/openapi.json": http.StatusOK,
 	} {
-		resp, err := http.Get(base + path)
+		resp, err := httpClient.Get(base + path)
 		if err != nil {
 			t.Fatal(err)
 		}

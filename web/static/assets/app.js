@@ -62,7 +62,16 @@ export const app = {
   // burst of changes).
   refresh() {
     clearTimeout(refreshTimer);
-    refreshTimer = setTimeout(() => { reload(); }, 120);
+    refreshTimer = setTimeout(() => { refreshTimer = null; reload(); }, 120);
+    settled();
+  },
+
+  // refreshNow reads the house again and redraws the page at once; it
+  // resolves when the page is drawn.
+  refreshNow() {
+    clearTimeout(refreshTimer);
+    refreshTimer = null;
+    return reload();
   },
 
   // device finds a device's live view in the snapshot.
@@ -76,12 +85,35 @@ export const app = {
 };
 
 let refreshTimer = null;
+let drawsUnderWay = 0;
+const hearing = new Set(); // the lists of changes heard by reloads under way
+
+// settled marks the page busy while a redraw is due or under way (the
+// body's data-busy attribute), so that scripts driving the page, and its
+// tests, can wait for it to hold still.
+function settled() {
+  document.body.toggleAttribute('data-busy', refreshTimer !== null || drawsUnderWay > 0);
+}
 
 async function reload() {
-  const home = await app.run(() => get('/home'));
-  if (!home) return;
-  app.home = home;
-  await draw({ keepPlace: true });
+  drawsUnderWay++;
+  settled();
+  // Changes heard while the house is read may be newer than what the
+  // answer says; they are put into it before it is drawn.
+  const heard = [];
+  hearing.add(heard);
+  try {
+    const home = await app.run(() => get('/home'));
+    hearing.delete(heard);
+    if (!home) return;
+    for (const e of heard) merge(home, e);
+    app.home = home;
+    await draw({ keepPlace: true });
+  } finally {
+    hearing.delete(heard);
+    drawsUnderWay--;
+    settled();
+  }
 }
 
 let drawing = 0; // the latest draw; an older one that finishes later is dropped
@@ -146,7 +178,15 @@ async function route() {
   const path = location.hash ? location.hash.slice(1) : '/';
   app.path = pages[path] ? path : '/';
   clearTimeout(refreshTimer); // the new page is drawn from scratch
-  await draw();
+  refreshTimer = null;
+  drawsUnderWay++;
+  settled();
+  try {
+    await draw();
+  } finally {
+    drawsUnderWay--;
+    settled();
+  }
   window.scrollTo(0, 0);
   const heading = main.querySelector('h1');
   if (heading) {
@@ -157,18 +197,26 @@ async function route() {
 
 // onEvent applies one change from the hub: a device's new state is put in
 // place; anything that changes the shape of the house redraws the page.
+// merge puts one device's change into a snapshot of the house and
+// returns the device's new view, or null when the snapshot lacks it. A
+// whole view (it says whether the device is online) replaces the old one;
+// the answer to a write (its new state) updates it.
+function merge(home, e) {
+  const items = home[stateLists[e.type]] || [];
+  const i = items.findIndex((x) => x.id === e.id);
+  if (i < 0) return null;
+  items[i] = 'online' in e.data ? e.data : { ...items[i], ...e.data };
+  return items[i];
+}
+
 function onEvent(e) {
   const page = (pages[app.path] || pages['/']).module;
   if (page.onEvent && page.onEvent(e, app)) return;
-  const list = stateLists[e.type];
-  if (list && e.action === 'changed' && e.data && app.home) {
-    const items = app.home[list] || [];
-    const i = items.findIndex((x) => x.id === e.id);
-    if (i >= 0) {
-      // A whole view (it says whether the device is online) replaces the
-      // old one; the answer to a write (its new state) updates it.
-      items[i] = 'online' in e.data ? e.data : { ...items[i], ...e.data };
-      for (const fn of app.watchers.get(e.id) || []) fn(items[i]);
+  if (stateLists[e.type] && e.action === 'changed' && e.data && app.home) {
+    for (const heard of hearing) heard.push(e);
+    const view = merge(app.home, e);
+    if (view) {
+      for (const fn of app.watchers.get(e.id) || []) fn(view);
       return;
     }
   }

@@ -154,11 +154,12 @@ async function scan(app) {
     return;
   }
   const wait = Math.max(1, Number(r.wait_seconds) || 0);
-  setTimeout(() => {
+  setTimeout(async () => {
+    // The inventory is redrawn first; only then does the card say so.
+    if (document.getElementById('devices-discover')) await app.refreshNow();
     state.scanning = false;
     state.scan = { text: `Scan finished (${r.adapters.join(', ')}); the inventory below is up to date.`, failed };
     paint();
-    if (document.getElementById('devices-discover')) app.refresh();
   }, wait * 1000);
 }
 
