@@ -95,25 +95,34 @@ function settled() {
   document.body.toggleAttribute('data-busy', refreshTimer !== null || drawsUnderWay > 0);
 }
 
-async function reload() {
+// busyWhile runs a redraw with the page marked busy.
+async function busyWhile(work) {
   drawsUnderWay++;
   settled();
-  // Changes heard while the house is read may be newer than what the
-  // answer says; they are put into it before it is drawn.
-  const heard = [];
-  hearing.add(heard);
   try {
-    const home = await app.run(() => get('/home'));
-    hearing.delete(heard);
-    if (!home) return;
-    for (const e of heard) merge(home, e);
-    app.home = home;
-    await draw({ keepPlace: true });
+    await work();
   } finally {
-    hearing.delete(heard);
     drawsUnderWay--;
     settled();
   }
+}
+
+function reload() {
+  return busyWhile(async () => {
+    // Changes heard while the house is read may be newer than what the
+    // answer says; they are put into it before it is drawn.
+    const heard = [];
+    hearing.add(heard);
+    try {
+      const home = await app.run(() => get('/home'));
+      if (!home) return;
+      for (const e of heard) merge(home, e);
+      app.home = home;
+    } finally {
+      hearing.delete(heard);
+    }
+    await draw({ keepPlace: true });
+  });
 }
 
 let drawing = 0; // the latest draw; an older one that finishes later is dropped
@@ -179,14 +188,7 @@ async function route() {
   app.path = pages[path] ? path : '/';
   clearTimeout(refreshTimer); // the new page is drawn from scratch
   refreshTimer = null;
-  drawsUnderWay++;
-  settled();
-  try {
-    await draw();
-  } finally {
-    drawsUnderWay--;
-    settled();
-  }
+  await busyWhile(() => draw());
   window.scrollTo(0, 0);
   const heading = main.querySelector('h1');
   if (heading) {
@@ -195,8 +197,6 @@ async function route() {
   }
 }
 
-// onEvent applies one change from the hub: a device's new state is put in
-// place; anything that changes the shape of the house redraws the page.
 // merge puts one device's change into a snapshot of the house and
 // returns the device's new view, or null when the snapshot lacks it. A
 // whole view (it says whether the device is online) replaces the old one;
@@ -209,6 +209,8 @@ function merge(home, e) {
   return items[i];
 }
 
+// onEvent applies one change from the hub: a device's new state is put in
+// place; anything that changes the shape of the house redraws the page.
 function onEvent(e) {
   const page = (pages[app.path] || pages['/']).module;
   if (page.onEvent && page.onEvent(e, app)) return;
