@@ -281,12 +281,15 @@ func (c *conn) state() (bool, error) {
 }
 
 // publish sends a message with QoS 1 and waits for the broker to take it.
-// While disconnected it fails at once: nothing is kept to be sent later.
+// It works from the moment the connection is up, before the subscriptions
+// are (a retained message that arrives with them may ask a device at
+// once). While disconnected it fails at once: nothing is kept to be sent
+// later.
 func (c *conn) publish(ctx context.Context, topic string, payload []byte, retained bool) error {
 	c.mu.Lock()
-	client, live := c.client, c.live
+	client := c.client
 	c.mu.Unlock()
-	if !live {
+	if client == nil || !client.IsConnectionOpen() {
 		return errNotConnected
 	}
 	if err := wait(ctx, client.Publish(topic, qos, retained, payload), connectTimeout); err != nil {

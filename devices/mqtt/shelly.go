@@ -40,6 +40,7 @@ type shellyNode struct {
 
 	up, upKnown bool
 	probing     bool
+	reprobe     bool // asked for again while a probe was under way
 	probed      bool // it answered as a Shelly
 	info        shellyInfo
 	names       map[int]string
@@ -164,6 +165,7 @@ func (s *shelly) setAvailable(n *shellyNode, up bool) {
 // it.
 func (s *shelly) probe(n *shellyNode) {
 	if n.probing {
+		n.reprobe = true // the one under way may have been asked too early
 		return
 	}
 	n.probing = true
@@ -183,8 +185,13 @@ func (s *shelly) probe(n *shellyNode) {
 		}
 		s.e.boxes.post("shelly:"+n.prefix, func() {
 			n.probing = false
+			again := n.reprobe
+			n.reprobe = false
 			if !isShelly {
-				return // not a Shelly, or not answering; asked again when it next says it is online
+				if again && n.up {
+					s.probe(n)
+				}
+				return // not a Shelly, or not answering; asked again when it next says it is online or the hub reconnects
 			}
 			n.info, n.names, n.probed = info, names, true
 			if status != nil {
@@ -354,7 +361,9 @@ func (s *shelly) switchName(n *shellyNode, id int) string {
 }
 
 // connected reads every known Shelly's status again: notifications sent
-// while the hub was away are lost.
+// while the hub was away are lost. A prefix that said it was online but
+// has not answered the probe is asked again (once more after the probe
+// under way, if there is one).
 func (s *shelly) connected() {
 	s.mu.Lock()
 	nodes := make([]*shellyNode, 0, len(s.nodes))
@@ -364,8 +373,11 @@ func (s *shelly) connected() {
 	s.mu.Unlock()
 	for _, n := range nodes {
 		s.e.boxes.post("shelly:"+n.prefix, func() {
-			if n.probed {
+			switch {
+			case n.probed:
 				s.refresh(n)
+			case n.up:
+				s.probe(n)
 			}
 		})
 	}

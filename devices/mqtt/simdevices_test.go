@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	paho "github.com/eclipse/paho.mqtt.golang"
@@ -35,22 +36,26 @@ type simLamp struct {
 }
 
 // newSimTasmotaBulb is a Tasmota RGBCW bulb, white at 2700 K (370 mireds)
-// and 50 %, switched off.
+// and 50 %, switched off. It is a bulb from its first message on: the hub
+// may ask for its state as soon as it connects.
 func newSimTasmotaBulb(t testing.TB, broker, topic, name string) *simTasmota {
-	d := newSimTasmota(t, broker, topic, []string{name}, false)
-	d.mu.Lock()
-	d.lamp = &simLamp{dimmer: 50, ct: 370, white: true}
-	d.mu.Unlock()
-	return d
+	return dialTasmota(t, broker, &simTasmota{topic: topic, names: []string{name}, power: make([]bool, 1), temp: 21.5,
+		lamp: &simLamp{dimmer: 50, ct: 370, white: true}})
 }
 
 func newSimTasmota(t testing.TB, broker, topic string, names []string, sensor bool) *simTasmota {
-	d := &simTasmota{topic: topic, names: names, sensor: sensor, power: make([]bool, len(names)), temp: 21.5}
+	return dialTasmota(t, broker, &simTasmota{topic: topic, names: names, sensor: sensor, power: make([]bool, len(names)), temp: 21.5})
+}
+
+// dialTasmota connects d, whose fields are all set: its handlers read
+// them from the moment it connects.
+func dialTasmota(t testing.TB, broker string, d *simTasmota) *simTasmota {
+	t.Helper()
 	d.simClient = &simClient{}
 	dialSim(t, d.simClient, broker, simOptions{
-		id: topic, willTopic: "tele/" + topic + "/LWT", willPayload: "Offline",
-		subscribe: []string{"cmnd/" + topic + "/+", "cmnd/tasmotas/+"},
-		birth:     func(c paho.Client) { c.Publish("tele/"+topic+"/LWT", 0, true, "Online") },
+		id: d.topic, willTopic: "tele/" + d.topic + "/LWT", willPayload: "Offline",
+		subscribe: []string{"cmnd/" + d.topic + "/+", "cmnd/tasmotas/+"},
+		birth:     func(c paho.Client) { c.Publish("tele/"+d.topic+"/LWT", 0, true, "Online") },
 		handler:   d.command,
 	})
 	return d
@@ -247,17 +252,31 @@ type simShelly struct {
 	name    string
 	switchN []string
 
+	mute atomic.Bool // it hears RPC requests and answers none
+
 	mu      sync.Mutex
 	outputs []bool
 }
 
 func newSimShelly(t testing.TB, broker, id, name string, switchNames []string) *simShelly {
+	return dialShelly(t, broker, &simShelly{id: id, name: name, switchN: switchNames, outputs: make([]bool, len(switchNames))})
+}
+
+// newMutedSimShelly is a Shelly that answers no RPC request until its mute
+// is cleared.
+func newMutedSimShelly(t testing.TB, broker, id, name string, switchNames []string) *simShelly {
 	d := &simShelly{id: id, name: name, switchN: switchNames, outputs: make([]bool, len(switchNames))}
+	d.mute.Store(true)
+	return dialShelly(t, broker, d)
+}
+
+func dialShelly(t testing.TB, broker string, d *simShelly) *simShelly {
+	t.Helper()
 	d.simClient = &simClient{}
 	dialSim(t, d.simClient, broker, simOptions{
-		id: id, willTopic: id + "/online", willPayload: "false",
-		subscribe: []string{id + "/rpc"},
-		birth:     func(c paho.Client) { c.Publish(id+"/online", 0, true, "true") },
+		id: d.id, willTopic: d.id + "/online", willPayload: "false",
+		subscribe: []string{d.id + "/rpc"},
+		birth:     func(c paho.Client) { c.Publish(d.id+"/online", 0, true, "true") },
 		handler:   d.rpc,
 	})
 	return d
@@ -272,7 +291,7 @@ type rpcRequest struct {
 
 func (d *simShelly) rpc(_ string, payload []byte) {
 	var req rpcRequest
-	if json.Unmarshal(payload, &req) != nil || req.Src == "" {
+	if json.Unmarshal(payload, &req) != nil || req.Src == "" || d.mute.Load() {
 		return
 	}
 	result, rpcErr := d.call(req)

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	paho "github.com/eclipse/paho.mqtt.golang"
+
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/mqtt"
 )
@@ -114,6 +116,35 @@ func TestEmbeddedBrokerStory(t *testing.T) {
 
 	story(t, h, d)
 	t.Run("a zigbee device that leaves stays listed offline", func(t *testing.T) { checkZigbeeLeave(t, h.in(t), d.zigbee) })
+}
+
+// TestShellyThatMissedItsProbeIsAskedAgain: a Shelly that says it is
+// online but answers nothing is asked again when the hub's own connection
+// to the broker comes back, even while the first probe is still waiting
+// for its answer. The device itself stays connected and says nothing new.
+func TestShellyThatMissedItsProbeIsAskedAgain(t *testing.T) {
+	broker := startMosquitto(t)
+	const clientID = "bifrost-probe"
+	h := newHub(t, mqtt.Config{URL: broker.url(), ClientID: clientID})
+	d := newMutedSimShelly(t, broker.addr, "shellyplus1-b0b0b0b0b0b0", "Porch", []string{"Porch light"})
+	asked := d.waitMessage(d.id+"/rpc", time.Time{}, 10*time.Second)
+	d.mute.Store(false)
+	if ds := h.devices(); ds["mqtt:shelly.shellyplus1-b0b0b0b0b0b0.0"].Online {
+		t.Fatal("a Shelly that answered nothing is listed online")
+	}
+
+	// Another client takes the hub's client id: the broker drops the hub,
+	// which reconnects.
+	kick := paho.NewClient(paho.NewClientOptions().AddBroker(broker.url()).SetClientID(clientID).SetConnectTimeout(5 * time.Second))
+	if tok := kick.Connect(); !tok.WaitTimeout(10*time.Second) || tok.Error() != nil {
+		t.Fatalf("connecting as the hub's client id: %v", tok.Error())
+	}
+	kick.Disconnect(0)
+
+	h.waitOnline(15*time.Second, "mqtt:shelly.shellyplus1-b0b0b0b0b0b0.0")
+	if n := len(d.messages(d.id+"/rpc", asked.At)); n < 2 {
+		t.Fatalf("the Shelly was asked %d times; want the unanswered probe and another", n)
+	}
 }
 
 func checkInventory(t *testing.T, h *hub) {
