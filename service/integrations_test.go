@@ -38,7 +38,18 @@ func (f *fakeRunner) Apply(s service.MQTTSettings) error {
 	return f.applyErr
 }
 
-func (f *fakeRunner) Fixed() service.MQTTSettings { return f.fixed }
+func (f *fakeRunner) Fixed() service.MQTTSettings {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.fixed
+}
+
+// set changes how the runner behaves from now on.
+func (f *fakeRunner) set(change func(f *fakeRunner)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	change(f)
+}
 
 func (f *fakeRunner) Status() service.IntegrationStatus {
 	f.mu.Lock()
@@ -315,7 +326,9 @@ func TestIntegrations_Validation(t *testing.T) {
 
 func TestIntegrations_EnvironmentWins(t *testing.T) {
 	x := newIntegrations(t, hubSecret)
-	x.runner.fixed = service.MQTTSettings{URL: "mqtt://env:secretpw@broker.env", Password: "env-password"}
+	x.runner.set(func(f *fakeRunner) {
+		f.fixed = service.MQTTSettings{URL: "mqtt://env:secretpw@broker.env", Password: "env-password"}
+	})
 	v, err := x.in.MQTT(x.admin)
 	if err != nil {
 		t.Fatal(err)
@@ -337,18 +350,20 @@ func TestIntegrations_EnvironmentWins(t *testing.T) {
 
 func TestIntegrations_AdaptersTroubleIsAWarning(t *testing.T) {
 	x := newIntegrations(t, hubSecret)
-	x.runner.status = service.IntegrationStatus{State: service.IntegrationError, Message: "connection refused"}
+	x.runner.set(func(f *fakeRunner) {
+		f.status = service.IntegrationStatus{State: service.IntegrationError, Message: "connection refused"}
+	})
 	res := x.save(t, service.MQTTUpdate{URL: str("mqtt://127.0.0.1:1")})
 	if !strings.Contains(res.Warning, "cannot connect to the broker: connection refused") || res.Status.State != service.IntegrationError {
 		t.Errorf("unreachable broker: %+v", res)
 	}
-	x.runner.status = service.IntegrationStatus{State: service.IntegrationConnecting}
+	x.runner.set(func(f *fakeRunner) { f.status = service.IntegrationStatus{State: service.IntegrationConnecting} })
 	begin := time.Now()
 	res = x.save(t, service.MQTTUpdate{URL: str("mqtt://10.255.255.1")})
 	if !strings.Contains(res.Warning, "still connecting") || time.Since(begin) > 4*time.Second {
 		t.Errorf("a broker slow to answer: %+v after %v", res, time.Since(begin))
 	}
-	x.runner.applyErr = errors.New("listen tcp :1883: address already in use")
+	x.runner.set(func(f *fakeRunner) { f.applyErr = errors.New("listen tcp :1883: address already in use") })
 	res = x.save(t, service.MQTTUpdate{Embedded: str(":1883")})
 	if !strings.Contains(res.Warning, "cannot start: listen tcp :1883: address already in use") {
 		t.Errorf("a port in use: %+v", res)
@@ -365,7 +380,7 @@ func TestIntegrations_Delete(t *testing.T) {
 		t.Fatalf("deleting nothing = %v", err)
 	}
 	x.save(t, service.MQTTUpdate{URL: str("mqtt://broker.lan"), Password: mqttPass})
-	x.runner.status = service.IntegrationStatus{State: service.IntegrationOff}
+	x.runner.set(func(f *fakeRunner) { f.status = service.IntegrationStatus{State: service.IntegrationOff} })
 	res, err := x.in.DeleteMQTT(x.admin)
 	if err != nil || res.UpdatedAt != nil || res.URL != "" || res.Password.Set {
 		t.Fatalf("DeleteMQTT = %+v, %v", res, err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/cookiejar"
 	"os"
@@ -379,6 +380,7 @@ func TestEmbeddedBrokerKeepsRetainedMessages(t *testing.T) {
 		mu.Lock()
 		done := got["homeassistant/switch/porch/relay/config"] == config && got["porch/relay/state"] == "ON"
 		_, old := got["porch/old"]
+		seen := maps.Clone(got)
 		mu.Unlock()
 		if old {
 			t.Fatal("a cleared retained message came back after the restart")
@@ -387,7 +389,7 @@ func TestEmbeddedBrokerKeepsRetainedMessages(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("after the restart the broker retains %v", got)
+			t.Fatalf("after the restart the broker retains %v", seen)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

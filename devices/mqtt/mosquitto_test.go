@@ -17,7 +17,6 @@ import (
 // with a config of its own, persistence on (so retained messages survive a
 // restart, as on a real install).
 type mosquitto struct {
-	t    testing.TB
 	bin  string
 	conf string
 	addr string
@@ -42,7 +41,7 @@ func mosquittoBinary(t testing.TB) string {
 func startMosquitto(t testing.TB) *mosquitto {
 	t.Helper()
 	dir := t.TempDir()
-	m := &mosquitto{t: t, bin: mosquittoBinary(t), conf: filepath.Join(dir, "mosquitto.conf")}
+	m := &mosquitto{bin: mosquittoBinary(t), conf: filepath.Join(dir, "mosquitto.conf")}
 	// The port was free a moment ago; if something took it meanwhile,
 	// take another.
 	for try := 0; ; try++ {
@@ -69,10 +68,10 @@ func startMosquitto(t testing.TB) *mosquitto {
 }
 
 // start runs the broker and waits until it accepts connections.
-func (m *mosquitto) start() {
-	m.t.Helper()
+func (m *mosquitto) start(t testing.TB) {
+	t.Helper()
 	if err := m.tryStart(); err != nil {
-		m.t.Fatal(err)
+		t.Fatal(err)
 	}
 }
 

@@ -18,7 +18,6 @@ import (
 // message again), records what it receives, and can drop off the network
 // abruptly so the broker publishes its will.
 type simClient struct {
-	t      testing.TB
 	client paho.Client
 
 	mu       sync.Mutex
@@ -50,7 +49,7 @@ type simOptions struct {
 // stored where the device's handlers find it before anything can arrive.
 func dialSim(t testing.TB, s *simClient, brokerAddr string, o simOptions) {
 	t.Helper()
-	s.t, s.arrived = t, make(chan struct{})
+	s.arrived = make(chan struct{})
 	opts := paho.NewClientOptions().
 		AddBroker("mqtt://"+brokerAddr).
 		SetClientID(o.id).
@@ -174,9 +173,10 @@ func (s *simClient) messages(prefix string, since time.Time) []simMessage {
 	return out
 }
 
-// waitMessage waits for a message on topic received since since.
-func (s *simClient) waitMessage(topic string, since time.Time, within time.Duration) simMessage {
-	s.t.Helper()
+// waitMessage waits for a message on topic received since since; t is
+// the test (or subtest) that waits.
+func (s *simClient) waitMessage(t testing.TB, topic string, since time.Time, within time.Duration) simMessage {
+	t.Helper()
 	deadline := time.After(within)
 	for {
 		s.mu.Lock()
@@ -191,7 +191,7 @@ func (s *simClient) waitMessage(topic string, since time.Time, within time.Durat
 		select {
 		case <-arrived:
 		case <-deadline:
-			s.t.Fatalf("no message on %s within %v", topic, within)
+			t.Fatalf("no message on %s within %v", topic, within)
 		}
 	}
 }

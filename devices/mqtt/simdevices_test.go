@@ -252,7 +252,8 @@ type simShelly struct {
 	name    string
 	switchN []string
 
-	mute atomic.Bool // it hears RPC requests and answers none
+	mute    atomic.Bool   // it hears RPC requests and answers none
+	ignored chan struct{} // one send per request left unanswered (muted only)
 
 	mu      sync.Mutex
 	outputs []bool
@@ -267,6 +268,7 @@ func newSimShelly(t testing.TB, broker, id, name string, switchNames []string) *
 func newMutedSimShelly(t testing.TB, broker, id, name string, switchNames []string) *simShelly {
 	d := &simShelly{id: id, name: name, switchN: switchNames, outputs: make([]bool, len(switchNames))}
 	d.mute.Store(true)
+	d.ignored = make(chan struct{}, 64)
 	return dialShelly(t, broker, d)
 }
 
@@ -291,7 +293,14 @@ type rpcRequest struct {
 
 func (d *simShelly) rpc(_ string, payload []byte) {
 	var req rpcRequest
-	if json.Unmarshal(payload, &req) != nil || req.Src == "" || d.mute.Load() {
+	if json.Unmarshal(payload, &req) != nil || req.Src == "" {
+		return
+	}
+	if d.mute.Load() {
+		select {
+		case d.ignored <- struct{}{}:
+		default:
+		}
 		return
 	}
 	result, rpcErr := d.call(req)
@@ -448,26 +457,23 @@ func newSimZigbee(t testing.TB, broker string, ds ...*zigbeeDevice) *simZigbee {
 func (z *simZigbee) birth(c paho.Client) {
 	c.Publish("zigbee2mqtt/bridge/state", 0, true, `{"state":"online"}`)
 	list := []any{map[string]any{"ieee_address": "0x00124b0000000001", "type": "Coordinator", "friendly_name": "Coordinator", "definition": nil}}
+	var names []string
+	var states [][]byte // read under the lock: commands change them meanwhile
 	z.mu.Lock()
 	for _, d := range z.devices {
 		list = append(list, map[string]any{
 			"ieee_address": d.ieee, "friendly_name": d.name, "type": "Router", "supported": true, "interview_completed": true,
 			"definition": map[string]any{"model": d.model, "vendor": d.vendor, "description": d.description, "exposes": d.exposes, "options": []any{}},
 		})
+		names, states = append(names, d.name), append(states, d.stateJSON())
 	}
 	z.mu.Unlock()
 	b, _ := json.Marshal(list)
 	c.Publish("zigbee2mqtt/bridge/devices", 0, true, b)
-	for _, d := range z.snapshot() {
-		c.Publish("zigbee2mqtt/"+d.name+"/availability", 0, true, `{"state":"online"}`)
-		c.Publish("zigbee2mqtt/"+d.name, 0, true, d.stateJSON())
+	for i, name := range names {
+		c.Publish("zigbee2mqtt/"+name+"/availability", 0, true, `{"state":"online"}`)
+		c.Publish("zigbee2mqtt/"+name, 0, true, states[i])
 	}
-}
-
-func (z *simZigbee) snapshot() []*zigbeeDevice {
-	z.mu.Lock()
-	defer z.mu.Unlock()
-	return append([]*zigbeeDevice(nil), z.devices...)
 }
 
 func (d *zigbeeDevice) stateJSON() []byte {

@@ -42,13 +42,21 @@ func startOne(t *testing.T, name string) (*Light, *neewertest.Light) {
 
 func eventually(t *testing.T, ok func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	if !within(10*time.Second, ok) {
+		t.Fatal("condition not met in time")
+	}
+}
+
+// within reports whether ok holds before d has passed.
+func within(d time.Duration, ok func() bool) bool {
+	deadline := time.Now().Add(d)
 	for !ok() {
 		if time.Now().After(deadline) {
-			t.Fatal("condition not met in time")
+			return false
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
+	return true
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -76,9 +84,15 @@ func TestCoalescingLastValueWins(t *testing.T) {
 			}
 			results[i] = s.Brightness
 		})
-		eventually(t, func() bool { return l.push.submitted() == base+uint64(i) })
-		if i == 1 {
-			eventually(t, func() bool { return fake.Held() == 1 })
+		queued := within(10*time.Second, func() bool { return l.push.submitted() == base+uint64(i) })
+		if queued && i == 1 {
+			queued = within(10*time.Second, func() bool { return fake.Held() == 1 })
+		}
+		if !queued { // let the writes end before failing: they report to t
+			held, submitted := fake.Held(), l.push.submitted()-base
+			release()
+			wg.Wait()
+			t.Fatalf("write %d: %d submitted, %d held at the light", i, submitted, held)
 		}
 	}
 	release()

@@ -41,10 +41,11 @@ func startRig(t *testing.T, cfg onkyo.Config) *rig {
 	}
 	a := onkyo.New(cfg)
 	ctx, cancel := context.WithCancel(context.Background())
+	changes := watch(reg) // before the adapter adds anything
 	done := make(chan struct{})
 	go func() { a.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done; reg.Close() })
-	return &rig{reg: reg, adapter: a, changes: watch(reg)}
+	return &rig{reg: reg, adapter: a, changes: changes}
 }
 
 // player waits for device id to be registered and online.

@@ -215,8 +215,9 @@ func TestConcurrentUse(t *testing.T) {
 	h, _, _ := registered(t)
 	h.SetTick(time.Millisecond)
 	ctx, cancel := context.WithCancel(bg)
-	defer cancel()
-	go func() { _ = h.Run(ctx) }()
+	done := make(chan struct{})
+	go func() { _ = h.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }() // before the registry closes
 	var wg sync.WaitGroup
 	for _, d := range h.Devices() {
 		for range 4 {

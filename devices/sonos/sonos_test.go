@@ -31,7 +31,9 @@ func home(t *testing.T) (*household, *player, *player) {
 	living := hh.add(livingUUID, "Living Room", "Sonos Five", "AudioIn")
 	kitchen := hh.add(kitchenUUID, "Kitchen", "Sonos Beam", "HTControl")
 	bridge := hh.add(bridgeUUID, "BOOST", "Sonos Boost")
+	hh.mu.Lock() // its server already answers
 	bridge.hidden = true
+	hh.mu.Unlock()
 	return hh, living, kitchen
 }
 
@@ -56,10 +58,11 @@ func startRig(t *testing.T, cfg sonos.Config) *rig {
 	cfg.Registry = reg
 	a := sonos.New(cfg)
 	ctx, cancel := context.WithCancel(context.Background())
+	changes := watch(reg) // before the adapter adds anything
 	done := make(chan struct{})
 	go func() { a.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done; reg.Close() })
-	return &rig{reg: reg, adapter: a, changes: watch(reg)}
+	return &rig{reg: reg, adapter: a, changes: changes}
 }
 
 func (r *rig) speaker(t *testing.T, id devices.ID) *sonos.Speaker {

@@ -26,6 +26,8 @@ type HCI struct {
 	cmdMu   sync.Mutex // one command outstanding at a time
 	connMu  sync.Mutex // one connection attempt at a time
 
+	// Set by init under mu; writers read them without it once NewHCI has
+	// returned, the read loop under it.
 	credits chan struct{} // free ACL buffers in the controller
 	aclLen  int
 
@@ -129,11 +131,13 @@ func (h *HCI) init(ctx context.Context) error {
 	if size < 27 || count == 0 {
 		return fmt.Errorf("hci: controller reports ACL buffers of %d bytes × %d", size, count)
 	}
-	h.aclLen = size
-	h.credits = make(chan struct{}, count)
+	credits := make(chan struct{}, count)
 	for range count {
-		h.credits <- struct{}{}
+		credits <- struct{}{}
 	}
+	h.mu.Lock() // the read loop may already hear Number Of Completed Packets
+	h.aclLen, h.credits = size, credits
+	h.mu.Unlock()
 	return nil
 }
 
@@ -319,9 +323,15 @@ func (h *HCI) completed(p []byte) {
 }
 
 func (h *HCI) refund(n int) {
+	h.mu.Lock()
+	credits := h.credits
+	h.mu.Unlock()
+	if credits == nil { // before init: nothing was sent to complete
+		return
+	}
 	for range n {
 		select {
-		case h.credits <- struct{}{}:
+		case credits <- struct{}{}:
 		default:
 		}
 	}
