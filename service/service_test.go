@@ -14,6 +14,7 @@ import (
 	"github.com/bifrost-hub/bifrost/devices/color"
 	"github.com/bifrost-hub/bifrost/devices/sim"
 	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/service/servicetest"
 	"github.com/bifrost-hub/bifrost/store"
 )
 
@@ -613,18 +614,9 @@ func TestAuditRecordsWhoAndResult(t *testing.T) {
 	}
 }
 
-// runService runs svc's background work until the test ends, and waits
-// for it to stop before the test's store and registry close.
-func runService(t *testing.T, svc *service.Service) {
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { _ = svc.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-}
-
 func TestEventsFollowChanges(t *testing.T) {
 	h := newHouse(t)
-	runService(t, h.svc)
+	servicetest.Run(t, h.svc)
 	events, stop := h.svc.Events().Subscribe()
 	defer stop()
 	must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{On: ptr(true)}))
@@ -889,7 +881,7 @@ func TestAddDeviceByAddress(t *testing.T) {
 	}
 	// The registry's change and the caller both record an added device;
 	// the first of them creates its room, and neither fails.
-	runService(t, h.svc)
+	servicetest.Run(t, h.svc)
 	for i := range 10 {
 		found := must[[]service.DeviceView](t)(h.svc.AddDevice(h.ctx, "lamps", fmt.Sprintf("10.0.0.%d", i)))
 		if len(found) != 1 || found[0].Room != "Garage" || !found[0].Online {

@@ -39,12 +39,18 @@ type simLamp struct {
 // and 50 %, switched off. It is a bulb from its first message on: the hub
 // may ask for its state as soon as it connects.
 func newSimTasmotaBulb(t testing.TB, broker, topic, name string) *simTasmota {
-	return dialTasmota(t, broker, &simTasmota{topic: topic, names: []string{name}, power: make([]bool, 1), temp: 21.5,
-		lamp: &simLamp{dimmer: 50, ct: 370, white: true}})
+	d := simTasmotaOf(topic, []string{name}, false)
+	d.lamp = &simLamp{dimmer: 50, ct: 370, white: true}
+	return dialTasmota(t, broker, d)
 }
 
 func newSimTasmota(t testing.TB, broker, topic string, names []string, sensor bool) *simTasmota {
-	return dialTasmota(t, broker, &simTasmota{topic: topic, names: names, sensor: sensor, power: make([]bool, len(names)), temp: 21.5})
+	return dialTasmota(t, broker, simTasmotaOf(topic, names, sensor))
+}
+
+// simTasmotaOf is a Tasmota with its relays off, not yet connected.
+func simTasmotaOf(topic string, names []string, sensor bool) *simTasmota {
+	return &simTasmota{topic: topic, names: names, sensor: sensor, power: make([]bool, len(names)), temp: 21.5}
 }
 
 // dialTasmota connects d, whose fields are all set: its handlers read
@@ -260,18 +266,25 @@ type simShelly struct {
 }
 
 func newSimShelly(t testing.TB, broker, id, name string, switchNames []string) *simShelly {
-	return dialShelly(t, broker, &simShelly{id: id, name: name, switchN: switchNames, outputs: make([]bool, len(switchNames))})
+	return dialShelly(t, broker, simShellyOf(id, name, switchNames))
 }
 
 // newMutedSimShelly is a Shelly that answers no RPC request until its mute
 // is cleared.
 func newMutedSimShelly(t testing.TB, broker, id, name string, switchNames []string) *simShelly {
-	d := &simShelly{id: id, name: name, switchN: switchNames, outputs: make([]bool, len(switchNames))}
+	d := simShellyOf(id, name, switchNames)
 	d.mute.Store(true)
 	d.ignored = make(chan struct{}, 64)
 	return dialShelly(t, broker, d)
 }
 
+// simShellyOf is a Shelly with its switches off, not yet connected.
+func simShellyOf(id, name string, switchNames []string) *simShelly {
+	return &simShelly{id: id, name: name, switchN: switchNames, outputs: make([]bool, len(switchNames))}
+}
+
+// dialShelly connects d, whose fields are all set: its handlers read them
+// from the moment it connects.
 func dialShelly(t testing.TB, broker string, d *simShelly) *simShelly {
 	t.Helper()
 	d.simClient = &simClient{}

@@ -29,11 +29,17 @@ func New(tb testing.TB, reg *devices.Registry, readTimeout time.Duration) *servi
 	if err := svc.Sync(ctx); err != nil {
 		tb.Fatalf("syncing inventory: %v", err)
 	}
-	runCtx, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() { defer close(done); _ = svc.Run(runCtx) }()
-	tb.Cleanup(func() { stop(); <-done })
+	Run(tb, svc)
 	return svc
+}
+
+// Run runs svc's change loop until the test ends, and waits for it to
+// stop before cleanups registered earlier (the store, the registry) run.
+func Run(tb testing.TB, svc *service.Service) {
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = svc.Run(ctx) }()
+	tb.Cleanup(func() { stop(); <-done })
 }
 
 // SimHouse is a running service over the simulated home.
