@@ -10,6 +10,7 @@ package devices
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -51,6 +52,22 @@ type timeoutError struct{}
 func (*timeoutError) Error() string        { return "device did not answer in time" }
 func (*timeoutError) Unwrap() error        { return ErrUnreachable }
 func (*timeoutError) Is(target error) bool { _, ok := target.(*timeoutError); return ok }
+
+// Error is a device's failure as the hub reports it: which device, the
+// operation (a command's key, "read", …; "" when there is none to name), and
+// the cause, which wraps one of the sentinels above. Its message names the
+// device by id; surfaces name it as people call it.
+type Error struct {
+	ID  ID
+	Op  string
+	Err error
+}
+
+func (e *Error) Error() string { return string(e.ID) + ": " + e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+// errNotConnected: no adapter holds the device now.
+var errNotConnected = fmt.Errorf("not connected: %w", ErrUnreachable)
 
 // Info describes a device as its adapter knows it.
 type Info struct {

@@ -2,7 +2,6 @@ package devices
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -104,18 +103,34 @@ func (r *Registry) List() []Device {
 	return out
 }
 
-// Do runs fn as a command to device id on that device's worker: serialised
+// Run runs fn as a command to device id on that device's worker: serialised
 // with the device's other commands, superseded by a newer command with the
 // same key while it waits, bounded by the registry's timeout, and refused at
-// once when the device is known to be offline.
-func (r *Registry) Do(ctx context.Context, id ID, key string, fn func(context.Context) error) error {
+// once when the device is known to be offline. Every caller gets the value
+// of the command that ran: its own, or the newer one that superseded it.
+// A failure is an *Error naming the device.
+func (r *Registry) Run(ctx context.Context, id ID, key string, fn func(context.Context) (any, error)) (any, error) {
 	r.mu.RLock()
 	e, ok := r.entries[id]
 	r.mu.RUnlock()
 	if !ok {
-		return fmt.Errorf("device %s is not connected: %w", id, ErrUnreachable)
+		return nil, &Error{ID: id, Op: key, Err: errNotConnected}
 	}
 	return e.worker.do(ctx, key, fn)
+}
+
+// Do is Run for a command that gives no value.
+func (r *Registry) Do(ctx context.Context, id ID, key string, fn func(context.Context) error) error {
+	_, err := r.Run(ctx, id, key, func(ctx context.Context) (any, error) { return nil, fn(ctx) })
+	return err
+}
+
+// Call is Run for a command that gives a T: every caller, superseded or
+// not, gets the T of the command that ran.
+func Call[T any](ctx context.Context, r *Registry, id ID, key string, fn func(context.Context) (T, error)) (T, error) {
+	v, err := r.Run(ctx, id, key, func(ctx context.Context) (any, error) { return fn(ctx) })
+	t, _ := v.(T)
+	return t, err
 }
 
 // Waiting is how many callers wait for device id's queued commands (those

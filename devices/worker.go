@@ -2,6 +2,7 @@ package devices
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -9,12 +10,13 @@ import (
 
 // worker runs one device's commands one at a time. A command waiting in the
 // queue is superseded by a newer one with the same key (the newer command
-// runs once, and both callers get its result), so a slider dragged from 0 to
+// runs once, and every caller gets its value), so a slider dragged from 0 to
 // 100 sends the last value, not a hundred. Each command runs under its own
 // timeout, detached from the caller, so a slow or dead device delays only
 // the callers waiting on it.
 type worker struct {
 	device  Device
+	id      ID
 	timeout time.Duration
 
 	mu     sync.Mutex
@@ -25,15 +27,29 @@ type worker struct {
 	closed bool
 }
 
+// result is what a command gave: its value, or its error.
+type result struct {
+	v   any
+	err error
+}
+
 type job struct {
 	key     string
-	fn      func(context.Context) error
-	waiters []chan error
+	fn      func(context.Context) (any, error)
+	waiters []chan result
 }
+
+// Errors the worker answers with itself; each comes inside an *Error
+// naming the device.
+var (
+	errOffline      = fmt.Errorf("offline: %w", ErrUnreachable)
+	errShuttingDown = fmt.Errorf("hub is shutting down: %w", ErrUnreachable)
+)
 
 func newWorker(d Device, timeout time.Duration) *worker {
 	w := &worker{
 		device:  d,
+		id:      d.Info().ID,
 		timeout: timeout,
 		wake:    make(chan struct{}, 1),
 		quit:    make(chan struct{}),
@@ -43,39 +59,49 @@ func newWorker(d Device, timeout time.Duration) *worker {
 	return w
 }
 
-// do queues fn under key and waits for its result, or for ctx.
-func (w *worker) do(ctx context.Context, key string, fn func(context.Context) error) error {
-	if !w.device.Online() {
-		return fmt.Errorf("%s is offline: %w", w.device.Info().Name, ErrUnreachable)
-	}
-	result := make(chan error, 1)
-	if err := w.enqueue(key, fn, result); err != nil {
+// fail wraps err as this device's error for operation key.
+func (w *worker) fail(key string, err error) error {
+	var de *Error
+	if err == nil || errors.As(err, &de) {
 		return err
+	}
+	return &Error{ID: w.id, Op: key, Err: err}
+}
+
+// do queues fn under key and waits for the value of the command that ran
+// in its place (its own, or a newer one that superseded it), or for ctx.
+func (w *worker) do(ctx context.Context, key string, fn func(context.Context) (any, error)) (any, error) {
+	if !w.device.Online() {
+		return nil, w.fail(key, errOffline)
+	}
+	res := make(chan result, 1)
+	if err := w.enqueue(key, fn, res); err != nil {
+		return nil, err
 	}
 	select {
-	case err := <-result:
-		return err
+	case r := <-res:
+		return r.v, r.err
 	case <-ctx.Done():
-		return ctx.Err()
+		return nil, ctx.Err()
 	}
 }
 
-func (w *worker) enqueue(key string, fn func(context.Context) error, result chan error) error {
+func (w *worker) enqueue(key string, fn func(context.Context) (any, error), res chan result) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
-		return fmt.Errorf("%s: hub is shutting down: %w", w.device.Info().Name, ErrUnreachable)
+		return w.fail(key, errShuttingDown)
 	}
 	if key != "" {
 		for _, j := range w.queue {
 			if j.key == key {
 				j.fn = fn
-				j.waiters = append(j.waiters, result)
+				j.waiters = append(j.waiters, res)
 				return nil
 			}
 		}
 	}
-	w.queue = append(w.queue, &job{key: key, fn: fn, waiters: []chan error{result}})
+	w.queue = append(w.queue, &job{key: key, fn: fn, waiters: []chan result{res}})
 	select {
 	case w.wake <- struct{}{}:
 	default:
@@ -110,14 +136,15 @@ func (w *worker) run() {
 	for {
 		select {
 		case <-w.quit:
-			w.fail()
+			w.failQueued()
 			return
 		case <-w.wake:
 		}
 		for j := w.next(); j != nil; j = w.next() {
-			err := w.exec(j.fn)
+			v, err := w.exec(j.fn)
+			r := result{v: v, err: w.fail(j.key, err)}
 			for _, c := range j.waiters {
-				c <- err
+				c <- r
 			}
 		}
 	}
@@ -125,37 +152,38 @@ func (w *worker) run() {
 
 // exec runs one command under the worker's timeout. A command that ignores
 // its context is abandoned at the deadline (its goroutine finishes on its
-// own), so the queue moves on.
-func (w *worker) exec(fn func(context.Context) error) error {
+// own, into a buffered channel nobody reads), so the queue moves on.
+func (w *worker) exec(fn func(context.Context) (any, error)) (any, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), w.timeout)
 	defer cancel()
-	res := make(chan error, 1)
+	res := make(chan result, 1)
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
-				res <- fmt.Errorf("%s: adapter failed: %v", w.device.Info().Name, r)
+				res <- result{err: fmt.Errorf("adapter failed: %v", r)}
 			}
 		}()
-		res <- fn(ctx)
+		v, err := fn(ctx)
+		res <- result{v: v, err: err}
 	}()
 	select {
-	case err := <-res:
-		if err != nil && ctx.Err() != nil {
-			return fmt.Errorf("%s: %w", w.device.Info().Name, ErrTimeout)
+	case r := <-res:
+		if r.err != nil && ctx.Err() != nil {
+			return nil, ErrTimeout
 		}
-		return err
+		return r.v, r.err
 	case <-ctx.Done():
-		return fmt.Errorf("%s: %w", w.device.Info().Name, ErrTimeout)
+		return nil, ErrTimeout
 	}
 }
 
-// fail answers every queued command with an error; used at shutdown.
-func (w *worker) fail() {
+// failQueued answers every queued command with an error; used at shutdown.
+func (w *worker) failQueued() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, j := range w.queue {
 		for _, c := range j.waiters {
-			c <- fmt.Errorf("%s: hub is shutting down: %w", w.device.Info().Name, ErrUnreachable)
+			c <- result{err: w.fail(j.key, errShuttingDown)}
 		}
 	}
 	w.queue = nil

@@ -97,6 +97,10 @@ func deviceError(name string, err error, also ...string) error {
 		return err
 	}
 	code := ErrorCode(err)
+	var de *devices.Error
+	if errors.As(err, &de) {
+		err = de.Err // the device is named here, as people call it
+	}
 	text := deviceText(err, append([]string{name}, also...)...)
 	switch {
 	case code == EUNREACHABLE && text == "":

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"strconv"
 	"sync"
-
-	"github.com/bifrost-hub/bifrost/devices"
 )
 
 var idEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
@@ -27,27 +25,6 @@ func parallel(n int, fn func(i int)) {
 		wg.Go(func() { fn(i) })
 	}
 	wg.Wait()
-}
-
-// command runs fn on the device's command worker and returns its value.
-// ran is false when a newer command superseded this one while it waited.
-// The value travels through a buffered channel, so a command abandoned at
-// its timeout cannot write into a caller that has moved on.
-func command[T any](ctx context.Context, reg *devices.Registry, id devices.ID, key string, fn func(context.Context) (T, error)) (v T, ran bool, err error) {
-	out := make(chan T, 1)
-	err = reg.Do(ctx, id, key, func(ctx context.Context) error {
-		v, err := fn(ctx)
-		if err == nil {
-			out <- v
-		}
-		return err
-	})
-	select {
-	case v = <-out:
-		return v, true, err
-	default:
-		return v, false, err
-	}
 }
 
 // wrapDevice names the device in an adapter error; nil stays nil.

@@ -195,19 +195,12 @@ func (s *Service) applyLight(ctx context.Context, rec DeviceRecord, p LightPatch
 	if err != nil {
 		return LightResult{}, err
 	}
-	st, ran, err := command(ctx, s.reg, rec.ID, lightKey(change), func(ctx context.Context) (devices.LightState, error) {
+	// Superseded or not, the state is that of the command that ran.
+	st, err := devices.Call(ctx, s.reg, rec.ID, lightKey(change), func(ctx context.Context) (devices.LightState, error) {
 		return ld.SetLight(ctx, change)
 	})
 	if err != nil {
 		return LightResult{}, deviceError(rec.Name, err)
-	}
-	if !ran { // superseded by a newer command of the same shape
-		rctx, cancel := s.readCtx(ctx)
-		st, err = ld.LightState(rctx)
-		cancel()
-		if err != nil {
-			return LightResult{}, deviceError(rec.Name, err)
-		}
 	}
 	s.publish("light", string(rec.ID), "changed", Light{DeviceView: s.viewOf(ctx, rec), Capabilities: ld.LightCaps(), State: &st})
 	return LightResult{ID: rec.ID, Name: rec.Name, Applied: applied, State: st, Notes: notes}, nil

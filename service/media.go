@@ -224,7 +224,7 @@ func (s *Service) sendMedia(ctx context.Context, rec DeviceRecord, p MediaPatch)
 		}
 		c.Source = &src
 	}
-	st, _, err := command(ctx, s.reg, rec.ID, "", func(ctx context.Context) (devices.MediaState, error) {
+	st, err := devices.Call(ctx, s.reg, rec.ID, "", func(ctx context.Context) (devices.MediaState, error) {
 		return mp.SetMedia(ctx, c)
 	})
 	if err != nil {
