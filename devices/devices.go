@@ -56,7 +56,10 @@ func (*timeoutError) Is(target error) bool { _, ok := target.(*timeoutError); re
 // Error is a device's failure as the hub reports it: which device, the
 // operation (a command's key, "read", …; "" when there is none to name), and
 // the cause, which wraps one of the sentinels above. Its message names the
-// device by id; surfaces name it as people call it.
+// device by id; surfaces name it as people call it. So a cause says what
+// happened ("did not confirm the command", "refused SetVolume: UPnP error
+// 402") and never names the device: adapters leave the naming to the hub,
+// and one that knows the id may return an *Error itself.
 type Error struct {
 	ID  ID
 	Op  string

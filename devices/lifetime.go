@@ -11,7 +11,7 @@ import (
 // it is stopping. An adapter holds one, named after the adapter; the zero
 // value is ready once Name is set.
 type Lifetime struct {
-	Name string // the adapter's, for errors ("sonos")
+	Name string // the adapter's, for start-up errors ("sonos")
 
 	once     sync.Once
 	started  chan struct{} // closed when Run begins
@@ -36,13 +36,17 @@ func (l *Lifetime) Begin(ctx context.Context) error {
 	return nil
 }
 
+// errNotRunning says why an adapter cannot act; the hub says which adapter
+// (or device) it is about.
+var errNotRunning = fmt.Errorf("the adapter is not running: %w", ErrUnreachable)
+
 // Running is Run's context, or an error wrapping ErrUnreachable when Run
 // is not running.
 func (l *Lifetime) Running() (context.Context, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.ctx == nil || l.ctx.Err() != nil {
-		return nil, fmt.Errorf("%s: the adapter is not running: %w", l.Name, ErrUnreachable)
+		return nil, errNotRunning
 	}
 	return l.ctx, nil
 }

@@ -125,9 +125,14 @@ func (r *Registry) Do(ctx context.Context, id ID, key string, fn func(context.Co
 	return err
 }
 
+// Runner runs commands on devices' workers; *Registry is one.
+type Runner interface {
+	Run(ctx context.Context, id ID, key string, fn func(context.Context) (any, error)) (any, error)
+}
+
 // Call is Run for a command that gives a T: every caller, superseded or
 // not, gets the T of the command that ran.
-func Call[T any](ctx context.Context, r *Registry, id ID, key string, fn func(context.Context) (T, error)) (T, error) {
+func Call[T any](ctx context.Context, r Runner, id ID, key string, fn func(context.Context) (T, error)) (T, error) {
 	v, err := r.Run(ctx, id, key, func(ctx context.Context) (any, error) { return fn(ctx) })
 	t, _ := v.(T)
 	return t, err

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"strconv"
 	"testing"
 	"time"
 )
@@ -29,23 +30,62 @@ func TestBusCloseEndsSubscriptions(t *testing.T) {
 	b.Publish(Event{Type: "light"}) // no panic on closed channels
 }
 
-func TestBusSlowSubscriberLosesEvents(t *testing.T) {
+func TestBusSlowSubscriberGetsTheLatestOfEachChange(t *testing.T) {
 	b := NewBus()
 	ch, stop := b.Subscribe()
 	defer stop()
 	done := make(chan struct{})
 	go func() {
-		for range 1000 {
-			b.Publish(Event{Type: "light"})
+		for i := range 1000 {
+			b.Publish(Event{Type: "light", ID: "l" + strconv.Itoa(i%10), Action: "changed", Data: i})
 		}
+		b.Publish(Event{Type: "scene", ID: "s1", Action: "deleted"})
 		close(done)
 	}()
 	select {
 	case <-done:
-	case <-time.After(2 * time.Second):
+	case <-time.After(10 * time.Second):
 		t.Fatal("a subscriber that never reads blocked the publisher")
 	}
-	if len(ch) == 0 {
-		t.Fatal("no events buffered")
+	// Now read: each light's last value must come, and the deletion.
+	last := map[string]int{}
+	for len(last) < 10 || last["deleted"] == 0 {
+		select {
+		case e := <-ch:
+			if e.Action == "deleted" {
+				last["deleted"] = 1
+				continue
+			}
+			last[e.ID] = e.Data.(int)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("events missing; have %v", last)
+		}
+	}
+	for i := range 10 {
+		if want := 990 + i; last["l"+strconv.Itoa(i)] != want {
+			t.Errorf("l%d ended at %d; want %d", i, last["l"+strconv.Itoa(i)], want)
+		}
+	}
+}
+
+func TestBusOverflowingSubscriberIsToldToResync(t *testing.T) {
+	b := NewBus()
+	ch, stop := b.Subscribe()
+	defer stop()
+	// The channel's buffer fills, the pump holds one event, and the rest
+	// overflow the queue.
+	for i := range maxPending + subscriberBuffer + 10 {
+		b.Publish(Event{Type: "scene", ID: "s" + strconv.Itoa(i), Action: "created"})
+	}
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case e := <-ch:
+			if e.Type == ResyncEvent {
+				return
+			}
+		case <-deadline:
+			t.Fatal("no resync event")
+		}
 	}
 }

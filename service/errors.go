@@ -89,59 +89,50 @@ func ErrorDetails(err error) map[string]any {
 	return nil
 }
 
-// deviceError turns an adapter error into an *Error naming the device.
-// also are other names the adapter may have put in front (its own name).
-func deviceError(name string, err error, also ...string) error {
+// deviceError turns an adapter error into an *Error that names the device
+// as people call it (name): "<name>: <cause>", or "<name> is
+// unreachable[: <cause>]". Adapters say what happened and leave the naming
+// to the hub; a *devices.Error, which names the device by id, gives its
+// cause.
+func deviceError(name string, err error) error {
 	var e *Error
 	if errors.As(err, &e) {
 		return err
 	}
 	code := ErrorCode(err)
-	var de *devices.Error
-	if errors.As(err, &de) {
-		err = de.Err // the device is named here, as people call it
-	}
-	text := deviceText(err, append([]string{name}, also...)...)
+	text := deviceText(err)
 	switch {
 	case code == EUNREACHABLE && text == "":
 		return Errorf(code, "%s is unreachable", name)
 	case code == EUNREACHABLE:
 		return Errorf(code, "%s is unreachable: %s", name, text)
-	case (code == EUNSUPPORTED || code == EINVALID) && text == "":
-		return Errorf(code, "%s: %v", name, err)
+	case code == EUNSUPPORTED && text == "":
+		return Errorf(code, "%s: %v", name, devices.ErrUnsupported)
+	case code == EINVALID && text == "":
+		return Errorf(code, "%s: %v", name, devices.ErrInvalid)
 	case code == EUNSUPPORTED || code == EINVALID:
 		return Errorf(code, "%s: %s", name, text)
 	}
 	return fmt.Errorf("%s: %w", name, err)
 }
 
-// deviceText is what an adapter said, without a name in front (adapters
-// name their device, or themselves, too), the sentinel's words, or what
-// follows them (a transport's own error: an address, a deadline).
-func deviceText(err error, names ...string) string {
+// deviceText is what an adapter said went wrong (the cause of a
+// *devices.Error), without the sentinel's words or what follows them (a
+// transport's own error: an address, a deadline); "" when the sentinel is
+// all it said.
+func deviceText(err error) string {
+	var de *devices.Error
+	if errors.As(err, &de) {
+		err = de.Err
+	}
 	text := err.Error()
 	for _, s := range []error{devices.ErrInvalid, devices.ErrUnsupported, devices.ErrUnreachable} {
-		if text == s.Error() {
+		words := s.Error()
+		if text == words || strings.HasPrefix(text, words+": ") {
 			return ""
 		}
-		if i := strings.Index(text, ": "+s.Error()); i >= 0 {
+		if i := strings.Index(text, ": "+words); i >= 0 {
 			text = text[:i]
-		}
-	}
-	for trimmed := true; trimmed; {
-		trimmed = false
-		for _, n := range names {
-			if rest, ok := strings.CutPrefix(text, n+": "); ok {
-				text, trimmed = rest, true
-			}
-		}
-	}
-	for _, n := range names {
-		if text == n {
-			return ""
-		}
-		if rest, ok := strings.CutPrefix(text, n+" "); ok && rest != "" {
-			return rest
 		}
 	}
 	return text

@@ -49,13 +49,18 @@ func decodeCaps(rec DeviceRecord) capsRecord {
 
 // syncDevice records a registered device in the inventory; a device seen for
 // the first time joins the room its adapter suggests (created if missing).
-func (s *Service) syncDevice(ctx context.Context, d devices.Device) error {
+// load says whether to load the model's inventory again when it is done
+// (Sync loads it once, after every device).
+func (s *Service) syncDevice(ctx context.Context, d devices.Device, load bool) error {
 	// One device is recorded at a time: a device added by address is
 	// recorded by the caller and by the registry's change at once.
 	s.syncMu.Lock()
 	defer s.syncMu.Unlock()
+	if load {
+		defer s.inventoryChanged(ctx)
+	}
 	info := d.Info()
-	_, err := s.store.GetDevice(ctx, info.ID)
+	_, err := s.raw.GetDevice(ctx, info.ID)
 	isNew := ErrorCode(err) == ENOTFOUND
 	if err != nil && !isNew {
 		return err
@@ -69,7 +74,7 @@ func (s *Service) syncDevice(ctx context.Context, d devices.Device) error {
 		ID: info.ID, Adapter: info.Adapter, Kind: info.Kind, Name: info.Name, Model: info.Model,
 		Capabilities: capsJSON, Enabled: true, LastSeen: now, CreatedAt: now,
 	}
-	if err := s.store.UpsertDevice(ctx, rec); err != nil {
+	if err := s.raw.UpsertDevice(ctx, rec); err != nil {
 		return err
 	}
 	if isNew && info.Room != "" {
@@ -83,7 +88,7 @@ func (s *Service) placeInRoom(ctx context.Context, id devices.ID, room string) e
 	if done, err := s.joinRoomNamed(ctx, id, room); done || err != nil {
 		return err
 	}
-	err := s.store.CreateRoom(ctx, Room{ID: newID("rm"), Name: room, Members: []devices.ID{id}, CreatedAt: s.now().UTC()})
+	err := s.raw.CreateRoom(ctx, Room{ID: newID("rm"), Name: room, Members: []devices.ID{id}, CreatedAt: s.now().UTC()})
 	if ErrorCode(err) == ECONFLICT { // made meanwhile, by a person
 		_, err = s.joinRoomNamed(ctx, id, room)
 	}
@@ -92,39 +97,37 @@ func (s *Service) placeInRoom(ctx context.Context, id devices.ID, room string) e
 
 // joinRoomNamed puts a device in the existing room named room, if any.
 func (s *Service) joinRoomNamed(ctx context.Context, id devices.ID, room string) (bool, error) {
-	rooms, err := s.store.ListRooms(ctx)
+	rooms, err := s.raw.ListRooms(ctx)
 	if err != nil {
 		return false, err
 	}
 	for _, r := range rooms {
 		if strings.EqualFold(r.Name, room) {
-			return true, s.store.SetDeviceRoom(ctx, id, r.ID)
+			return true, s.raw.SetDeviceRoom(ctx, id, r.ID)
 		}
 	}
 	return false, nil
 }
 
-// inventory is one consistent read of devices and rooms.
+// inventory is one consistent snapshot of devices, rooms and scenes, as
+// the model holds it. It is never changed once made.
 type inventory struct {
 	devices []DeviceRecord
 	rooms   []Room
-	roomOf  map[string]string // room id → name
+	scenes  []Scene
+	roomOf  map[string]string  // room id → name
+	index   map[devices.ID]int // device id → its place in devices
 }
 
-func (s *Service) inventory(ctx context.Context) (inventory, error) {
-	ds, err := s.store.ListDevices(ctx)
-	if err != nil {
-		return inventory{}, err
-	}
-	rs, err := s.store.ListRooms(ctx)
-	if err != nil {
-		return inventory{}, err
-	}
-	inv := inventory{devices: ds, rooms: rs, roomOf: map[string]string{}}
+func newInventory(ds []DeviceRecord, rs []Room, scs []Scene) inventory {
+	inv := inventory{devices: ds, rooms: rs, scenes: scs, roomOf: make(map[string]string, len(rs)), index: make(map[devices.ID]int, len(ds))}
 	for _, r := range rs {
 		inv.roomOf[r.ID] = r.Name
 	}
-	return inv, nil
+	for i, d := range ds {
+		inv.index[d.ID] = i
+	}
+	return inv
 }
 
 // ofKind returns the records of kind k.
@@ -150,42 +153,34 @@ func (inv inventory) where(keep func(capsRecord) bool) []DeviceRecord {
 }
 
 func (inv inventory) byID(id devices.ID) (DeviceRecord, bool) {
-	for _, d := range inv.devices {
-		if d.ID == id {
-			return d, true
-		}
+	i, ok := inv.index[id]
+	if !ok {
+		return DeviceRecord{}, false
 	}
-	return DeviceRecord{}, false
+	return inv.devices[i], true
 }
 
 func recID(d DeviceRecord) string   { return string(d.ID) }
 func recName(d DeviceRecord) string { return d.Name }
 
-// view is the device as surfaces show it.
+// view is the device as surfaces show it, from the model.
 func (s *Service) view(inv inventory, rec DeviceRecord) DeviceView {
-	v := DeviceView{
-		ID: rec.ID, Name: rec.Name, Kind: rec.Kind, Adapter: rec.Adapter, Model: rec.Model,
-		RoomID: rec.RoomID, Room: inv.roomOf[rec.RoomID], Enabled: rec.Enabled,
-	}
-	if !rec.LastSeen.IsZero() {
-		t := rec.LastSeen
-		v.LastSeen = &t
-	}
-	if d, ok := s.reg.Get(rec.ID); ok {
-		v.Online = d.Online()
-	}
-	return v
+	return s.viewWith(inv, rec, s.model.state(rec.ID))
 }
 
-// viewOf is view without a whole inventory: it looks up only rec's room.
-func (s *Service) viewOf(ctx context.Context, rec DeviceRecord) DeviceView {
-	inv := inventory{roomOf: map[string]string{}}
-	if rec.RoomID != "" {
-		if r, err := s.store.GetRoom(ctx, rec.RoomID); err == nil {
-			inv.roomOf[r.ID] = r.Name
-		}
+func (s *Service) viewWith(inv inventory, rec DeviceRecord, st deviceState) DeviceView {
+	v := DeviceView{
+		ID: rec.ID, Name: rec.Name, Kind: rec.Kind, Adapter: rec.Adapter, Model: rec.Model,
+		RoomID: rec.RoomID, Room: inv.roomOf[rec.RoomID], Enabled: rec.Enabled, Online: st.online,
 	}
-	return s.view(inv, rec)
+	seen := rec.LastSeen
+	if st.seen.After(seen) {
+		seen = st.seen.UTC()
+	}
+	if !seen.IsZero() {
+		v.LastSeen = &seen
+	}
+	return v
 }
 
 // live returns the registered device behind rec, or an unreachable error
@@ -211,23 +206,19 @@ func (s *Service) readCtx(ctx context.Context) (context.Context, context.CancelF
 	return context.WithTimeout(ctx, s.readTTL)
 }
 
-// liveView returns the kind-specific view of rec with live state, for events.
-func (s *Service) liveView(ctx context.Context, rec DeviceRecord) any {
-	inv, err := s.inventory(ctx)
-	if err != nil {
-		return nil
-	}
+// kindView returns the kind-specific view of rec, for events.
+func (s *Service) kindView(inv inventory, rec DeviceRecord) any {
 	switch rec.Kind {
 	case devices.KindLight:
-		return s.lightView(ctx, inv, rec)
+		return s.lightView(inv, rec)
 	case devices.KindMedia:
-		return s.mediaView(ctx, inv, rec)
+		return s.mediaView(inv, rec)
 	case devices.KindPower:
-		return s.powerView(ctx, inv, rec)
+		return s.powerView(inv, rec)
 	case devices.KindSensor:
-		return s.sensorView(ctx, inv, rec)
+		return s.sensorView(inv, rec)
 	case devices.KindRemote:
-		return s.remoteView(ctx, inv, rec)
+		return s.remoteView(inv, rec)
 	}
 	return s.view(inv, rec)
 }

@@ -89,6 +89,7 @@ func (s *Service) CreateKey(ctx context.Context, name, scope string) (NewKey, er
 	if err != nil {
 		return NewKey{}, err
 	}
+	s.keys.putKey(k)
 	s.publish("key", k.ID, "created", k)
 	return NewKey{APIKey: k, Key: key}, nil
 }
@@ -102,11 +103,13 @@ func (s *Service) ListKeys(ctx context.Context) ([]APIKey, error) {
 	if keys == nil {
 		keys = []APIKey{}
 	}
+	s.keys.withLastUse(keys)
 	return keys, err
 }
 
 // RevokeKey revokes a key by id or by its shown prefix. The revocation holds
-// from the very next request: authentication reads the store every time.
+// from the very next request: it is put into the keys in memory as soon as
+// the store has it (see keyring).
 func (s *Service) RevokeKey(ctx context.Context, ref string) (APIKey, error) {
 	if err := requirePerson(ctx); err != nil {
 		return APIKey{}, err
@@ -119,13 +122,20 @@ func (s *Service) RevokeKey(ctx context.Context, ref string) (APIKey, error) {
 	if err != nil {
 		return APIKey{}, err
 	}
-	err = s.store.RevokeAPIKey(ctx, k.ID, s.now().UTC())
+	at := s.now().UTC()
+	err = s.store.RevokeAPIKey(ctx, k.ID, at)
 	s.audit(ctx, "key.revoke", k.Name, err, k.Prefix)
 	if err != nil {
 		return APIKey{}, err
 	}
+	if k.RevokedAt == nil { // a second revocation keeps the first time
+		k.RevokedAt = &at
+	}
+	s.keys.putKey(k)
 	s.publish("key", k.ID, "revoked", nil)
-	return s.store.GetAPIKeyByHash(ctx, k.Hash)
+	revoked := []APIKey{k}
+	s.keys.withLastUse(revoked)
+	return revoked[0], nil
 }
 
 // findKey matches a key by id, by its shown prefix (at least 8
@@ -168,41 +178,23 @@ func requirePerson(ctx context.Context) error {
 }
 
 // AuthenticateKey checks a presented key and returns its principal. A
-// malformed key is refused without a database lookup; a revoked or unknown
-// one is refused after it. Last use is written at most once a minute.
+// malformed key is refused before any lookup; a revoked or unknown one is
+// refused after it. The lookup is in memory (see keyring); the key's last
+// use is written behind the request, at most once a minute.
 func (s *Service) AuthenticateKey(ctx context.Context, key string) (Principal, error) {
 	if !WellFormedKey(key) {
 		return Principal{}, Errorf(EUNAUTHORIZED, "the API key is malformed; keys look like bfr_… and are shown once when created")
 	}
-	k, err := s.store.GetAPIKeyByHash(ctx, HashKey(key))
-	if ErrorCode(err) == ENOTFOUND {
-		return Principal{}, Errorf(EUNAUTHORIZED, "the API key is not known; it may have been deleted")
-	}
+	k, ok, err := s.lookupKey(ctx, HashKey(key))
 	if err != nil {
 		return Principal{}, err
+	}
+	if !ok {
+		return Principal{}, Errorf(EUNAUTHORIZED, "the API key is not known; it may have been deleted")
 	}
 	if k.RevokedAt != nil {
 		return Principal{}, Errorf(EUNAUTHORIZED, "the API key %s… was revoked", k.Prefix)
 	}
-	s.touchKey(ctx, k)
+	s.noteKeyUse(k)
 	return Principal{Kind: "key", ID: k.ID, Name: k.Name, Scope: k.Scope}, nil
-}
-
-func (s *Service) touchKey(ctx context.Context, k APIKey) {
-	now := s.now()
-	s.touchMu.Lock()
-	last, ok := s.keyTouch[k.ID]
-	if !ok && k.LastUsed != nil {
-		last = *k.LastUsed
-	}
-	due := now.Sub(last) >= keyTouchEvery
-	if due {
-		s.keyTouch[k.ID] = now
-	}
-	s.touchMu.Unlock()
-	if due {
-		if err := s.store.TouchAPIKey(context.WithoutCancel(ctx), k.ID, now.UTC()); err != nil {
-			s.log.Warn("recording key use", "key", k.Prefix, "err", err)
-		}
-	}
 }

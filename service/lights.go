@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/color"
@@ -27,8 +26,8 @@ const (
 	maxGM = 50
 )
 
-// ListLights returns every light, online or not, with live state where
-// the light answers.
+// ListLights returns every light, online or not, with its last known
+// state, from the model.
 func (s *Service) ListLights(ctx context.Context) ([]Light, error) {
 	if err := authorize(ctx, ScopeRead); err != nil {
 		return nil, err
@@ -37,7 +36,12 @@ func (s *Service) ListLights(ctx context.Context) ([]Light, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.lightViews(ctx, inv, inv.ofKind(devices.KindLight)), nil
+	recs := inv.ofKind(devices.KindLight)
+	out := make([]Light, len(recs))
+	for i, rec := range recs {
+		out[i] = s.lightView(inv, rec)
+	}
+	return out, nil
 }
 
 // GetLight returns one light by id or name.
@@ -53,38 +57,23 @@ func (s *Service) GetLight(ctx context.Context, ref string) (Light, error) {
 	if err != nil {
 		return Light{}, err
 	}
-	return s.lightView(ctx, inv, rec), nil
+	return s.lightView(inv, rec), nil
 }
 
-// lightViews reads the lights' states in parallel.
-func (s *Service) lightViews(ctx context.Context, inv inventory, recs []DeviceRecord) []Light {
-	out := make([]Light, len(recs))
-	var wg sync.WaitGroup
-	for i, rec := range recs {
-		wg.Go(func() { out[i] = s.lightView(ctx, inv, rec) })
+// lightView is a light as the model knows it: its state only while it is
+// online and has reported one.
+func (s *Service) lightView(inv inventory, rec DeviceRecord) Light {
+	st := s.model.state(rec.ID)
+	l := Light{DeviceView: s.viewWith(inv, rec, st)}
+	switch {
+	case st.lightCaps != nil:
+		l.Capabilities = *st.lightCaps
+	case decodeCaps(rec).Light != nil:
+		l.Capabilities = *decodeCaps(rec).Light
 	}
-	wg.Wait()
-	return out
-}
-
-func (s *Service) lightView(ctx context.Context, inv inventory, rec DeviceRecord) Light {
-	l := Light{DeviceView: s.view(inv, rec)}
-	if c := decodeCaps(rec).Light; c != nil {
-		l.Capabilities = *c
-	}
-	d, ok := s.reg.Get(rec.ID)
-	if !ok || !d.Online() {
-		return l
-	}
-	if ld, ok := d.(devices.Light); ok {
-		l.Capabilities = ld.LightCaps()
-		rctx, cancel := s.readCtx(ctx)
-		defer cancel()
-		if st, err := ld.LightState(rctx); err == nil {
-			l.State = &st
-		} else {
-			l.Online = false
-		}
+	if st.online && st.light != nil {
+		ls := *st.light
+		l.State = &ls
 	}
 	return l
 }
@@ -104,8 +93,9 @@ func (s *Service) SetLight(ctx context.Context, ref string, p LightPatch) (Light
 		return LightResult{}, err
 	}
 	u := s.undoable(ctx, "light "+rec.Name)
-	if err = checkPatch(p); err == nil {
-		err = s.capture(ctx, u, rec)
+	err = checkPatch(p)
+	if err == nil {
+		s.capture(u, rec)
 	}
 	res := LightResult{}
 	if err == nil {
@@ -138,9 +128,7 @@ func (s *Service) SetLights(ctx context.Context, refs []string, p LightPatch) (F
 	}
 	u := s.undoable(ctx, "lights "+strings.Join(refs, ", "))
 	res := s.fanout(ctx, targets, func(ctx context.Context, rec DeviceRecord) error {
-		if err := s.capture(ctx, u, rec); err != nil {
-			return err
-		}
+		s.capture(u, rec)
 		_, err := s.applyLight(ctx, rec, p)
 		return err
 	})
@@ -195,14 +183,19 @@ func (s *Service) applyLight(ctx context.Context, rec DeviceRecord, p LightPatch
 	if err != nil {
 		return LightResult{}, err
 	}
-	// Superseded or not, the state is that of the command that ran.
+	// Superseded or not, the state is that of the command that ran; it is
+	// recorded in the model inside the worker, in the device's order.
 	st, err := devices.Call(ctx, s.reg, rec.ID, lightKey(change), func(ctx context.Context) (devices.LightState, error) {
-		return ld.SetLight(ctx, change)
+		st, err := ld.SetLight(ctx, change)
+		if err == nil {
+			s.record(rec.ID, func(ds *deviceState) { ds.light = &st })
+		}
+		return st, err
 	})
 	if err != nil {
 		return LightResult{}, deviceError(rec.Name, err)
 	}
-	s.publish("light", string(rec.ID), "changed", Light{DeviceView: s.viewOf(ctx, rec), Capabilities: ld.LightCaps(), State: &st})
+	s.publishDevice(rec.ID)
 	return LightResult{ID: rec.ID, Name: rec.Name, Applied: applied, State: st, Notes: notes}, nil
 }
 

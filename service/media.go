@@ -35,7 +35,9 @@ func (s *Service) ListMedia(ctx context.Context) ([]Media, error) {
 		return nil, err
 	}
 	out := make([]Media, len(recs))
-	parallel(len(recs), func(i int) { out[i] = s.mediaView(ctx, inv, recs[i]) })
+	for i, rec := range recs {
+		out[i] = s.mediaView(inv, rec)
+	}
 	return out, nil
 }
 
@@ -48,7 +50,7 @@ func (s *Service) GetMedia(ctx context.Context, ref string) (Media, error) {
 	if err != nil {
 		return Media{}, err
 	}
-	return s.mediaView(ctx, inv, rec), nil
+	return s.mediaView(inv, rec), nil
 }
 
 func (s *Service) findMedia(ctx context.Context, ref string) (inventory, DeviceRecord, error) {
@@ -60,42 +62,34 @@ func (s *Service) findMedia(ctx context.Context, ref string) (inventory, DeviceR
 	return inv, rec, err
 }
 
-func (s *Service) mediaView(ctx context.Context, inv inventory, rec DeviceRecord) Media {
+// mediaView is a player as the model knows it; a source bound to a
+// receiver shows the receiver's volume and mute.
+func (s *Service) mediaView(inv inventory, rec DeviceRecord) Media {
 	c := decodeCaps(rec)
+	st := s.model.state(rec.ID)
 	m := Media{
-		DeviceView: s.view(inv, rec), Receiver: devices.ID(rec.Settings[settingReceiver]),
+		DeviceView: s.viewWith(inv, rec, st), Receiver: devices.ID(rec.Settings[settingReceiver]),
 		Favorites: c.Favorites, Cast: c.Cast, Group: c.Group, RemoteDevice: c.Remote,
 	}
-	st, err := s.readMedia(ctx, rec)
-	if err != nil {
-		m.Online = false
+	if !st.online || st.media == nil {
 		return m
 	}
-	if recv, ok := inv.byID(m.Receiver); ok {
-		if rs, err := s.readMedia(ctx, recv); err == nil {
-			st.Volume, st.Muted = rs.Volume, rs.Muted
-		}
+	ms := *st.media
+	if rs := s.model.state(m.Receiver); m.Receiver != "" && rs.online && rs.media != nil {
+		ms.Volume, ms.Muted = rs.media.Volume, rs.media.Muted
 	}
-	m.State = &st
+	m.State = &ms
 	return m
 }
 
-func (s *Service) readMedia(ctx context.Context, rec DeviceRecord) (devices.MediaState, error) {
-	d, err := s.live(rec)
-	if err != nil {
-		return devices.MediaState{}, err
+// knownMedia is a player's last known state, or an unreachable error when
+// the model has none.
+func (s *Service) knownMedia(rec DeviceRecord) (devices.MediaState, error) {
+	st := s.model.state(rec.ID)
+	if !st.online || st.media == nil {
+		return devices.MediaState{}, Errorf(EUNREACHABLE, "%s is offline", rec.Name)
 	}
-	mp, ok := d.(devices.MediaPlayer)
-	if !ok {
-		return devices.MediaState{}, Errorf(EUNSUPPORTED, "%s is not a media player", rec.Name)
-	}
-	rctx, cancel := s.readCtx(ctx)
-	defer cancel()
-	st, err := mp.MediaState(rctx)
-	if err != nil {
-		return st, deviceError(rec.Name, err)
-	}
-	return st, nil
+	return *st.media, nil
 }
 
 // SetMedia applies a sparse change to a media player. For a source bound to
@@ -109,41 +103,45 @@ func (s *Service) SetMedia(ctx context.Context, ref string, p MediaPatch) (Media
 	if err := checkMediaPatch(p); err != nil {
 		return Media{}, err
 	}
-	inv, rec, err := s.findMedia(ctx, ref)
+	_, rec, err := s.findMedia(ctx, ref)
 	if err != nil {
 		return Media{}, err
 	}
 	u := s.undoable(ctx, "media "+rec.Name)
 	if p.Power != nil || p.Volume != nil || p.Source != nil || p.Mute != nil {
-		err = s.captureMediaChange(ctx, u, rec)
+		s.captureMediaChange(ctx, u, rec)
 	}
-	if err == nil {
-		_, err = s.applyMedia(ctx, rec, p)
-	}
+	_, err = s.applyMedia(ctx, rec, p)
 	s.audit(ctx, "media.set", rec.Name, err, mediaSummary(p))
 	if err != nil {
 		return Media{}, err
 	}
 	s.keep(ctx, u)
-	return s.mediaChanged(ctx, inv, rec), nil
+	return s.mediaChanged(ctx, rec, false), nil
 }
 
-func (s *Service) mediaChanged(ctx context.Context, inv inventory, rec DeviceRecord) Media {
-	m := s.mediaView(ctx, inv, rec)
+// mediaChanged publishes and returns a player's view after a command.
+// read is for commands that give no state back: the player is read first.
+func (s *Service) mediaChanged(ctx context.Context, rec DeviceRecord, read bool) Media {
+	if read {
+		s.readNow(ctx, rec.ID)
+	}
+	inv, _ := s.inventory(ctx)
+	if r, ok := inv.byID(rec.ID); ok {
+		rec = r
+	}
+	m := s.mediaView(inv, rec)
 	s.publish("media", string(rec.ID), "changed", m)
 	return m
 }
 
 // captureMediaChange records, for undo, a player and the receiver it is
 // bound to.
-func (s *Service) captureMediaChange(ctx context.Context, u *undoLog, rec DeviceRecord) error {
-	if err := s.capture(ctx, u, rec); err != nil {
-		return err
-	}
+func (s *Service) captureMediaChange(ctx context.Context, u *undoLog, rec DeviceRecord) {
+	s.capture(u, rec)
 	if recv, ok := s.boundReceiver(ctx, rec); ok {
-		return s.capture(ctx, u, recv)
+		s.capture(u, recv)
 	}
-	return nil
 }
 
 func checkMediaPatch(p MediaPatch) error {
@@ -202,8 +200,11 @@ func (s *Service) boundReceiver(ctx context.Context, rec DeviceRecord) (DeviceRe
 	if id == "" {
 		return DeviceRecord{}, false
 	}
-	recv, err := s.store.GetDevice(ctx, devices.ID(id))
-	return recv, err == nil
+	inv, err := s.inventory(ctx)
+	if err != nil {
+		return DeviceRecord{}, false
+	}
+	return inv.byID(devices.ID(id))
 }
 
 // sendMedia sends one patch to one player through its command worker.
@@ -225,7 +226,11 @@ func (s *Service) sendMedia(ctx context.Context, rec DeviceRecord, p MediaPatch)
 		c.Source = &src
 	}
 	st, err := devices.Call(ctx, s.reg, rec.ID, "", func(ctx context.Context) (devices.MediaState, error) {
-		return mp.SetMedia(ctx, c)
+		st, err := mp.SetMedia(ctx, c)
+		if err == nil {
+			s.record(rec.ID, func(ds *deviceState) { ds.media = &st })
+		}
+		return st, err
 	})
 	if err != nil {
 		return st, deviceError(rec.Name, err)
@@ -233,13 +238,16 @@ func (s *Service) sendMedia(ctx context.Context, rec DeviceRecord, p MediaPatch)
 	return st, nil
 }
 
-// matchSource resolves a source name against the player's sources.
+// matchSource resolves a source name against the player's sources, as
+// last reported (read now when the model has none).
 func (s *Service) matchSource(ctx context.Context, rec DeviceRecord, mp devices.MediaPlayer, src string) (string, error) {
-	rctx, cancel := s.readCtx(ctx)
-	defer cancel()
-	st, err := mp.MediaState(rctx)
+	st, err := s.knownMedia(rec)
 	if err != nil {
-		return "", deviceError(rec.Name, err)
+		rctx, cancel := s.readCtx(ctx)
+		defer cancel()
+		if st, err = mp.MediaState(rctx); err != nil {
+			return "", deviceError(rec.Name, err)
+		}
 	}
 	if len(st.Sources) == 0 {
 		return src, nil
@@ -268,7 +276,7 @@ func mediaSummary(p MediaPatch) string {
 	return strings.Join(f, " ")
 }
 
-// Favorites lists a player's favourites.
+// Favorites lists a player's favourites, as last read.
 func (s *Service) Favorites(ctx context.Context, ref string) ([]devices.Favorite, error) {
 	if err := authorize(ctx, ScopeRead); err != nil {
 		return nil, err
@@ -277,10 +285,17 @@ func (s *Service) Favorites(ctx context.Context, ref string) ([]devices.Favorite
 	if err != nil {
 		return nil, err
 	}
-	_, favs, err := s.favorites(ctx, rec)
-	return favs, err
+	if !decodeCaps(rec).Favorites {
+		return nil, Errorf(EUNSUPPORTED, "%s has no favourites", rec.Name)
+	}
+	st := s.model.state(rec.ID)
+	if !st.online || st.favorites == nil {
+		return nil, Errorf(EUNREACHABLE, "%s is offline", rec.Name)
+	}
+	return st.favorites, nil
 }
 
+// favorites reads a player's favourites from the device, and keeps them.
 func (s *Service) favorites(ctx context.Context, rec DeviceRecord) (devices.FavoritePlayer, []devices.Favorite, error) {
 	d, err := s.live(rec)
 	if err != nil {
@@ -296,31 +311,27 @@ func (s *Service) favorites(ctx context.Context, rec DeviceRecord) (devices.Favo
 	if err != nil {
 		return nil, nil, deviceError(rec.Name, err)
 	}
-	if favs == nil {
-		favs = []devices.Favorite{}
-	}
+	favs = nonNil(favs)
+	now := s.now()
+	s.model.update(rec.ID, func(st *deviceState) { st.favorites, st.favoritesAt = favs, now })
 	return fp, favs, nil
 }
 
 // PlayFavorite plays a favourite given by id, title or unique part of a
-// title.
+// title. The favourites as last read are tried first; a name they lack is
+// looked for again on the player.
 func (s *Service) PlayFavorite(ctx context.Context, ref, favorite string) (Media, error) {
 	if err := authorize(ctx, ScopeControl); err != nil {
 		return Media{}, err
 	}
-	inv, rec, err := s.findMedia(ctx, ref)
+	_, rec, err := s.findMedia(ctx, ref)
 	if err != nil {
 		return Media{}, err
 	}
 	if err := controllable(rec); err != nil {
 		return Media{}, err
 	}
-	fp, favs, err := s.favorites(ctx, rec)
-	if err != nil {
-		return Media{}, err
-	}
-	fav, err := resolve("favourite", favorite, favs,
-		func(f devices.Favorite) string { return f.ID }, func(f devices.Favorite) string { return f.Title })
+	fav, fp, err := s.findFavorite(ctx, rec, favorite)
 	if err == nil {
 		err = s.reg.Do(ctx, rec.ID, "", func(ctx context.Context) error { return fp.PlayFavorite(ctx, fav.ID) })
 		err = wrapDevice(rec.Name, err)
@@ -329,7 +340,27 @@ func (s *Service) PlayFavorite(ctx context.Context, ref, favorite string) (Media
 	if err != nil {
 		return Media{}, err
 	}
-	return s.mediaChanged(ctx, inv, rec), nil
+	return s.mediaChanged(ctx, rec, true), nil
+}
+
+func (s *Service) findFavorite(ctx context.Context, rec DeviceRecord, favorite string) (devices.Favorite, devices.FavoritePlayer, error) {
+	byID := func(f devices.Favorite) string { return f.ID }
+	byTitle := func(f devices.Favorite) string { return f.Title }
+	if known := s.model.state(rec.ID).favorites; known != nil {
+		if fav, err := resolve("favourite", favorite, known, byID, byTitle); err == nil {
+			if d, err := s.live(rec); err == nil {
+				if fp, ok := d.(devices.FavoritePlayer); ok {
+					return fav, fp, nil
+				}
+			}
+		}
+	}
+	fp, favs, err := s.favorites(ctx, rec)
+	if err != nil {
+		return devices.Favorite{}, nil, err
+	}
+	fav, err := resolve("favourite", favorite, favs, byID, byTitle)
+	return fav, fp, err
 }
 
 // Cast plays content (a URL or a provider's id) of a given type.
@@ -344,7 +375,7 @@ func (s *Service) Cast(ctx context.Context, ref, contentID, contentType string) 
 		return Media{}, Errorf(EINVALID, "content_type %q is not valid; valid: %s", contentType, strings.Join(CastTypes, ", ")).
 			With("options", CastTypes)
 	}
-	inv, rec, err := s.findMedia(ctx, ref)
+	_, rec, err := s.findMedia(ctx, ref)
 	if err != nil {
 		return Media{}, err
 	}
@@ -353,7 +384,7 @@ func (s *Service) Cast(ctx context.Context, ref, contentID, contentType string) 
 	if err != nil {
 		return Media{}, err
 	}
-	return s.mediaChanged(ctx, inv, rec), nil
+	return s.mediaChanged(ctx, rec, true), nil
 }
 
 func (s *Service) cast(ctx context.Context, rec DeviceRecord, id, typ string) error {
@@ -402,7 +433,10 @@ func (s *Service) Group(ctx context.Context, ref string, members []string) (Fano
 		return s.joinGroup(ctx, rec, coord.ID)
 	})
 	s.audit(ctx, "media.group", coord.Name, res.err(), strings.Join(members, ", "))
-	s.mediaChanged(ctx, inv, coord)
+	for _, t := range targets {
+		s.readNow(ctx, t.ID)
+	}
+	s.mediaChanged(ctx, coord, true)
 	return res, nil
 }
 
@@ -434,7 +468,7 @@ func (s *Service) Ungroup(ctx context.Context, ref string) (Media, error) {
 	if err := authorize(ctx, ScopeControl); err != nil {
 		return Media{}, err
 	}
-	inv, rec, err := s.findMedia(ctx, ref)
+	_, rec, err := s.findMedia(ctx, ref)
 	if err != nil {
 		return Media{}, err
 	}
@@ -450,7 +484,7 @@ func (s *Service) Ungroup(ctx context.Context, ref string) (Media, error) {
 	if err != nil {
 		return Media{}, err
 	}
-	return s.mediaChanged(ctx, inv, rec), nil
+	return s.mediaChanged(ctx, rec, true), nil
 }
 
 // BindReceiver routes a source's volume and power through a receiver, on
@@ -475,11 +509,7 @@ func (s *Service) BindReceiver(ctx context.Context, ref, receiver, input string)
 	if err != nil {
 		return Media{}, err
 	}
-	rec, err = s.store.GetDevice(ctx, rec.ID)
-	if err != nil {
-		return Media{}, err
-	}
-	return s.mediaChanged(ctx, inv, rec), nil
+	return s.mediaChanged(ctx, rec, false), nil
 }
 
 func (s *Service) checkBinding(ctx context.Context, inv inventory, rec DeviceRecord, receiver, input string) (devices.ID, string, error) {
@@ -505,7 +535,7 @@ func (s *Service) checkBinding(ctx context.Context, inv inventory, rec DeviceRec
 	if strings.TrimSpace(input) == "" {
 		return recv.ID, "", nil
 	}
-	st, err := s.readMedia(ctx, recv)
+	st, err := s.knownMedia(recv)
 	if err != nil || len(st.Sources) == 0 {
 		return recv.ID, input, nil // checked when the receiver answers
 	}

@@ -44,7 +44,8 @@ func (s *Service) PlayOn(ctx context.Context, tvRef, query string) (PlayOnResult
 	res, err := s.playOn(ctx, rec, q)
 	s.audit(ctx, "remote.play_on", rec.Name, err, q)
 	if err == nil {
-		s.publish("remote", string(rec.ID), "changed", s.remoteView(ctx, inv, rec))
+		s.readNow(ctx, rec.ID)
+		s.publish("remote", string(rec.ID), "changed", s.remoteView(inv, rec))
 	}
 	return res, err
 }

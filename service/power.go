@@ -17,7 +17,9 @@ func (s *Service) ListPower(ctx context.Context) ([]PowerView, error) {
 	}
 	recs := inv.ofKind(devices.KindPower)
 	out := make([]PowerView, len(recs))
-	parallel(len(recs), func(i int) { out[i] = s.powerView(ctx, inv, recs[i]) })
+	for i, rec := range recs {
+		out[i] = s.powerView(inv, rec)
+	}
 	return out, nil
 }
 
@@ -30,7 +32,7 @@ func (s *Service) GetPower(ctx context.Context, ref string) (PowerView, error) {
 	if err != nil {
 		return PowerView{}, err
 	}
-	return s.powerView(ctx, inv, rec), nil
+	return s.powerView(inv, rec), nil
 }
 
 func (s *Service) findPower(ctx context.Context, ref string) (inventory, DeviceRecord, error) {
@@ -42,23 +44,15 @@ func (s *Service) findPower(ctx context.Context, ref string) (inventory, DeviceR
 	return inv, rec, err
 }
 
-func (s *Service) powerView(ctx context.Context, inv inventory, rec DeviceRecord) PowerView {
-	v := PowerView{DeviceView: s.view(inv, rec), PowerKind: decodeCaps(rec).PowerKind}
+func (s *Service) powerView(inv inventory, rec DeviceRecord) PowerView {
+	st := s.model.state(rec.ID)
+	v := PowerView{DeviceView: s.viewWith(inv, rec, st), PowerKind: decodeCaps(rec).PowerKind}
 	if v.PowerKind == "" {
 		v.PowerKind = devices.PowerGeneric
 	}
-	d, err := s.live(rec)
-	if err != nil {
-		return v
-	}
-	if p, ok := d.(devices.PowerDevice); ok {
-		rctx, cancel := s.readCtx(ctx)
-		defer cancel()
-		if on, err := p.PowerState(rctx); err == nil {
-			v.On = &on
-		} else {
-			v.Online = false
-		}
+	if st.online && st.power != nil {
+		on := *st.power
+		v.On = &on
 	}
 	return v
 }
@@ -73,15 +67,14 @@ func (s *Service) SetPower(ctx context.Context, ref string, on bool) (PowerView,
 		return PowerView{}, err
 	}
 	u := s.undoable(ctx, "power "+rec.Name)
-	if err = s.capture(ctx, u, rec); err == nil {
-		err = s.applyPower(ctx, rec, on)
-	}
+	s.capture(u, rec)
+	err = s.applyPower(ctx, rec, on)
 	s.audit(ctx, "power.set", rec.Name, err, "on="+boolText(on))
 	if err != nil {
 		return PowerView{}, err
 	}
 	s.keep(ctx, u)
-	v := s.powerView(ctx, inv, rec)
+	v := s.powerView(inv, rec)
 	s.publish("power", string(rec.ID), "changed", v)
 	return v, nil
 }
@@ -105,5 +98,11 @@ func (s *Service) applyPower(ctx context.Context, rec DeviceRecord, on bool) err
 		return Errorf(EUNSUPPORTED, "%s cannot be switched", rec.Name)
 	}
 	// Only the last on/off matters: a waiting switch is superseded.
-	return wrapDevice(rec.Name, s.reg.Do(ctx, rec.ID, "power", func(ctx context.Context) error { return p.SetPower(ctx, on) }))
+	return wrapDevice(rec.Name, s.reg.Do(ctx, rec.ID, "power", func(ctx context.Context) error {
+		err := p.SetPower(ctx, on)
+		if err == nil {
+			s.record(rec.ID, func(ds *deviceState) { ds.power = &on })
+		}
+		return err
+	}))
 }

@@ -36,7 +36,9 @@ func (s *Service) ListRemotes(ctx context.Context) ([]RemoteView, error) {
 		return nil, err
 	}
 	out := make([]RemoteView, len(recs))
-	parallel(len(recs), func(i int) { out[i] = s.remoteView(ctx, inv, recs[i]) })
+	for i, rec := range recs {
+		out[i] = s.remoteView(inv, rec)
+	}
 	return out, nil
 }
 
@@ -49,7 +51,7 @@ func (s *Service) GetRemote(ctx context.Context, ref string) (RemoteView, error)
 	if err != nil {
 		return RemoteView{}, err
 	}
-	return s.remoteView(ctx, inv, rec), nil
+	return s.remoteView(inv, rec), nil
 }
 
 func (s *Service) findRemote(ctx context.Context, ref string) (inventory, DeviceRecord, error) {
@@ -61,22 +63,11 @@ func (s *Service) findRemote(ctx context.Context, ref string) (inventory, Device
 	return inv, rec, err
 }
 
-func (s *Service) remoteView(ctx context.Context, inv inventory, rec DeviceRecord) RemoteView {
-	v := RemoteView{DeviceView: s.view(inv, rec), Keys: devices.RemoteKeys}
-	r, err := s.remote(rec)
-	if err != nil {
-		return v
-	}
-	rctx, cancel := s.readCtx(ctx)
-	defer cancel()
-	if apps, err := r.Apps(rctx); err == nil {
-		v.Apps = apps
-	}
-	if app, err := r.CurrentApp(rctx); err == nil {
-		v.CurrentApp = app
-		s.noteApp(rec.ID, app)
-	} else {
-		v.Online = false
+func (s *Service) remoteView(inv inventory, rec DeviceRecord) RemoteView {
+	st := s.model.state(rec.ID)
+	v := RemoteView{DeviceView: s.viewWith(inv, rec, st), Keys: devices.RemoteKeys}
+	if st.online {
+		v.Apps, v.CurrentApp = st.apps, st.currentApp
 	}
 	return v
 }
@@ -111,7 +102,8 @@ func (s *Service) RemoteCommand(ctx context.Context, ref string, cmd RemoteComma
 	if err != nil {
 		return RemoteView{}, err
 	}
-	v := s.remoteView(ctx, inv, rec)
+	s.readNow(ctx, rec.ID) // the app in front may have changed
+	v := s.remoteView(inv, rec)
 	s.publish("remote", string(rec.ID), "changed", v)
 	return v, nil
 }
@@ -173,11 +165,14 @@ func (s *Service) matchApp(ctx context.Context, rec DeviceRecord, r devices.Remo
 	if strings.Contains(app, "://") {
 		return app, nil
 	}
-	rctx, cancel := s.readCtx(ctx)
-	defer cancel()
-	apps, err := r.Apps(rctx)
-	if err != nil {
-		return "", deviceError(rec.Name, err)
+	apps := s.model.state(rec.ID).apps
+	if apps == nil {
+		rctx, cancel := s.readCtx(ctx)
+		defer cancel()
+		var err error
+		if apps, err = r.Apps(rctx); err != nil {
+			return "", deviceError(rec.Name, err)
+		}
 	}
 	a, err := resolve(rec.Name+" app", app, apps,
 		func(a devices.App) string { return a.ID }, func(a devices.App) string { return a.Name })

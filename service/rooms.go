@@ -19,13 +19,9 @@ func (s *Service) ListRooms(ctx context.Context) ([]RoomView, error) {
 	if err != nil {
 		return nil, err
 	}
-	scenes, err := s.store.ListScenes(ctx)
-	if err != nil {
-		return nil, err
-	}
 	out := make([]RoomView, 0, len(inv.rooms))
 	for _, r := range inv.rooms {
-		out = append(out, s.roomView(ctx, inv, r, scenes))
+		out = append(out, s.roomView(inv, r))
 	}
 	return out, nil
 }
@@ -43,26 +39,22 @@ func (s *Service) GetRoom(ctx context.Context, ref string) (RoomView, error) {
 	if err != nil {
 		return RoomView{}, err
 	}
-	scenes, err := s.store.ListScenes(ctx)
-	if err != nil {
-		return RoomView{}, err
-	}
-	return s.roomView(ctx, inv, r, scenes), nil
+	return s.roomView(inv, r), nil
 }
 
-func (s *Service) roomView(ctx context.Context, inv inventory, r Room, scenes []Scene) RoomView {
+func (s *Service) roomView(inv inventory, r Room) RoomView {
 	v := RoomView{ID: r.ID, Name: r.Name, Members: []DeviceView{}, CreatedAt: r.CreatedAt}
 	for _, id := range r.Members {
 		if rec, ok := inv.byID(id); ok {
 			v.Members = append(v.Members, s.view(inv, rec))
 		}
 	}
-	for _, sc := range scenes {
+	for _, sc := range inv.scenes {
 		if sc.RoomID == r.ID {
 			v.Scenes = append(v.Scenes, sc.ID)
 		}
 	}
-	v.Occupied = s.occupancy(ctx, inv, r)
+	v.Occupied = s.occupancy(inv, r)
 	return v
 }
 
@@ -112,13 +104,9 @@ func (s *Service) roomChanged(ctx context.Context, id, action string) (RoomView,
 	if err != nil {
 		return RoomView{}, err
 	}
-	scenes, err := s.store.ListScenes(ctx)
-	if err != nil {
-		return RoomView{}, err
-	}
 	for _, r := range inv.rooms {
 		if r.ID == id {
-			v := s.roomView(ctx, inv, r, scenes)
+			v := s.roomView(inv, r)
 			s.publish("room", id, action, v)
 			return v, nil
 		}
@@ -218,11 +206,11 @@ func membersOf(inv inventory, r Room) []DeviceRecord {
 }
 
 func (s *Service) findRoom(ctx context.Context, ref string) (Room, error) {
-	rooms, err := s.store.ListRooms(ctx)
+	inv, err := s.inventory(ctx)
 	if err != nil {
 		return Room{}, err
 	}
-	return resolve("room", ref, rooms, roomID, roomName)
+	return resolve("room", ref, inv.rooms, roomID, roomName)
 }
 
 // SetRoom applies a light patch to a room. An explicit On is power intent
@@ -248,12 +236,10 @@ func (s *Service) SetRoom(ctx context.Context, ref string, p RoomPatch) (FanoutR
 	targets := roomTargets(membersOf(inv, r), p)
 	u := s.undoable(ctx, "room "+r.Name)
 	res := s.fanout(ctx, targets, func(ctx context.Context, rec DeviceRecord) error {
-		if rec.Kind == devices.KindLight && p.On == nil && !s.isLit(ctx, rec) {
+		if rec.Kind == devices.KindLight && p.On == nil && !s.isLit(rec) {
 			return errSkipped
 		}
-		if err := s.capture(ctx, u, rec); err != nil {
-			return err
-		}
+		s.capture(u, rec)
 		return s.applyToMember(ctx, rec, p)
 	})
 	s.audit(ctx, "room.set", r.Name, res.err(), patchSummary(p))
@@ -283,19 +269,10 @@ func roomTargets(members []DeviceRecord, p RoomPatch) []DeviceRecord {
 	return out
 }
 
-func (s *Service) isLit(ctx context.Context, rec DeviceRecord) bool {
-	d, ok := s.reg.Get(rec.ID)
-	if !ok || !d.Online() {
-		return false
-	}
-	l, ok := d.(devices.Light)
-	if !ok {
-		return false
-	}
-	rctx, cancel := s.readCtx(ctx)
-	defer cancel()
-	st, err := l.LightState(rctx)
-	return err == nil && st.On
+// isLit reports whether a light is on, as last reported.
+func (s *Service) isLit(rec DeviceRecord) bool {
+	st := s.model.state(rec.ID)
+	return st.online && st.light != nil && st.light.On
 }
 
 func (s *Service) applyToMember(ctx context.Context, rec DeviceRecord, p RoomPatch) error {
@@ -328,10 +305,9 @@ func (s *Service) applyToMember(ctx context.Context, rec DeviceRecord, p RoomPat
 
 // takesGM reports whether a light takes a green–magenta shift.
 func (s *Service) takesGM(rec DeviceRecord) bool {
-	d, ok := s.reg.Get(rec.ID)
-	if !ok {
-		return false
+	if c := s.model.state(rec.ID).lightCaps; c != nil {
+		return c.GM
 	}
-	l, ok := d.(devices.Light)
-	return ok && l.LightCaps().GM
+	c := decodeCaps(rec).Light
+	return c != nil && c.GM
 }

@@ -39,7 +39,7 @@ func (s *Service) Scan(ctx context.Context) (ScanResult, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if err != nil {
-			msg := deviceText(err, sc.Adapter())
+			msg := deviceText(err)
 			if msg == "" {
 				msg = ErrorMessage(err)
 			}
@@ -86,7 +86,7 @@ func (s *Service) AddDevice(ctx context.Context, adapter, address string) ([]Dev
 	cancel()
 	s.audit(ctx, "device.add", a.Adapter()+" "+address, err, "")
 	if err != nil {
-		return nil, deviceError(address, err, a.Adapter())
+		return nil, deviceError(address, err)
 	}
 	found, err := s.recordFound(ctx, ids)
 	if err != nil {
@@ -180,7 +180,8 @@ func (s *Service) addAgain(ctx context.Context, a devices.Adder, address string)
 func (s *Service) recordFound(ctx context.Context, ids []devices.ID) ([]DeviceView, error) {
 	for _, id := range ids {
 		if d, ok := s.reg.Get(id); ok {
-			if err := s.syncDevice(ctx, d); err != nil {
+			s.readState(ctx, id) // listed with its state
+			if err := s.syncDevice(ctx, d, true); err != nil {
 				return nil, err
 			}
 		}

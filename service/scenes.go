@@ -15,17 +15,13 @@ func (s *Service) ListScenes(ctx context.Context) ([]SceneView, error) {
 	if err := authorize(ctx, ScopeRead); err != nil {
 		return nil, err
 	}
-	scenes, err := s.store.ListScenes(ctx)
+	inv, err := s.inventory(ctx)
 	if err != nil {
 		return nil, err
 	}
-	rooms, err := s.store.ListRooms(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]SceneView, 0, len(scenes))
-	for _, sc := range scenes {
-		out = append(out, sceneView(sc, rooms))
+	out := make([]SceneView, 0, len(inv.scenes))
+	for _, sc := range inv.scenes {
+		out = append(out, sceneView(sc, inv))
 	}
 	return out, nil
 }
@@ -35,36 +31,31 @@ func (s *Service) GetScene(ctx context.Context, ref string) (SceneView, error) {
 	if err := authorize(ctx, ScopeRead); err != nil {
 		return SceneView{}, err
 	}
-	sc, err := s.findScene(ctx, ref)
+	inv, err := s.inventory(ctx)
 	if err != nil {
 		return SceneView{}, err
 	}
-	rooms, err := s.store.ListRooms(ctx)
+	sc, err := resolve("scene", ref, inv.scenes, sceneID, sceneName)
 	if err != nil {
 		return SceneView{}, err
 	}
-	return sceneView(sc, rooms), nil
+	return sceneView(sc, inv), nil
 }
 
-func sceneView(sc Scene, rooms []Room) SceneView {
-	v := SceneView{ID: sc.ID, Name: sc.Name, RoomID: sc.RoomID, Entries: sc.Entries, CreatedAt: sc.CreatedAt}
+func sceneView(sc Scene, inv inventory) SceneView {
+	v := SceneView{ID: sc.ID, Name: sc.Name, RoomID: sc.RoomID, Room: inv.roomOf[sc.RoomID], Entries: sc.Entries, CreatedAt: sc.CreatedAt}
 	if v.Entries == nil {
 		v.Entries = []SceneEntry{}
-	}
-	for _, r := range rooms {
-		if r.ID == sc.RoomID {
-			v.Room = r.Name
-		}
 	}
 	return v
 }
 
 func (s *Service) findScene(ctx context.Context, ref string) (Scene, error) {
-	scenes, err := s.store.ListScenes(ctx)
+	inv, err := s.inventory(ctx)
 	if err != nil {
 		return Scene{}, err
 	}
-	return resolve("scene", ref, scenes, sceneID, sceneName)
+	return resolve("scene", ref, inv.scenes, sceneID, sceneName)
 }
 
 // CaptureScene saves the live state of a room (roomRef set: a Room Scene)
@@ -93,7 +84,7 @@ func (s *Service) CaptureScene(ctx context.Context, name, roomRef string) (Scene
 		}
 		sc.RoomID, members, where = r.ID, membersOf(inv, r), r.Name
 	}
-	entries, skipped := s.captureEntries(ctx, members)
+	entries, skipped := s.captureEntries(members)
 	if len(entries) == 0 {
 		return SceneView{}, Errorf(EINVALID, "nothing to capture: no light or power device in %s answered", where)
 	}
@@ -103,71 +94,28 @@ func (s *Service) CaptureScene(ctx context.Context, name, roomRef string) (Scene
 	if err != nil {
 		return SceneView{}, err
 	}
-	v := sceneView(sc, inv.rooms)
+	v := sceneView(sc, inv)
 	v.Skipped = skipped
 	s.publish("scene", sc.ID, "created", v)
 	return v, nil
 }
 
-// captureEntries reads every capturable member in parallel.
-func (s *Service) captureEntries(ctx context.Context, members []DeviceRecord) ([]SceneEntry, []Outcome) {
-	var targets []DeviceRecord
-	for _, rec := range members {
-		if rec.Enabled && (rec.Kind == devices.KindLight || rec.Kind == devices.KindPower) {
-			targets = append(targets, rec)
-		}
-	}
-	entries := make([]SceneEntry, len(targets))
-	res := s.fanout(ctx, targets, func(ctx context.Context, rec DeviceRecord) error {
-		e, err := s.captureOne(ctx, rec)
-		if idx := indexOf(targets, rec.ID); err == nil {
-			entries[idx] = e
-		}
-		return err
-	})
+// captureEntries takes every capturable member's last known state; those
+// the model has none of are skipped, and named.
+func (s *Service) captureEntries(members []DeviceRecord) ([]SceneEntry, []Outcome) {
 	var out []SceneEntry
-	for _, e := range entries {
-		if e.DeviceID != "" {
+	var skipped []Outcome
+	for _, rec := range members {
+		if !rec.Enabled || (rec.Kind != devices.KindLight && rec.Kind != devices.KindPower) {
+			continue
+		}
+		if e, ok := s.knownEntry(rec, false); ok {
 			out = append(out, e)
+			continue
 		}
+		skipped = append(skipped, Outcome{ID: rec.ID, Name: rec.Name, Code: EUNREACHABLE, Error: rec.Name + " is offline"})
 	}
-	return out, res.Failed
-}
-
-func indexOf(recs []DeviceRecord, id devices.ID) int {
-	for i, r := range recs {
-		if r.ID == id {
-			return i
-		}
-	}
-	return -1
-}
-
-func (s *Service) captureOne(ctx context.Context, rec DeviceRecord) (SceneEntry, error) {
-	d, err := s.live(rec)
-	if err != nil {
-		return SceneEntry{}, err
-	}
-	rctx, cancel := s.readCtx(ctx)
-	defer cancel()
-	e := SceneEntry{DeviceID: rec.ID}
-	switch dv := d.(type) {
-	case devices.Light:
-		st, err := dv.LightState(rctx)
-		if err != nil {
-			return SceneEntry{}, deviceError(rec.Name, err)
-		}
-		e.Light = &st
-	case devices.PowerDevice:
-		on, err := dv.PowerState(rctx)
-		if err != nil {
-			return SceneEntry{}, deviceError(rec.Name, err)
-		}
-		e.Power = &on
-	default:
-		return SceneEntry{}, errSkipped
-	}
-	return e, nil
+	return out, skipped
 }
 
 // ActivateScene re-applies every entry of a scene in parallel and reports
@@ -190,9 +138,7 @@ func (s *Service) ActivateScene(ctx context.Context, ref string) (FanoutResult, 
 		if rec.Kind == "" {
 			return Errorf(ENOTFOUND, "%s is no longer in the inventory", rec.ID)
 		}
-		if err := s.capture(ctx, u, rec); err != nil {
-			return err
-		}
+		s.capture(u, rec)
 		return s.applyEntry(ctx, rec, entries[rec.ID])
 	})
 	s.audit(ctx, "scene.activate", sc.Name, res.err(), "")
@@ -281,11 +227,11 @@ func (s *Service) RenameScene(ctx context.Context, ref, name string) (SceneView,
 		return SceneView{}, err
 	}
 	sc.Name = n
-	rooms, err := s.store.ListRooms(ctx)
+	inv, err := s.inventory(ctx)
 	if err != nil {
 		return SceneView{}, err
 	}
-	v := sceneView(sc, rooms)
+	v := sceneView(sc, inv)
 	s.publish("scene", sc.ID, "changed", v)
 	return v, nil
 }

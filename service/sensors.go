@@ -18,7 +18,9 @@ func (s *Service) ListSensors(ctx context.Context) ([]SensorView, error) {
 	}
 	recs := inv.ofKind(devices.KindSensor)
 	out := make([]SensorView, len(recs))
-	parallel(len(recs), func(i int) { out[i] = s.sensorView(ctx, inv, recs[i]) })
+	for i, rec := range recs {
+		out[i] = s.sensorView(inv, rec)
+	}
 	return out, nil
 }
 
@@ -35,62 +37,45 @@ func (s *Service) GetSensor(ctx context.Context, ref string) (SensorView, error)
 	if err != nil {
 		return SensorView{}, err
 	}
-	return s.sensorView(ctx, inv, rec), nil
+	return s.sensorView(inv, rec), nil
 }
 
-func (s *Service) sensorView(ctx context.Context, inv inventory, rec DeviceRecord) SensorView {
-	v := SensorView{DeviceView: s.view(inv, rec), Readings: []devices.Reading{}}
-	rs, err := s.readings(ctx, rec)
-	if err != nil {
-		v.Online = false
-		return v
-	}
-	if rs != nil {
-		v.Readings = rs
+func (s *Service) sensorView(inv inventory, rec DeviceRecord) SensorView {
+	st := s.model.state(rec.ID)
+	v := SensorView{DeviceView: s.viewWith(inv, rec, st), Readings: []devices.Reading{}}
+	if st.online && st.readings != nil {
+		v.Readings = st.readings
 	}
 	return v
 }
 
-func (s *Service) readings(ctx context.Context, rec DeviceRecord) ([]devices.Reading, error) {
-	d, err := s.live(rec)
-	if err != nil {
-		return nil, err
-	}
-	sn, ok := d.(devices.Sensor)
-	if !ok {
-		return nil, Errorf(EUNSUPPORTED, "%s is not a sensor", rec.Name)
-	}
-	rctx, cancel := s.readCtx(ctx)
-	defer cancel()
-	rs, err := sn.Readings(rctx)
-	if err != nil {
-		return nil, deviceError(rec.Name, err)
-	}
-	// A value that is not a number (NaN, ±Inf) is no reading: it could
-	// not be answered as JSON, and would fail the whole answer.
+// finiteReadings drops values that are not numbers (NaN, ±Inf): they are
+// no reading, could not be answered as JSON, and would fail the whole
+// answer.
+func finiteReadings(rs []devices.Reading) []devices.Reading {
 	out := make([]devices.Reading, 0, len(rs))
 	for _, r := range rs {
 		if r.Bool != nil || (!math.IsNaN(r.Value) && !math.IsInf(r.Value, 0)) {
 			out = append(out, r)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // occupancy aggregates a room's presence sensors: occupied when any of them
 // senses someone, unoccupied when they all answer and none does, nil when
 // the room has no presence sensor that answers.
-func (s *Service) occupancy(ctx context.Context, inv inventory, r Room) *bool {
+func (s *Service) occupancy(inv inventory, r Room) *bool {
 	var known, present bool
 	for _, rec := range membersOf(inv, r) {
 		if rec.Kind != devices.KindSensor || !rec.Enabled {
 			continue
 		}
-		rs, err := s.readings(ctx, rec)
-		if err != nil {
+		st := s.model.state(rec.ID)
+		if !st.online {
 			continue
 		}
-		for _, rd := range rs {
+		for _, rd := range st.readings {
 			if p, ok := rd.Presence(); ok {
 				known = true
 				present = present || p

@@ -15,8 +15,9 @@ import (
 
 // Config configures a Service.
 type Config struct {
-	Store    Store
-	Registry *devices.Registry
+	Store Store
+	// Registry holds the devices; a *devices.Registry.
+	Registry Devices
 	Logger   *slog.Logger
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
@@ -30,10 +31,23 @@ type Config struct {
 	AddRetry time.Duration
 }
 
+// Devices is the device registry as the service uses it; *devices.Registry
+// is the one the hub runs.
+type Devices interface {
+	devices.Runner
+	Get(id devices.ID) (devices.Device, bool)
+	List() []devices.Device
+	Do(ctx context.Context, id devices.ID, key string, fn func(context.Context) error) error
+	Subscribe(fn func(devices.Change))
+	Timeout() time.Duration
+}
+
 // Service is the home.
 type Service struct {
-	store   Store
-	reg     *devices.Registry
+	store   Store // tracked: its inventory writes load the model again
+	raw     Store // the same store, untracked, for writes that load it once
+	reg     Devices
+	model   *model
 	log     *slog.Logger
 	now     func() time.Time
 	readTTL time.Duration
@@ -43,7 +57,10 @@ type Service struct {
 
 	scanners []devices.Scanner
 
-	changes chan devices.Change
+	// Devices added or removed, for Run; a set, so nothing is dropped.
+	pendMu  sync.Mutex
+	pending map[devices.ID]devices.Change
+	wake    chan struct{}
 
 	syncMu sync.Mutex // one device recorded at a time
 
@@ -52,6 +69,8 @@ type Service struct {
 
 	undoMu sync.Mutex
 	undo   map[string]*undoLog // principal → its last change
+
+	keys keyring // the API keys, in memory; ready at its zero value
 
 	touchMu   sync.Mutex
 	keyTouch  map[string]time.Time
@@ -62,7 +81,7 @@ type Service struct {
 // registry.
 func New(cfg Config) *Service {
 	s := &Service{
-		store:     cfg.Store,
+		model:     newModel(),
 		reg:       cfg.Registry,
 		log:       cfg.Logger,
 		now:       cfg.Now,
@@ -70,7 +89,8 @@ func New(cfg Config) *Service {
 		scanners:  cfg.Scanners,
 		addRetry:  cfg.AddRetry,
 		events:    NewBus(),
-		changes:   make(chan devices.Change, 1024),
+		pending:   map[devices.ID]devices.Change{},
+		wake:      make(chan struct{}, 1),
 		undo:      map[string]*undoLog{},
 		lastApp:   map[devices.ID]string{},
 		keyTouch:  map[string]time.Time{},
@@ -91,6 +111,8 @@ func New(cfg Config) *Service {
 	if s.reg == nil {
 		s.reg = devices.NewRegistry(0)
 	}
+	s.raw = cfg.Store
+	s.store = trackedStore{Store: cfg.Store, s: s}
 	s.reg.Subscribe(s.onChange)
 	return s
 }
@@ -101,80 +123,81 @@ func (s *Service) Events() *Bus { return s.events }
 // Ready reports whether the database answers.
 func (s *Service) Ready(ctx context.Context) error { return s.store.Ping(ctx) }
 
-// Sync records every device the registry holds in the inventory. Run calls
-// it; tests and start-up wiring may call it directly.
+// Sync records every device the registry holds in the inventory, reads
+// each one's state (in parallel, each bounded by the read timeout) and
+// loads the model. Run calls it; tests and start-up wiring may call it
+// directly.
 func (s *Service) Sync(ctx context.Context) error {
+	s.readAll(ctx)
 	for _, d := range s.reg.List() {
-		if err := s.syncDevice(ctx, d); err != nil {
+		if err := s.syncDevice(ctx, d, false); err != nil {
 			return err
 		}
 	}
-	return nil
+	_, err := s.loadInventory(ctx)
+	return err
 }
 
-// Run syncs the inventory, then follows the registry's changes until ctx
-// ends: new devices are recorded, and changes are published as events.
+// Run syncs the inventory, then follows the registry's devices coming and
+// going until ctx ends. State changes do not pass through here: each is
+// read and published on its own (refresh), so one slow device delays no
+// other.
 func (s *Service) Run(ctx context.Context) error {
 	if err := s.Sync(ctx); err != nil {
 		return err
 	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case c := <-s.changes:
-			s.handleChange(ctx, c)
+		case <-s.wake:
+		}
+		s.pendMu.Lock()
+		batch := s.pending
+		s.pending = map[devices.ID]devices.Change{}
+		s.pendMu.Unlock()
+		for _, c := range batch {
+			wg.Go(func() { s.handleChange(ctx, c) })
 		}
 	}
 }
 
+// onChange hears the registry: a state change is read at once, off the
+// caller's goroutine; a device added or removed waits for Run.
 func (s *Service) onChange(c devices.Change) {
+	if !c.Added && !c.Removed {
+		s.refresh(c.ID)
+		return
+	}
+	s.pendMu.Lock()
+	if prev, ok := s.pending[c.ID]; ok && prev.Added && c.Removed {
+		c.Added = false
+	}
+	s.pending[c.ID] = c
+	s.pendMu.Unlock()
 	select {
-	case s.changes <- c:
+	case s.wake <- struct{}{}:
 	default:
-		s.log.Warn("device change dropped: queue full", "device", string(c.ID))
 	}
 }
 
+// handleChange records a device that came or went.
 func (s *Service) handleChange(ctx context.Context, c devices.Change) {
 	d, ok := s.reg.Get(c.ID)
-	switch {
-	case c.Removed || !ok:
+	if c.Removed || !ok {
+		s.model.update(c.ID, func(st *deviceState) { st.online = false })
 		s.publish("device", string(c.ID), "changed", nil)
 		return
-	case c.Added:
-		if err := s.syncDevice(ctx, d); err != nil {
-			s.log.Error("recording device", "device", string(c.ID), "err", err)
-		}
-	default:
-		s.markSeen(ctx, d)
 	}
-	rec, err := s.store.GetDevice(ctx, c.ID)
-	if err != nil {
+	// Its state first, so it is listed with it.
+	s.readState(ctx, c.ID)
+	if err := s.syncDevice(ctx, d, true); err != nil {
+		s.log.Error("recording device", "device", string(c.ID), "err", err)
 		return
 	}
-	s.publish(string(rec.Kind), string(c.ID), "changed", s.liveView(ctx, rec))
-}
-
-// markSeen writes a device's last-seen time at most once a minute.
-func (s *Service) markSeen(ctx context.Context, d devices.Device) {
-	if !d.Online() {
-		return
-	}
-	id := d.Info().ID
-	now := s.now()
-	s.touchMu.Lock()
-	last := s.seenTouch[id]
-	due := now.Sub(last) >= time.Minute
-	if due {
-		s.seenTouch[id] = now
-	}
-	s.touchMu.Unlock()
-	if due {
-		if err := s.store.TouchDevice(ctx, id, now); err != nil {
-			s.log.Warn("recording last seen", "device", string(id), "err", err)
-		}
-	}
+	s.publishDevice(c.ID)
 }
 
 // publish sends an event to every subscriber.

@@ -181,4 +181,8 @@ type Store interface {
 
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error
+	// DataVersion returns a number that changes when another connection
+	// (another process) has committed to the database since the previous
+	// call; the store's own writes leave it unchanged. It reads no table.
+	DataVersion(ctx context.Context) (int64, error)
 }

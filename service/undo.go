@@ -39,42 +39,45 @@ func (s *Service) undoable(ctx context.Context, action string) *undoLog {
 	return &undoLog{action: action, at: s.now(), prior: map[devices.ID]SceneEntry{}, recs: map[devices.ID]DeviceRecord{}}
 }
 
-// capture reads rec's state before it changes. A device that cannot be
-// read will not be restored and the change goes ahead, unless it did not
-// answer at all: then that is the answer, so an unreachable device is
-// reported within one timeout, not after a read and a command.
-func (s *Service) capture(ctx context.Context, u *undoLog, rec DeviceRecord) error {
+// capture records rec's state before it changes, as the model knows it:
+// no device is asked, so a keyed write costs one round trip. A device
+// whose state is not known (offline, never reported) is not restored;
+// the change itself says whether it reached the device.
+func (s *Service) capture(u *undoLog, rec DeviceRecord) {
 	if u == nil {
-		return nil
+		return
 	}
 	u.mu.Lock()
-	_, done := u.prior[rec.ID]
-	u.mu.Unlock()
-	if done {
-		return nil
+	defer u.mu.Unlock()
+	if _, done := u.prior[rec.ID]; done {
+		return
 	}
-	e, err := s.captureOne(ctx, rec)
-	if err != nil && ErrorCode(err) != EUNREACHABLE {
-		e, err = s.captureMedia(ctx, rec)
+	if e, ok := s.knownEntry(rec, true); ok {
+		u.prior[rec.ID], u.recs[rec.ID] = e, rec
 	}
-	switch {
-	case ErrorCode(err) == EUNREACHABLE && rec.Enabled:
-		return err
-	case err != nil:
-		return nil
-	}
-	u.mu.Lock()
-	u.prior[rec.ID], u.recs[rec.ID] = e, rec
-	u.mu.Unlock()
-	return nil
 }
 
-func (s *Service) captureMedia(ctx context.Context, rec DeviceRecord) (SceneEntry, error) {
-	st, err := s.readMedia(ctx, rec)
-	if err != nil {
-		return SceneEntry{}, err
+// knownEntry is rec's last known state as a scene entry: a light's state,
+// a power device's on/off, and (withMedia) a player's power, volume and
+// source.
+func (s *Service) knownEntry(rec DeviceRecord, withMedia bool) (SceneEntry, bool) {
+	st := s.model.state(rec.ID)
+	e := SceneEntry{DeviceID: rec.ID}
+	switch {
+	case !st.online:
+		return e, false
+	case st.light != nil:
+		ls := *st.light
+		e.Light = &ls
+	case st.power != nil:
+		on := *st.power
+		e.Power = &on
+	case st.media != nil && withMedia:
+		e.Media = &SceneMedia{Power: st.media.Power, Volume: st.media.Volume, Source: st.media.Source}
+	default:
+		return e, false
 	}
-	return SceneEntry{DeviceID: rec.ID, Media: &SceneMedia{Power: st.Power, Volume: st.Volume, Source: st.Source}}, nil
+	return e, true
 }
 
 // keep stores u as the caller's last change, when it captured anything.

@@ -12,8 +12,9 @@ const selectAPIKeys = `
 SELECT id, name, prefix, hash, scope, created_at, created_by, last_used, revoked_at
 FROM api_keys`
 
-// apiKeyByHash runs on every API request: it searches the unique index on
-// hash (see TestQueryPlans).
+// apiKeyByHash searches the unique index on hash (see TestQueryPlans). The
+// service answers requests from the keys it holds in memory; this serves
+// single lookups.
 const apiKeyByHash = selectAPIKeys + ` WHERE hash = ?`
 
 // CreateAPIKey stores a key. A scope other than read or control is

@@ -24,6 +24,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pressly/goose/v3"
@@ -44,6 +45,7 @@ type DB struct {
 
 	db         *sql.DB
 	migrations *goose.Provider
+	version    dataVersion
 }
 
 // dsnParams configure every connection: see the package comment.
@@ -114,6 +116,46 @@ func (db *DB) Close() error { return db.db.Close() }
 func (db *DB) Ping(ctx context.Context) error {
 	var one int
 	return db.db.QueryRowContext(ctx, `SELECT 1`).Scan(&one)
+}
+
+// dataVersion is what DataVersion remembers between calls.
+type dataVersion struct {
+	mu   sync.Mutex
+	conn any   // the driver connection last asked
+	raw  int64 // its PRAGMA data_version then
+	n    int64 // what DataVersion returned
+}
+
+// DataVersion returns a number that changes when another connection (in
+// practice another process: a `bifrost keys` command run beside the hub)
+// has committed to the database since the previous call. It asks SQLite's
+// PRAGMA data_version, which reads no table, on the pool's one connection:
+// this store's own writes go over that connection, so they leave it
+// unchanged. That value is the connection's own, so should the pool ever
+// replace its connection, the number changes too: a caller may see a
+// change where there was none, never the reverse.
+func (db *DB) DataVersion(ctx context.Context) (int64, error) {
+	v := &db.version
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	conn, err := db.db.Conn(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close()
+	var raw int64
+	if err := conn.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&raw); err != nil {
+		return 0, err
+	}
+	var dc any
+	if err := conn.Raw(func(c any) error { dc = c; return nil }); err != nil {
+		return 0, err
+	}
+	if dc != v.conn || raw != v.raw {
+		v.conn, v.raw = dc, raw
+		v.n++
+	}
+	return v.n, nil
 }
 
 // SchemaVersion returns the version of the newest migration applied.

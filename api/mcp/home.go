@@ -3,11 +3,14 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strconv"
 	"strings"
 
 	mcplib "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
+	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -23,10 +26,30 @@ type home struct {
 	Sensors []sensor `json:"sensors"`
 }
 
+// homeSchema declares both answers of get_home_state: the snapshot (its
+// devices as the list_ tools declare them, not repeated here) or the
+// summary and its hint.
 var homeSchema = open(map[string]schema{
-	"rooms": array("", roomSchema), "lights": array("", lightSchema), "scenes": array("", sceneSchema),
-	"media": array("", mediaSchema), "power": array("", powerSchema), "remotes": array("", remoteSchema),
-	"sensors": array("", sensorSchema),
+	"rooms": array("", roomSchema), "scenes": array("", sceneSchema),
+	"lights": array("as list_lights", anyObject), "media": array("as list_media_devices", anyObject),
+	"power": array("as list_power_devices", anyObject), "remotes": array("as list_remotes", anyObject),
+	"sensors": array("as list_sensors", anyObject),
+	"summary": summarySchema, "hint": str(""),
+})
+
+// summary is a big house room by room, and how to ask for more.
+type summary struct {
+	Summary *service.HomeSummary `json:"summary"`
+	Hint    string               `json:"hint"`
+}
+
+// summarySchema is told rather than spelt out, to keep tools/list small.
+var summarySchema = open(map[string]schema{
+	"devices": integer("", 1, 0),
+	"rooms": array("id, name, devices, occupied; lights, power, media: {on, off, offline}; lights.brightness: [min, max] of the lit; "+
+		"playing: [{name, now_playing}]; offline: names; more_offline, more_playing: counts not named; scenes", anyObject),
+	"no_room": described(schema{"type": "object"}, "as a room, for the devices in none"),
+	"scenes":  array("home scenes", str("")),
 })
 
 func homeOf(h service.Home) home {
@@ -107,19 +130,125 @@ func (h home) text() string {
 
 func (t *tools) homeTools() []mcpserver.ServerTool {
 	return []mcpserver.ServerTool{
-		{Tool: newTool("get_home_state", "The whole house at once: rooms (members, occupancy), lights, scenes, media (now playing), power, TV remotes (current app), sensors. Start here.",
-			reads, noArgs, homeSchema),
+		{Tool: newTool("get_home_state", fmt.Sprintf("The house at once: rooms (occupancy), lights, scenes, media (now playing), power, TV remotes, sensors. Start here. "+
+			"Past %d devices it answers a summary per room, unless given room, kind, only_on or detail.", service.SummaryThreshold),
+			reads, homeArgsSchema, homeSchema),
 			Handler: handle(t, t.getHome)},
 	}
 }
 
-func (t *tools) getHome(ctx context.Context, _ struct{}) (result, error) {
-	h, err := t.svc.Home(ctx)
+// homeArgs narrow get_home_state.
+type homeArgs struct {
+	Room   string `json:"room"`
+	Kind   string `json:"kind"`
+	OnlyOn bool   `json:"only_on"`
+	Detail bool   `json:"detail"`
+}
+
+var homeArgsSchema = object(map[string]schema{
+	"room":    str("only this room (name or id)"),
+	"kind":    enum("only this kind", kindNames()),
+	"only_on": boolean("only what is on or playing"),
+	"detail":  boolean("every device, even in a big house"),
+})
+
+func kindNames() []string {
+	out := make([]string, 0, len(devices.Kinds))
+	for _, k := range devices.Kinds {
+		out = append(out, string(k))
+	}
+	return out
+}
+
+func (a homeArgs) query() service.HomeQuery {
+	return service.HomeQuery{Room: a.Room, Kind: devices.Kind(a.Kind), OnlyOn: a.OnlyOn, Detail: a.Detail}
+}
+
+func (t *tools) getHome(ctx context.Context, a homeArgs) (result, error) {
+	v, err := t.svc.Home(ctx, a.query())
 	if err != nil {
 		return result{}, err
 	}
-	v := homeOf(h)
-	return result{text: v.text(), data: v}, nil
+	return homeAnswer(v), nil
+}
+
+// homeAnswer is what get_home_state and bifrost://home answer for v: the
+// snapshot or the summary, with its text.
+func homeAnswer(v service.HomeView) result {
+	if v.Summary != nil {
+		s := summaryOf(v.Summary)
+		return result{text: s.text(), data: s}
+	}
+	h := homeOf(*v.Home)
+	return result{text: h.text(), data: h}
+}
+
+func summaryOf(s *service.HomeSummary) summary {
+	return summary{Summary: s, Hint: fmt.Sprintf("A summary of %d devices. For the devices themselves, call get_home_state with room, kind or only_on; detail: true lists every device.", s.Devices)}
+}
+
+// text is the summary, one line a room.
+func (s summary) text() string {
+	var b strings.Builder
+	b.WriteString(s.Hint)
+	for _, r := range s.Summary.Rooms {
+		b.WriteString("\n" + roomLine(r.Name, r))
+	}
+	if r := s.Summary.NoRoom; r != nil {
+		b.WriteString("\n" + roomLine("No room", *r))
+	}
+	b.WriteString("\nHome scenes: " + orDefault(strings.Join(s.Summary.Scenes, ", "), "none"))
+	return b.String()
+}
+
+// roomLine says what a room's devices are doing.
+func roomLine(name string, r service.RoomSummary) string {
+	var parts []string
+	if r.Occupied != nil {
+		name += map[bool]string{true: " (occupied)", false: " (empty)"}[*r.Occupied]
+	}
+	parts = append(parts, count(r.Devices, "device"))
+	if l := r.Lights; l != nil {
+		lit := strconv.Itoa(l.On) + " on"
+		if len(l.Brightness) == 2 {
+			lit += " at " + strconv.Itoa(l.Brightness[0]) + "–" + strconv.Itoa(l.Brightness[1]) + "%"
+		}
+		parts = append(parts, "lights "+lit+", "+strconv.Itoa(l.Off)+" off")
+	}
+	if p := r.Power; p != nil {
+		parts = append(parts, fmt.Sprintf("power %d on, %d off", p.On, p.Off))
+	}
+	if m := r.Media; m != nil {
+		parts = append(parts, fmt.Sprintf("media %d on, %d off", m.On, m.Off))
+	}
+	if len(r.Playing) > 0 {
+		playing := make([]string, 0, len(r.Playing))
+		for _, p := range r.Playing {
+			playing = append(playing, strings.TrimSpace(p.Name+" "+parenthesised(nowPlaying(p.NowPlaying))))
+		}
+		parts = append(parts, "playing: "+strings.Join(playing, ", ")+andMore(r.MorePlaying))
+	}
+	if len(r.Offline) > 0 {
+		parts = append(parts, "offline: "+strings.Join(r.Offline, ", ")+andMore(r.MoreOffline))
+	}
+	if len(r.Scenes) > 0 {
+		parts = append(parts, "scenes: "+strings.Join(r.Scenes, ", "))
+	}
+	return name + ": " + strings.Join(parts, "; ")
+}
+
+func parenthesised(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "(" + s + ")"
+}
+
+func andMore(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" and %d more", n)
 }
 
 // homeURI names the snapshot as a resource.
@@ -133,7 +262,7 @@ func homeResource() mcplib.Resource {
 
 // readHome serves bifrost://home.
 func (t *tools) readHome(ctx context.Context, _ mcplib.ReadResourceRequest) ([]mcplib.ResourceContents, error) {
-	h, err := t.svc.Home(ctx)
+	v, err := t.svc.Home(ctx, service.HomeQuery{})
 	if err != nil {
 		if service.ErrorCode(err) == service.EINTERNAL {
 			t.log.Error("reading the home resource", "err", err)
@@ -141,7 +270,7 @@ func (t *tools) readHome(ctx context.Context, _ mcplib.ReadResourceRequest) ([]m
 		}
 		return nil, err
 	}
-	data, err := json.Marshal(homeOf(h))
+	data, err := json.Marshal(homeAnswer(v).data)
 	if err != nil {
 		return nil, err
 	}

@@ -29,7 +29,7 @@ const MaxBody = 1 << 20
 
 // instructions tell an assistant, at initialize, how to use the tools.
 const instructions = `Bifrost runs this home: its lights, rooms and scenes, and whatever speakers, receivers, TVs, plugs, fans and sensors it has.
-Start with get_home_state: it names every room, device and scene and says what each is doing.
+Start with get_home_state: it names every room, device and scene and says what each is doing; a big house it summarises room by room, and room, kind or only_on ask for the devices themselves.
 Name targets by id or by name: an exact id, an exact name (any case), or part of exactly one name. An unknown or ambiguous name is a tool error that lists the valid names; pick one and call again.
 Writes are sparse: give only what should change. A colour (hex), temperature (kelvin), effect or brightness turns a light on. set_room without "on" changes only the lights that are already lit; with "on" it is power intent for the whole room.
 Problems with a device (offline, cannot do that, value out of range) come back as tool errors with the reason; nothing else changed.

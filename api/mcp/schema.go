@@ -27,6 +27,10 @@ func open(props map[string]schema) schema {
 	return schema{"type": "object", "properties": props}
 }
 
+// anyObject is an object schema that says nothing of its properties (an
+// output another tool's schema declares).
+var anyObject = schema{"type": "object"}
+
 func str(desc string) schema {
 	return described(schema{"type": "string"}, desc)
 }

@@ -4,12 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"maps"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
 	mcplib "github.com/mark3labs/mcp-go/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -31,11 +36,98 @@ var allTools = map[string]bool{
 }
 
 // Budgets for an assistant's context, in bytes of the whole JSON-RPC
-// answer (a kB of 1000 bytes, the stricter reading).
+// answer as sent (a kB of 1000 bytes, the stricter reading). A tool
+// result's answer holds its text and its structured content, and the
+// envelope around them.
 const (
 	toolsListBudget = 24_000
-	homeStateBudget = 8_000
+	demoHomeBudget  = 4_000 // get_home_state, the demo home
+	largeHomeBudget = 8_000 // get_home_state, 400 devices, by default
 )
+
+// answers records the last answer the hub sent to each JSON-RPC method,
+// byte for byte, as a client's HTTP transport.
+type answers struct {
+	mu   sync.Mutex
+	last map[string][]byte
+}
+
+func (a *answers) RoundTrip(req *http.Request) (*http.Response, error) {
+	var call struct {
+		Method string `json:"method"`
+	}
+	if req.Body != nil {
+		body, err := io.ReadAll(req.Body)
+		if err != nil {
+			return nil, err
+		}
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		_ = json.Unmarshal(body, &call)
+	}
+	res, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil || call.Method == "" {
+		return res, err
+	}
+	body, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	res.Body = io.NopCloser(bytes.NewReader(body))
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.last[call.Method] = body
+	return res, nil
+}
+
+// of is the last answer to method.
+func (a *answers) of(t *testing.T, method string) []byte {
+	t.Helper()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	b, ok := a.last[method]
+	if !ok {
+		t.Fatalf("no answer to %s was recorded", method)
+	}
+	return b
+}
+
+// recordedClient is mcp-go's client with key, speaking protocol version
+// as that version does (initialize, or server/discover for the
+// sessionless revision), and the answers it received.
+func (h *hub) recordedClient(t *testing.T, key, version string) (*client.Client, *answers) {
+	t.Helper()
+	a := &answers{last: map[string][]byte{}}
+	tr, err := transport.NewStreamableHTTP(h.srv.URL+"/mcp",
+		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + key}),
+		transport.WithHTTPBasicClient(&http.Client{Transport: a, Timeout: 10 * time.Second}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client.NewClient(tr, client.WithProtocolVersion(version))
+	t.Cleanup(func() { _ = c.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	init := mcplib.InitializeRequest{}
+	init.Params.ClientInfo = mcplib.Implementation{Name: "bifrost-test", Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatalf("initialize (%s): %v", version, err)
+	}
+	if got := c.ProtocolVersion(); got != version {
+		t.Fatalf("negotiated %s, want %s", got, version)
+	}
+	return c, a
+}
+
+// everyVersion runs fn once for each protocol version mcp-go serves.
+func everyVersion(t *testing.T, fn func(t *testing.T, version string)) {
+	for _, v := range mcplib.ValidProtocolVersions {
+		t.Run(v, func(t *testing.T) { fn(t, v) })
+	}
+}
 
 // listTools answers tools/list for key through the raw endpoint, with the
 // size of the answer.
@@ -52,13 +144,27 @@ func (h *hub) listTools(t *testing.T, key string) ([]mcplib.Tool, int) {
 	return m.Result.Tools, len(b)
 }
 
-func TestToolsListFitsTheBudgetAndTellsTheTruth(t *testing.T) {
+func TestToolsListFitsTheBudgetOnEveryVersionAndTellsTheTruth(t *testing.T) {
 	h := newHub(t)
-	tools, size := h.listTools(t, h.control)
-	t.Logf("tools/list: %s for %d tools", kib(size), len(tools))
-	if size >= toolsListBudget {
-		t.Errorf("tools/list is %d bytes, over the %d budget", size, toolsListBudget)
-	}
+	everyVersion(t, func(t *testing.T, version string) {
+		c, answers := h.recordedClient(t, h.control, version)
+		res, err := c.ListTools(context.Background(), mcplib.ListToolsRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		size := len(answers.of(t, "tools/list"))
+		t.Logf("tools/list on %s: %s for %d tools", version, kib(size), len(res.Tools))
+		if size > toolsListBudget {
+			t.Errorf("tools/list on %s is %d bytes, over the %d budget", version, size, toolsListBudget)
+		}
+		checkTools(t, res.Tools)
+	})
+}
+
+// checkTools checks the tools are the known ones, each described, with
+// annotations that tell the truth and object schemas.
+func checkTools(t *testing.T, tools []mcplib.Tool) {
+	t.Helper()
 	var names []string
 	for _, tool := range tools {
 		names = append(names, tool.Name)
@@ -127,34 +233,34 @@ func TestAReadKeySeesAndRunsOnlyReadTools(t *testing.T) {
 	}
 }
 
-func TestGetHomeStateFitsTheBudget(t *testing.T) {
+func TestGetHomeStateOfTheDemoFitsTheBudget(t *testing.T) {
 	h := newHub(t)
-	res, b := h.post(t, "/mcp", bearer(h.read), toolCall(1, "get_home_state", map[string]any{}))
-	var m struct {
-		Result mcplib.CallToolResult `json:"result"`
-	}
-	decodeJSON(t, b, &m)
-	structured := m.Result.RawStructuredContent
-	t.Logf("get_home_state: %s in all (structured content %s, text %s)", kib(len(b)), kib(len(structured)), kib(len(text(&m.Result))))
-	if res.StatusCode != http.StatusOK || m.Result.IsError || len(b) >= homeStateBudget {
-		t.Fatalf("get_home_state: %d, %d bytes: %s", res.StatusCode, len(b), b)
-	}
-	var home struct {
-		Rooms, Lights, Scenes, Media, Power, Remotes, Sensors []map[string]any
-	}
-	decodeJSON(t, structured, &home)
-	if len(home.Rooms) != 4 || len(home.Lights) != 6 || len(home.Media) != 4 || len(home.Power) != 3 ||
-		len(home.Remotes) != 1 || len(home.Sensors) != 3 {
-		t.Fatalf("snapshot: %s", structured)
-	}
-	if bytes.Contains(structured, []byte("Fireworks")) || bytes.Contains(structured, []byte(":null")) {
-		t.Fatalf("the snapshot should count effects and omit nulls: %s", structured)
-	}
-	for _, want := range []string{"Office", "Key Light: on 80%, 4400 K", "Rope Light: on 50%, effect Aurora", "Radio Paradise"} {
-		if !strings.Contains(text(&m.Result), want) {
-			t.Fatalf("the text does not say %q:\n%s", want, text(&m.Result))
+	everyVersion(t, func(t *testing.T, version string) {
+		c, answers := h.recordedClient(t, h.read, version)
+		res := call(t, c, "get_home_state", nil)
+		size := len(answers.of(t, "tools/call"))
+		structured := res.RawStructuredContent
+		t.Logf("get_home_state on %s: %s in all (structured content %s, text %s)", version, kib(size), kib(len(structured)), kib(len(text(res))))
+		if res.IsError || size > demoHomeBudget {
+			t.Fatalf("get_home_state: %d bytes, over the %d budget, or an error: %s", size, demoHomeBudget, text(res))
 		}
-	}
+		var home struct {
+			Rooms, Lights, Scenes, Media, Power, Remotes, Sensors []map[string]any
+		}
+		decodeJSON(t, structured, &home)
+		if len(home.Rooms) != 4 || len(home.Lights) != 6 || len(home.Media) != 4 || len(home.Power) != 3 ||
+			len(home.Remotes) != 1 || len(home.Sensors) != 3 {
+			t.Fatalf("snapshot: %s", structured)
+		}
+		if bytes.Contains(structured, []byte("Fireworks")) || bytes.Contains(structured, []byte(":null")) {
+			t.Fatalf("the snapshot should count effects and omit nulls: %s", structured)
+		}
+		for _, want := range []string{"Office", "Key Light: on 80%, 4400 K", "Rope Light: on 50%, effect Aurora", "Radio Paradise"} {
+			if !strings.Contains(text(res), want) {
+				t.Fatalf("the text does not say %q:\n%s", want, text(res))
+			}
+		}
+	})
 }
 
 // validator checks structured content against the tools' output schemas.

@@ -63,8 +63,12 @@ func Register(e *echo.Echo, cfg Config) error {
 	for _, r := range h.routes() {
 		g.Add(r.method, r.path, r.handle, noStore, h.guard(r.access))
 	}
-	// The home's resources are /api/v1's own handlers, behind a session.
+	// The home's resources are /api/v1's own handlers, behind a session;
+	// but the web UI draws every device, so its snapshot is never a summary.
 	for _, r := range v1.Resources(cfg.Service) {
+		if r.Method == http.MethodGet && r.Path == "/home" {
+			r.Handle = v1.WholeHome(cfg.Service)
+		}
 		g.Add(r.Method, r.Path, r.Handle, noStore, h.guard(signedIn))
 	}
 	return registerUI(e, cfg.UI)

@@ -1,17 +1,98 @@
 package v1
 
 import (
+	"fmt"
+	"maps"
 	"net/http"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
-func (h *handlers) home(c echo.Context) error {
-	home, err := h.svc.Home(c.Request().Context())
-	return Reply(c, http.StatusOK, home, err)
+// homeParams are the query parameters of GET /home.
+var homeParams = []string{"room", "kind", "only_on", "detail"}
+
+// homeQuery reads GET /home's query. An unknown parameter, one given
+// twice, or a flag that is not true or false is refused, naming it.
+func homeQuery(c echo.Context) (service.HomeQuery, error) {
+	var q service.HomeQuery
+	params := c.QueryParams()
+	for _, name := range slices.Sorted(maps.Keys(params)) {
+		if vs := params[name]; len(vs) > 1 {
+			return q, service.Errorf(service.EINVALID, "give %s once", name).With("field", name)
+		}
+		if err := setHomeParam(&q, name, params.Get(name)); err != nil {
+			return q, err
+		}
+	}
+	return q, nil
 }
+
+func setHomeParam(q *service.HomeQuery, name, v string) (err error) {
+	switch name {
+	case "room":
+		q.Room = v
+	case "kind":
+		q.Kind = devices.Kind(v)
+	case "only_on":
+		q.OnlyOn, err = flag(name, v)
+	case "detail":
+		q.Detail, err = flag(name, v)
+	default:
+		return service.Errorf(service.EINVALID, "unknown parameter %q; parameters: %s", name, strings.Join(homeParams, ", ")).With("field", name)
+	}
+	return err
+}
+
+// flag reads a boolean parameter.
+func flag(name, v string) (bool, error) {
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, service.Errorf(service.EINVALID, "%s must be true or false, not %q", name, v).With("field", name)
+	}
+	return b, nil
+}
+
+// homeSummary is GET /home's answer for a big house asked for nothing
+// narrower: the summary, and how to ask for more.
+type homeSummary struct {
+	Summary *service.HomeSummary `json:"summary"`
+	Hint    string               `json:"hint"`
+}
+
+func (h *handlers) home(c echo.Context) error { return serveHome(c, h.svc, false) }
+
+// WholeHome serves GET /home for the web UI, which draws every device: the
+// filters as asked, and never a summary.
+func WholeHome(svc *service.Service) echo.HandlerFunc {
+	return func(c echo.Context) error { return serveHome(c, svc, true) }
+}
+
+// serveHome answers GET /home; whole asks for detail whatever the query.
+func serveHome(c echo.Context, svc *service.Service, whole bool) error {
+	q, err := homeQuery(c)
+	if err != nil {
+		return err
+	}
+	q.Detail = q.Detail || whole
+	v, err := svc.Home(c.Request().Context(), q)
+	switch {
+	case err != nil:
+		return err
+	case v.Summary != nil:
+		return c.JSON(http.StatusOK, homeSummary{Summary: v.Summary, Hint: fmt.Sprintf(summaryHint, v.Summary.Devices)})
+	}
+	return c.JSON(http.StatusOK, v.Home)
+}
+
+// summaryHint says how to ask for more than the summary of %d devices.
+const summaryHint = "A summary of %d devices. For every device ask ?detail=true; for part of the house, " +
+	"?room= (a room's name or id), ?kind= (light, media, power, remote, sensor) or ?only_on=true."
 
 func (h *handlers) listDevices(c echo.Context) error {
 	ds, err := h.svc.ListDevices(c.Request().Context())

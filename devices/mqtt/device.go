@@ -148,10 +148,12 @@ func (b *base) reportCount() uint64 {
 
 func (b *base) changed() { b.env.dir.changed(b.info.ID) }
 
-// unreachable is the error of a device that is offline or did not answer.
-func (b *base) unreachable(why string) error {
-	return fmt.Errorf("%s %s: %w", b.info.Name, why, devices.ErrUnreachable)
-}
+// Errors of a device that cannot answer now. They say what happened; the
+// hub names the device in front of them, as people call it.
+var (
+	errOffline = fmt.Errorf("offline: %w", devices.ErrUnreachable)
+	errNoState = fmt.Errorf("it has not reported its state yet: %w", devices.ErrUnreachable)
+)
 
 // ready fails when the device cannot take a command now. A command that
 // waited in the device's queue while the device went offline ends here
@@ -161,7 +163,7 @@ func (b *base) ready() error {
 		return errNotConnected
 	}
 	if !b.Online() {
-		return b.unreachable("is offline")
+		return errOffline
 	}
 	return nil
 }
@@ -182,7 +184,7 @@ func (b *base) await(ctx context.Context, ok func() bool) error {
 		select {
 		case <-sig:
 		case <-ctx.Done():
-			return fmt.Errorf("%s did not confirm the command: %w: %w", b.info.Name, devices.ErrUnreachable, ctx.Err())
+			return fmt.Errorf("did not confirm the command: %w: %w", devices.ErrUnreachable, ctx.Err())
 		}
 	}
 }
@@ -219,7 +221,7 @@ func (p *powerDevice) PowerState(context.Context) (bool, error) {
 	p.stateMu.Lock()
 	defer p.stateMu.Unlock()
 	if !p.known {
-		return false, p.unreachable("has not reported its state yet")
+		return false, errNoState
 	}
 	return p.on, nil
 }
@@ -388,7 +390,7 @@ func (l *lightDevice) LightState(context.Context) (devices.LightState, error) {
 	}
 	st, known := l.current()
 	if !known {
-		return st, l.unreachable("has not reported its state yet")
+		return st, errNoState
 	}
 	return st, nil
 }

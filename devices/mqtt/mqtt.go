@@ -247,7 +247,7 @@ func (a *Adapter) Adapter() string { return AdapterName }
 // follows. Devices found turn up within a few seconds.
 func (a *Adapter) Scan(ctx context.Context) (time.Duration, error) {
 	if !a.conn.up() {
-		return 0, fmt.Errorf("MQTT broker not connected: %w", devices.ErrUnreachable)
+		return 0, errNotConnected
 	}
 	if err := a.scan.queryGroup(ctx); err != nil {
 		return 0, err

@@ -411,11 +411,11 @@ func (s *shelly) call(ctx context.Context, prefix, method string, params any) (j
 	select {
 	case f := <-answer:
 		if f.Error != nil {
-			return nil, fmt.Errorf("%s: %s (code %d): %w", method, f.Error.Message, f.Error.Code, devices.ErrInvalid)
+			return nil, fmt.Errorf("refused %s: %s (code %d): %w", method, f.Error.Message, f.Error.Code, devices.ErrInvalid)
 		}
 		return f.Result, nil
 	case <-ctx.Done():
-		return nil, fmt.Errorf("%s on %s: no answer: %w: %w", method, prefix, devices.ErrUnreachable, ctx.Err())
+		return nil, fmt.Errorf("did not answer %s on %s: %w: %w", method, prefix, devices.ErrUnreachable, ctx.Err())
 	}
 }
 

@@ -157,6 +157,16 @@ func TestAddRefusesBadAddresses(t *testing.T) {
 			t.Errorf("%q: %v", bad, err)
 		}
 	}
+	// The message names the entry once, as given, then what is wrong with it.
+	for bad, want := range map[string]string{
+		deskMAC + ",kelvin=5600": deskMAC + `,kelvin=5600: kelvin="5600": want a range like 2500-10000`,
+		deskMAC + ",name":        deskMAC + `,name: setting "name" is not key=value`,
+		"nonsense":               `nonsense: "nonsense" is not a Bluetooth address; give one like DF:24:3A:B4:46:5D, optionally with settings (DF:24:3A:B4:46:5D,name=Desk Panel,model=RGB660 PRO)`,
+	} {
+		if _, err := h.svc.AddDevice(h.ctx, "neewer", bad); service.ErrorMessage(err) != want {
+			t.Errorf("%q: message %q; want %q", bad, service.ErrorMessage(err), want)
+		}
+	}
 	if _, err := h.ad.Add(context.Background(), "nonsense"); !isInvalid(err) {
 		t.Errorf("Add(nonsense): %v", err)
 	}

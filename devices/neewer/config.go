@@ -49,7 +49,7 @@ func ParseLights(s string) ([]LightConfig, error) {
 		}
 		c, err := parseLight(entry)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("neewer light %s: %w", strings.TrimSpace(entry), err)
 		}
 		out = append(out, c)
 	}
@@ -59,12 +59,13 @@ func ParseLights(s string) ([]LightConfig, error) {
 func parseLight(entry string) (LightConfig, error) { return parseLightOnto(entry, nil) }
 
 // parseLightOnto reads one entry of the list. With base (the settings the
-// address has already), the entry's settings apply on top of base's.
+// address has already), the entry's settings apply on top of base's. Its
+// errors say what is wrong with the entry; the caller names the entry.
 func parseLightOnto(entry string, base *LightConfig) (LightConfig, error) {
 	fields := strings.Split(entry, ",")
 	addr, err := ble.ParseAddress(fields[0])
 	if err != nil {
-		return LightConfig{}, fmt.Errorf("neewer light %q: %w", strings.TrimSpace(entry), err)
+		return LightConfig{}, err
 	}
 	c := LightConfig{Address: addr}
 	if base != nil && base.Address.MAC == addr.MAC {
@@ -73,10 +74,10 @@ func parseLightOnto(entry string, base *LightConfig) (LightConfig, error) {
 	for _, f := range fields[1:] {
 		k, v, ok := strings.Cut(f, "=")
 		if !ok {
-			return c, fmt.Errorf("neewer light %s: setting %q is not key=value", addr, strings.TrimSpace(f))
+			return c, fmt.Errorf("setting %q is not key=value", strings.TrimSpace(f))
 		}
 		if err := c.set(strings.ToLower(strings.TrimSpace(k)), strings.TrimSpace(v)); err != nil {
-			return c, fmt.Errorf("neewer light %s: %w", addr, err)
+			return c, err
 		}
 	}
 	return c, nil

@@ -307,7 +307,7 @@ func (c *conn) write(ctx context.Context, b []byte) error {
 		}
 		_ = link.Close()
 		if retry > 0 || ctx.Err() != nil {
-			return fmt.Errorf("%s: %w: %w", c.addr.MAC, devices.ErrUnreachable, err)
+			return fmt.Errorf("the write to %s failed: %w: %w", c.addr.MAC, devices.ErrUnreachable, err)
 		}
 	}
 }
@@ -325,15 +325,15 @@ func (c *conn) awaitLink(ctx context.Context) (ble.Link, error) {
 				return link, nil
 			}
 		} else if !online {
-			return nil, fmt.Errorf("%s is not reachable: %w", c.addr.MAC, devices.ErrUnreachable)
+			return nil, fmt.Errorf("no Bluetooth link to %s: %w", c.addr.MAC, devices.ErrUnreachable)
 		}
 		c.poke()
 		select {
 		case <-moved:
 		case <-ctx.Done():
-			return nil, fmt.Errorf("%s: no link: %w: %w", c.addr.MAC, devices.ErrUnreachable, ctx.Err())
+			return nil, fmt.Errorf("no Bluetooth link to %s in time: %w: %w", c.addr.MAC, devices.ErrUnreachable, ctx.Err())
 		case <-c.quit:
-			return nil, fmt.Errorf("%s: closing: %w", c.addr.MAC, devices.ErrUnreachable)
+			return nil, errClosing
 		}
 	}
 }

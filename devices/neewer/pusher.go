@@ -62,6 +62,10 @@ func (p *pusher) submit(want devices.LightState, gm int, mem fxMemory, d dirty) 
 	return gen, ch
 }
 
+// errClosing: the light is being closed (the adapter stops, or the light
+// is made anew) and takes no more writes.
+var errClosing = fmt.Errorf("closing: %w", devices.ErrUnreachable)
+
 // wait blocks until a command (or a newer one that folded it in) was
 // written, failed, or ctx ended.
 func (p *pusher) wait(ctx context.Context, ch chan error) error {
@@ -69,7 +73,7 @@ func (p *pusher) wait(ctx context.Context, ch chan error) error {
 	case err := <-ch:
 		return err
 	case <-ctx.Done():
-		return fmt.Errorf("%s: %w: %w", p.l.info.Name, devices.ErrUnreachable, ctx.Err())
+		return fmt.Errorf("%w: %w", devices.ErrUnreachable, ctx.Err())
 	}
 }
 
@@ -92,7 +96,7 @@ func (p *pusher) run() {
 	for {
 		select {
 		case <-p.quit:
-			p.finish(^uint64(0), fmt.Errorf("%s: closing: %w", p.l.info.Name, devices.ErrUnreachable))
+			p.finish(^uint64(0), errClosing)
 			return
 		case <-p.wake:
 		}

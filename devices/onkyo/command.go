@@ -69,14 +69,14 @@ func (z *Zone) plan(c devices.MediaChange) ([]step, error) {
 // check refuses what no state allows.
 func (z *Zone) check(c devices.MediaChange) error {
 	if c.Volume != nil && (*c.Volume < 0 || *c.Volume > 100) {
-		return fmt.Errorf("%s: volume %d is outside 0–100: %w", z.info.Name, *c.Volume, devices.ErrInvalid)
+		return fmt.Errorf("volume %d is outside 0–100: %w", *c.Volume, devices.ErrInvalid)
 	}
 	if c.Transport != nil {
 		if _, ok := transportKeys[strings.ToLower(*c.Transport)]; !ok {
-			return fmt.Errorf("%s: transport %q is not play, pause, stop, next or previous: %w", z.info.Name, *c.Transport, devices.ErrInvalid)
+			return fmt.Errorf("transport %q is not play, pause, stop, next or previous: %w", *c.Transport, devices.ErrInvalid)
 		}
 		if z.zone != 0 {
-			return fmt.Errorf("%s: only the main zone has transport controls: %w", z.info.Name, devices.ErrUnsupported)
+			return fmt.Errorf("only the main zone has transport controls: %w", devices.ErrUnsupported)
 		}
 	}
 	return nil
@@ -90,7 +90,7 @@ func (z *Zone) checkState(c devices.MediaChange, src *source) error {
 	online := r.online
 	r.mu.Unlock()
 	if !online {
-		return r.unreachable("not connected")
+		return errNotConnected
 	}
 	if c.Power != nil {
 		on = *c.Power
@@ -99,10 +99,10 @@ func (z *Zone) checkState(c devices.MediaChange, src *source) error {
 		net = src.service || src.code == eiscp.InputNet
 	}
 	if !on && (c.Volume != nil || c.Mute != nil || c.Source != nil || c.Transport != nil) {
-		return fmt.Errorf("%s is in standby: turn it on first: %w", z.info.Name, devices.ErrInvalid)
+		return fmt.Errorf("it is in standby: turn it on first: %w", devices.ErrInvalid)
 	}
 	if c.Transport != nil && !net {
-		return fmt.Errorf("%s: only network sources have transport controls: %w", z.info.Name, devices.ErrUnsupported)
+		return fmt.Errorf("only network sources have transport controls: %w", devices.ErrUnsupported)
 	}
 	return nil
 }

@@ -142,7 +142,7 @@ func (a *Adapter) Add(ctx context.Context, host string) ([]devices.ID, error) {
 	addr := eiscp.WithPort(strings.TrimSpace(host))
 	id, err := eiscp.Identify(ctx, addr)
 	if err != nil {
-		return nil, fmt.Errorf("onkyo: %s did not say who it is: %w: %w", host, devices.ErrUnreachable, err)
+		return nil, fmt.Errorf("did not say who it is: %w: %w", devices.ErrUnreachable, err)
 	}
 	r := a.attach(id, addr)
 	return []devices.ID{r.mainID()}, nil

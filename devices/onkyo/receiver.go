@@ -299,7 +299,7 @@ func (r *receiver) exchange(ctx context.Context, m eiscp.Message, zone int, answ
 			return reply, err
 		}
 		if !r.warmingUp(zone) {
-			return reply, fmt.Errorf("%s refused %s: %w", r.main.info.Name, m, devices.ErrInvalid)
+			return reply, fmt.Errorf("refused %s: %w", m, devices.ErrInvalid)
 		}
 		if !devices.Sleep(ctx, 250*time.Millisecond) {
 			return reply, r.silent(ctx, m)
@@ -325,13 +325,13 @@ func (r *receiver) ask(ctx context.Context, m eiscp.Message, answers []string) (
 	conn, online := r.conn, r.online
 	if conn == nil || !online {
 		r.mu.Unlock()
-		return eiscp.Message{}, r.unreachable("not connected")
+		return eiscp.Message{}, errNotConnected
 	}
 	r.waiters = append(r.waiters, w)
 	r.mu.Unlock()
 	if err := r.write(conn, m); err != nil {
 		r.drop(w)
-		return eiscp.Message{}, r.unreachable(err.Error())
+		return eiscp.Message{}, unreachable(err.Error())
 	}
 	select {
 	case reply := <-w.reply:
@@ -354,12 +354,14 @@ func (r *receiver) silent(ctx context.Context, m eiscp.Message) error {
 			conn.Close()
 		}
 	}
-	return fmt.Errorf("%s did not answer %s: %w: %w", r.main.info.Name, m, devices.ErrUnreachable, ctx.Err())
+	return fmt.Errorf("did not answer %s: %w: %w", m, devices.ErrUnreachable, ctx.Err())
 }
 
-func (r *receiver) unreachable(why string) error {
-	return fmt.Errorf("%s: %s: %w", r.main.info.Name, why, devices.ErrUnreachable)
-}
+// Errors of a receiver that cannot be asked now. They say what stands in
+// the way; the hub names the zone in front of them, as people call it.
+var errNotConnected = unreachable("not connected")
+
+func unreachable(why string) error { return fmt.Errorf("%s: %w", why, devices.ErrUnreachable) }
 
 // drop forgets a waiter.
 func (r *receiver) drop(w *waiter) {
@@ -377,10 +379,10 @@ func (r *receiver) send(m eiscp.Message) error {
 	conn, online := r.conn, r.online
 	r.mu.Unlock()
 	if conn == nil || !online {
-		return r.unreachable("not connected")
+		return errNotConnected
 	}
 	if err := r.write(conn, m); err != nil {
-		return r.unreachable(err.Error())
+		return unreachable(err.Error())
 	}
 	return nil
 }

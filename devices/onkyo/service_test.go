@@ -81,6 +81,24 @@ func TestServiceBindsTheTVToTheReceiver(t *testing.T) {
 	}
 }
 
+// A refusal reads under the name people gave the receiver, not the one it
+// gives itself.
+func TestServiceRefusesUnderTheGivenName(t *testing.T) {
+	s := defaultState()
+	s["PWR"] = "00" // in standby
+	f := newFakeReceiver(t, s)
+	h := newHub(t, f)
+	name := "Amp"
+	must[service.DeviceView](t)(h.svc.UpdateDevice(h.ctx, "TX-NR686", service.DevicePatch{Name: &name}))
+	_, err := h.svc.SetMedia(h.ctx, name, service.MediaPatch{Volume: ptr(30)})
+	if code := service.ErrorCode(err); code != service.EINVALID {
+		t.Fatalf("error %v has code %q", err, code)
+	}
+	if got, want := service.ErrorMessage(err), "Amp: it is in standby: turn it on first"; got != want {
+		t.Errorf("message %q; want %q", got, want)
+	}
+}
+
 func TestServiceReportsASilentReceiverUnreachable(t *testing.T) {
 	f := newFakeReceiver(t, defaultState())
 	h := newHub(t, f)

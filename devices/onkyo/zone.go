@@ -44,7 +44,7 @@ func (z *Zone) MediaState(ctx context.Context) (devices.MediaState, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.online {
-		return devices.MediaState{}, r.unreachable("not connected")
+		return devices.MediaState{}, errNotConnected
 	}
 	return z.stateLocked(), nil
 }
@@ -186,6 +186,6 @@ func (z *Zone) resolveSource(name string) (source, error) {
 			return source{code: s.Code, service: true}, nil
 		}
 	}
-	return source{}, fmt.Errorf("%s: source %q is not one of %s: %w",
-		z.info.Name, name, strings.Join(z.sourcesLocked(), ", "), devices.ErrInvalid)
+	return source{}, fmt.Errorf("source %q is not one of %s: %w",
+		name, strings.Join(z.sourcesLocked(), ", "), devices.ErrInvalid)
 }

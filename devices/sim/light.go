@@ -106,7 +106,7 @@ func (l *Light) SetState(s devices.LightState) {
 // xy fitted to the gamut).
 func (l *Light) prepare(c devices.LightChange) (devices.LightChange, error) {
 	if (c.Kelvin != nil && c.Color != nil) || (c.Kelvin != nil && c.Effect != nil) || (c.Color != nil && c.Effect != nil) {
-		return c, invalid(l.info.Name, "set at most one of kelvin, colour and effect")
+		return c, invalid("set at most one of kelvin, colour and effect")
 	}
 	if err := l.checkBrightness(c.Brightness); err != nil {
 		return c, err
@@ -136,9 +136,9 @@ func (l *Light) checkBrightness(b *int) error {
 	case b == nil:
 		return nil
 	case !l.caps.Dimmable:
-		return unsupported(l.info.Name, "it cannot be dimmed")
+		return unsupported("it cannot be dimmed")
 	case *b < 0 || *b > 100:
-		return invalid(l.info.Name, "brightness %d is outside 0–100", *b)
+		return invalid("brightness %d is outside 0–100", *b)
 	}
 	return nil
 }
@@ -148,9 +148,9 @@ func (l *Light) checkKelvin(k *int) error {
 	case k == nil:
 		return nil
 	case !l.caps.HasTemperature():
-		return unsupported(l.info.Name, "it has no colour temperature")
+		return unsupported("it has no colour temperature")
 	case *k < l.caps.KelvinMin || *k > l.caps.KelvinMax:
-		return invalid(l.info.Name, "%d K is outside its range %d–%d K", *k, l.caps.KelvinMin, l.caps.KelvinMax)
+		return invalid("%d K is outside its range %d–%d K", *k, l.caps.KelvinMin, l.caps.KelvinMax)
 	}
 	return nil
 }
@@ -159,20 +159,20 @@ func (l *Light) checkKelvin(k *int) error {
 // its xy into the lamp's gamut, as a Hue lamp reports it.
 func (l *Light) prepareColor(c devices.Color) (devices.Color, error) {
 	if !l.caps.Color {
-		return c, unsupported(l.info.Name, "it takes no colour")
+		return c, unsupported("it takes no colour")
 	}
 	var rgb color.RGB
 	if c.Hex != "" {
 		var err error
 		if rgb, err = color.ParseHex(c.Hex); err != nil {
-			return c, invalid(l.info.Name, "%v", err)
+			return c, invalid("%v", err)
 		}
 		if c.X == 0 && c.Y == 0 {
 			return *colorOf(rgb, l.caps.Gamut), nil
 		}
 	}
 	if !(c.X >= 0 && c.X <= 1 && c.Y > 0 && c.Y <= 1) {
-		return c, invalid(l.info.Name, "colour xy (%v, %v) is not a chromaticity", c.X, c.Y)
+		return c, invalid("colour xy (%v, %v) is not a chromaticity", c.X, c.Y)
 	}
 	if c.Hex == "" {
 		rgb = color.XYToRGB(c.X, c.Y)
@@ -199,12 +199,12 @@ func fitColor(rgb color.RGB, x, y float64, gamut string) devices.Color {
 // canonicalEffect finds an effect by name, ignoring case.
 func (l *Light) canonicalEffect(name string) (string, error) {
 	if len(l.caps.Effects) == 0 {
-		return "", unsupported(l.info.Name, "it has no effects")
+		return "", unsupported("it has no effects")
 	}
 	if e := choose(name, l.caps.Effects); e != "" {
 		return e, nil
 	}
-	return "", invalid(l.info.Name, "effect %q is not one of its %d effects", name, len(l.caps.Effects))
+	return "", invalid("effect %q is not one of its %d effects", name, len(l.caps.Effects))
 }
 
 // applyLight applies a prepared change to s.

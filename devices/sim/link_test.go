@@ -110,7 +110,8 @@ func TestUnreachableAnswersAfterTheLatency(t *testing.T) {
 	if time.Since(start) < 30*time.Millisecond {
 		t.Error("an unreachable device failed before its latency")
 	}
-	if want := "L: device unreachable"; err.Error() != want {
+	// The device's name is the hub's to give, as people call it.
+	if want := "device unreachable"; err.Error() != want {
 		t.Errorf("message %q, want %q", err, want)
 	}
 }

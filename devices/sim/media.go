@@ -15,21 +15,21 @@ var transportCommands = []string{"play", "pause", "stop", "next", "previous"}
 // the player's state: a volume in 0–100, a known transport command and one
 // of the player's sources. It returns the change with the source and the
 // command spelled as the player spells them.
-func checkMediaChange(name string, c devices.MediaChange, sources []string) (devices.MediaChange, error) {
+func checkMediaChange(c devices.MediaChange, sources []string) (devices.MediaChange, error) {
 	if c.Volume != nil && (*c.Volume < 0 || *c.Volume > 100) {
-		return c, invalid(name, "volume %d is outside 0–100", *c.Volume)
+		return c, invalid("volume %d is outside 0–100", *c.Volume)
 	}
 	if c.Transport != nil {
 		cmd := choose(*c.Transport, transportCommands)
 		if cmd == "" {
-			return c, invalid(name, "transport %q is not one of %s", *c.Transport, strings.Join(transportCommands, ", "))
+			return c, invalid("transport %q is not one of %s", *c.Transport, strings.Join(transportCommands, ", "))
 		}
 		c.Transport = &cmd
 	}
 	if c.Source != nil {
 		src := choose(*c.Source, sources)
 		if src == "" {
-			return c, invalid(name, "source %q is not one of %s", *c.Source, strings.Join(sources, ", "))
+			return c, invalid("source %q is not one of %s", *c.Source, strings.Join(sources, ", "))
 		}
 		c.Source = &src
 	}
@@ -43,13 +43,13 @@ func touchesMore(c devices.MediaChange) bool {
 
 // checkCast checks a cast request: content is required, and a player
 // without a screen refuses video and images.
-func checkCast(name, contentID, contentType string, screen bool) error {
+func checkCast(contentID, contentType string, screen bool) error {
 	if strings.TrimSpace(contentID) == "" {
-		return invalid(name, "nothing to cast: the content id is empty")
+		return invalid("nothing to cast: the content id is empty")
 	}
 	t := strings.ToLower(contentType)
 	if !screen && (strings.HasPrefix(t, "video") || strings.HasPrefix(t, "image")) {
-		return unsupported(name, "it has no screen for %s", contentType)
+		return unsupported("it has no screen for %s", contentType)
 	}
 	return nil
 }

@@ -101,7 +101,7 @@ func (r *Receiver) nowPlayingLocked() *devices.NowPlaying {
 // sources only (ErrUnsupported on the others); an unknown source is
 // ErrInvalid.
 func (r *Receiver) SetMedia(ctx context.Context, c devices.MediaChange) (devices.MediaState, error) {
-	c, err := checkMediaChange(r.info.Name, c, receiverSources)
+	c, err := checkMediaChange(c, receiverSources)
 	if err != nil {
 		return devices.MediaState{}, err
 	}
@@ -128,10 +128,10 @@ func (r *Receiver) checkLocked(c devices.MediaChange) error {
 		source = *c.Source
 	}
 	if !on && touchesMore(c) {
-		return invalid(r.info.Name, "it is in standby: turn it on first")
+		return invalid("it is in standby: turn it on first")
 	}
 	if c.Transport != nil && networkItems[source] == nil {
-		return unsupported(r.info.Name, "%s has no transport controls; network sources do", source)
+		return unsupported("%s has no transport controls; network sources do", source)
 	}
 	return nil
 }

@@ -144,10 +144,10 @@ func (l *link) delay() time.Duration {
 // error.
 func (l *link) io(ctx context.Context) error {
 	if err := sleep(ctx, l.delay()); err != nil {
-		return fmt.Errorf("%s: %w: %w", l.info.Name, devices.ErrUnreachable, err)
+		return fmt.Errorf("%w: %w", devices.ErrUnreachable, err)
 	}
 	if !l.Online() {
-		return fmt.Errorf("%s: %w", l.info.Name, devices.ErrUnreachable)
+		return devices.ErrUnreachable
 	}
 	return nil
 }
@@ -212,16 +212,16 @@ func Slug(name string) string {
 	return b.String()
 }
 
-// invalid is an error wrapping devices.ErrInvalid, prefixed by the device
-// name.
-func invalid(name, format string, args ...any) error {
-	return fmt.Errorf("%s: %s: %w", name, fmt.Sprintf(format, args...), devices.ErrInvalid)
+// invalid is an error wrapping devices.ErrInvalid that says what was
+// wrong; the hub names the device in front of it.
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), devices.ErrInvalid)
 }
 
-// unsupported is an error wrapping devices.ErrUnsupported, prefixed by the
-// device name.
-func unsupported(name, format string, args ...any) error {
-	return fmt.Errorf("%s: %s: %w", name, fmt.Sprintf(format, args...), devices.ErrUnsupported)
+// unsupported is an error wrapping devices.ErrUnsupported that says what
+// the device lacks; the hub names the device in front of it.
+func unsupported(format string, args ...any) error {
+	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), devices.ErrUnsupported)
 }
 
 // choose finds v among options, ignoring case, and returns the option as

@@ -173,12 +173,12 @@ func (s *Speaker) stateLocked() devices.MediaState {
 // Next and previous need a queue. Switching the speaker off is not
 // supported; switching it on does nothing.
 func (s *Speaker) SetMedia(ctx context.Context, c devices.MediaChange) (devices.MediaState, error) {
-	c, err := checkMediaChange(s.info.Name, c, s.sources)
+	c, err := checkMediaChange(c, s.sources)
 	if err != nil {
 		return devices.MediaState{}, err
 	}
 	if c.Power != nil && !*c.Power {
-		return devices.MediaState{}, unsupported(s.info.Name, "a speaker has no power switch; pause it instead")
+		return devices.MediaState{}, unsupported("a speaker has no power switch; pause it instead")
 	}
 	if err := s.io(ctx); err != nil {
 		return devices.MediaState{}, err
@@ -206,7 +206,7 @@ func (s *Speaker) setMediaLocked(c devices.MediaChange) ([]*Speaker, error) {
 	}
 	if c.Transport != nil {
 		var err error
-		if p, err = p.withTransport(s.info.Name, *c.Transport); err != nil {
+		if p, err = p.withTransport(*c.Transport); err != nil {
 			return nil, err
 		}
 	}
@@ -250,7 +250,7 @@ func (s *Speaker) Favorites(ctx context.Context) ([]devices.Favorite, error) {
 func (s *Speaker) PlayFavorite(ctx context.Context, id string) error {
 	fav, ok := s.hh.favorite(id)
 	if !ok {
-		return invalid(s.info.Name, "no favourite has id %q", id)
+		return invalid("no favourite has id %q", id)
 	}
 	if err := s.io(ctx); err != nil {
 		return err
@@ -262,7 +262,7 @@ func (s *Speaker) PlayFavorite(ctx context.Context, id string) error {
 // Cast plays a stream (a URL) on the speaker's group through the queue.
 // Video and images are not supported.
 func (s *Speaker) Cast(ctx context.Context, contentID, contentType string) error {
-	if err := checkCast(s.info.Name, contentID, contentType, false); err != nil {
+	if err := checkCast(contentID, contentType, false); err != nil {
 		return err
 	}
 	if err := s.io(ctx); err != nil {
@@ -289,7 +289,7 @@ func (s *Speaker) playOnGroup(change func(playback) playback) {
 // this one are left playing alone, stopped.
 func (s *Speaker) JoinGroup(ctx context.Context, coordinator devices.ID) error {
 	if coordinator == s.info.ID {
-		return invalid(s.info.Name, "a speaker cannot follow itself")
+		return invalid("a speaker cannot follow itself")
 	}
 	if err := s.io(ctx); err != nil {
 		return err
@@ -309,11 +309,11 @@ func (s *Speaker) joinLocked(coordinator devices.ID) ([]*Speaker, error) {
 	c := s.hh.memberLocked(coordinator)
 	switch {
 	case c == nil:
-		return nil, invalid(s.info.Name, "%s is not a speaker it can group with", coordinator)
+		return nil, invalid("%s is not a speaker it can group with", coordinator)
 	case c.leader != nil:
-		return nil, invalid(s.info.Name, "%s is following %s: join %s instead", c.info.Name, c.leader.info.Name, c.leader.info.ID)
+		return nil, invalid("%s is following %s: join %s instead", c.info.Name, c.leader.info.Name, c.leader.info.ID)
 	case !c.Online():
-		return nil, fmt.Errorf("%s: coordinator %s: %w", s.info.Name, c.info.Name, devices.ErrUnreachable)
+		return nil, fmt.Errorf("its coordinator %s does not answer: %w", c.info.Name, devices.ErrUnreachable)
 	case s.leader == c:
 		return nil, nil
 	}
@@ -430,11 +430,11 @@ func (p playback) withSource(src, station string) playback {
 }
 
 // withTransport applies a transport command.
-func (p playback) withTransport(name, cmd string) (playback, error) {
+func (p playback) withTransport(cmd string) (playback, error) {
 	switch cmd {
 	case "play":
 		if !p.hasItem() {
-			return p, invalid(name, "there is nothing to play on %s", p.source)
+			return p, invalid("there is nothing to play on %s", p.source)
 		}
 		p.transport = devices.TransportPlaying
 	case "pause":
@@ -442,16 +442,16 @@ func (p playback) withTransport(name, cmd string) (playback, error) {
 	case "stop":
 		p.transport = devices.TransportStopped
 	default:
-		return p.skip(name, cmd == "next")
+		return p.skip(cmd == "next")
 	}
 	return p, nil
 }
 
 // skip moves to the next or previous track of the queue; past the last
 // track, playback stops.
-func (p playback) skip(name string, forward bool) (playback, error) {
+func (p playback) skip(forward bool) (playback, error) {
 	if p.source != SourceQueue || p.queue == "" {
-		return p, unsupported(name, "only a queue has tracks to skip, and the source is %s", p.source)
+		return p, unsupported("only a queue has tracks to skip, and the source is %s", p.source)
 	}
 	switch {
 	case forward && p.track+1 >= p.queueLen:

@@ -122,7 +122,7 @@ func (t *TV) sourceLocked() string {
 // unknown one is ErrInvalid. Transport needs an input or an app in front
 // (ErrUnsupported on the home screen).
 func (t *TV) SetMedia(ctx context.Context, c devices.MediaChange) (devices.MediaState, error) {
-	c, err := checkMediaChange(t.info.Name, c, tvSources)
+	c, err := checkMediaChange(c, tvSources)
 	if err != nil {
 		return devices.MediaState{}, err
 	}
@@ -149,10 +149,10 @@ func (t *TV) checkLocked(c devices.MediaChange) error {
 		home = false
 	}
 	if !on && touchesMore(c) {
-		return invalid(t.info.Name, "it is off: turn it on first")
+		return invalid("it is off: turn it on first")
 	}
 	if c.Transport != nil && home {
-		return unsupported(t.info.Name, "the home screen has no transport controls")
+		return unsupported("the home screen has no transport controls")
 	}
 	return nil
 }
@@ -229,7 +229,7 @@ func (t *TV) transportLocked(cmd string) {
 func (t *TV) PressKey(ctx context.Context, key string) error {
 	k := choose(key, devices.RemoteKeys)
 	if k == "" {
-		return invalid(t.info.Name, "key %q is not one of %s", key, strings.Join(devices.RemoteKeys, ", "))
+		return invalid("key %q is not one of %s", key, strings.Join(devices.RemoteKeys, ", "))
 	}
 	if err := t.io(ctx); err != nil {
 		return err
@@ -237,7 +237,7 @@ func (t *TV) PressKey(ctx context.Context, key string) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if !t.power && k != "power" {
-		return invalid(t.info.Name, "it is off: press power first")
+		return invalid("it is off: press power first")
 	}
 	t.pressLocked(k)
 	t.presses, t.lastKey = t.presses+1, k
@@ -273,7 +273,7 @@ func (t *TV) pressLocked(key string) {
 // (ErrInvalid); so it does empty text.
 func (t *TV) SendText(ctx context.Context, text string) error {
 	if text == "" {
-		return invalid(t.info.Name, "there is no text to send")
+		return invalid("there is no text to send")
 	}
 	if err := t.io(ctx); err != nil {
 		return err
@@ -281,7 +281,7 @@ func (t *TV) SendText(ctx context.Context, text string) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if !t.power {
-		return invalid(t.info.Name, "it is off: press power first")
+		return invalid("it is off: press power first")
 	}
 	t.typed = text
 	t.applied()
@@ -295,7 +295,7 @@ func (t *TV) SendText(ctx context.Context, text string) error {
 func (t *TV) LaunchApp(ctx context.Context, appOrLink string) error {
 	app, link, ok := resolveApp(appOrLink)
 	if !ok {
-		return invalid(t.info.Name, "%q is neither an installed app's id nor a link one of them opens", appOrLink)
+		return invalid("%q is neither an installed app's id nor a link one of them opens", appOrLink)
 	}
 	if err := t.io(ctx); err != nil {
 		return err
@@ -337,7 +337,7 @@ func (t *TV) CurrentApp(ctx context.Context) (string, error) {
 // Cast plays content on the TV, waking it: a link one of its apps opens
 // plays in that app, anything else in CastApp.
 func (t *TV) Cast(ctx context.Context, contentID, contentType string) error {
-	if err := checkCast(t.info.Name, contentID, contentType, true); err != nil {
+	if err := checkCast(contentID, contentType, true); err != nil {
 		return err
 	}
 	if err := t.io(ctx); err != nil {

@@ -45,7 +45,8 @@ type player struct {
 	leader    string // uuid it follows; "" alone
 	calls     []soapCall
 	subs      []subRequest
-	hang      chan struct{} // non-nil: requests wait until it closes
+	hang      chan struct{}  // non-nil: requests wait until it closes
+	refuse    map[string]int // action → the UPnP error it answers with
 	sid       int
 }
 
@@ -166,6 +167,9 @@ var esc = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quo
 
 // handleLocked answers one action the way a player does.
 func (hh *household) handleLocked(p *player, action string, a upnp.Values) (string, int) {
+	if code := p.refuse[action]; code != 0 {
+		return "", code
+	}
 	lead := p.leaderLocked()
 	switch action {
 	case "GetVolume":

@@ -87,10 +87,10 @@ func (s *Speaker) PlayFavorite(ctx context.Context, id string) error {
 		}
 	}
 	if fav == nil {
-		return s.invalid("no favourite has id %q", id)
+		return invalid("no favourite has id %q", id)
 	}
 	if fav.Res == "" {
-		return s.unsupported("the favourite %q is a shortcut it cannot play", fav.Title)
+		return unsupported("the favourite %q is a shortcut it cannot play", fav.Title)
 	}
 	coord := s.coordinator()
 	if upnp.PlaysDirectly(fav.Res) || favoriteKind(*fav) == "audiobook" {

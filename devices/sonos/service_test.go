@@ -71,6 +71,24 @@ func TestServicePlaysAFavouriteByNameAndGroups(t *testing.T) {
 	}
 }
 
+// A player's refusal reads as the player's words under the name people
+// gave it, not the name the household gives it.
+func TestServiceReportsARefusalUnderTheGivenName(t *testing.T) {
+	_, living, kitchen := home(t)
+	r := startRig(t, sonos.Config{Hosts: []string{living.host()}})
+	h := newHub(t, r, livingID, kitchenID)
+	name := "Breakfast Bar"
+	must[service.DeviceView](t)(h.svc.UpdateDevice(h.ctx, "Kitchen", service.DevicePatch{Name: &name}))
+	kitchen.set(func(p *player) { p.refuse = map[string]int{"SetVolume": 402} })
+	_, err := h.svc.SetMedia(h.ctx, name, service.MediaPatch{Volume: ptr(10)})
+	if code := service.ErrorCode(err); code != service.EINVALID {
+		t.Fatalf("error %v has code %q", err, code)
+	}
+	if got, want := service.ErrorMessage(err), "Breakfast Bar: refused SetVolume: UPnP error 402"; got != want {
+		t.Errorf("message %q; want %q", got, want)
+	}
+}
+
 func TestServiceReportsAStalledPlayerUnreachable(t *testing.T) {
 	_, living, kitchen := home(t)
 	r := startRig(t, sonos.Config{Hosts: []string{living.host()}})

@@ -243,7 +243,7 @@ func (a *Adapter) knownBase(base string) bool {
 func (a *Adapter) addHousehold(ctx context.Context, base string) ([]string, error) {
 	v, err := a.client.Call(ctx, base, upnp.ZoneGroupTopology, "GetZoneGroupState")
 	if err != nil {
-		return nil, fmt.Errorf("sonos: %s: %w: %w", base, devices.ErrUnreachable, err)
+		return nil, fmt.Errorf("no answer from %s: %w: %w", base, devices.ErrUnreachable, err)
 	}
 	groups, err := upnp.ParseZoneGroupState(v["ZoneGroupState"])
 	if err != nil {

@@ -125,15 +125,15 @@ func (s *Speaker) classify(ctx context.Context, action string, err error) error 
 	switch {
 	case errors.As(err, &fault):
 		s.answered()
-		return fmt.Errorf("%s refused %s: %w: %w", s.info.Name, action, devices.ErrInvalid, err)
+		return fmt.Errorf("refused %s: %w: %w", action, err, devices.ErrInvalid)
 	case errors.As(err, &status):
 		s.answered()
-		return fmt.Errorf("%s: %s: %w", s.info.Name, action, err)
+		return fmt.Errorf("%s: %w", action, err)
 	case errors.Is(ctx.Err(), context.Canceled):
-		return fmt.Errorf("%s: %s: %w: %w", s.info.Name, action, devices.ErrUnreachable, ctx.Err())
+		return fmt.Errorf("%s cancelled: %w: %w", action, devices.ErrUnreachable, ctx.Err())
 	}
 	s.setOnline(false)
-	return fmt.Errorf("%s did not answer %s: %w: %w", s.info.Name, action, devices.ErrUnreachable, err)
+	return fmt.Errorf("did not answer %s: %w: %w", action, devices.ErrUnreachable, err)
 }
 
 // answered records that the player answered.
@@ -172,16 +172,16 @@ func beforeDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithDeadline(ctx, d.Add(-margin))
 }
 
-func (s *Speaker) unreachable() error {
-	return fmt.Errorf("%s is offline: %w", s.info.Name, devices.ErrUnreachable)
-}
+// errOffline is the error of a player the adapter knows is offline; the
+// hub names the player in front of it.
+var errOffline = fmt.Errorf("offline: %w", devices.ErrUnreachable)
 
 // MediaState reads the player's state: its own volume and mute, and its
 // group's transport, source and now playing. With events flowing the
 // state is the one they reported; otherwise it is polled.
 func (s *Speaker) MediaState(ctx context.Context) (devices.MediaState, error) {
 	if !s.Online() {
-		return devices.MediaState{}, s.unreachable()
+		return devices.MediaState{}, errOffline
 	}
 	if err := s.ensureFresh(ctx); err != nil {
 		return devices.MediaState{}, err
