@@ -56,8 +56,9 @@ export function at(strings, ...values) {
   return out;
 }
 
-// The event types the hub publishes.
-const eventTypes = ['light', 'room', 'scene', 'media', 'power', 'remote', 'sensor', 'device', 'key'];
+// The event types the hub publishes; "resync" says events were lost and
+// the page reads the house again.
+const eventTypes = ['light', 'room', 'scene', 'media', 'power', 'remote', 'sensor', 'device', 'key', 'resync'];
 
 // follow opens the live event stream. onEvent gets each event; onState
 // gets 'open', 'retrying' or 'closed' (the hub refused the stream, e.g. the
