@@ -73,7 +73,6 @@ type Service struct {
 	keys keyring // the API keys, in memory; ready at its zero value
 
 	touchMu   sync.Mutex
-	keyTouch  map[string]time.Time
 	seenTouch map[devices.ID]time.Time
 }
 
@@ -93,7 +92,6 @@ func New(cfg Config) *Service {
 		wake:      make(chan struct{}, 1),
 		undo:      map[string]*undoLog{},
 		lastApp:   map[devices.ID]string{},
-		keyTouch:  map[string]time.Time{},
 		seenTouch: map[devices.ID]time.Time{},
 	}
 	if s.log == nil {
@@ -143,6 +141,7 @@ func (s *Service) Sync(ctx context.Context) error {
 // read and published on its own (refresh), so one slow device delays no
 // other.
 func (s *Service) Run(ctx context.Context) error {
+	defer s.waitKeyUses() // a key's last use still being written
 	if err := s.Sync(ctx); err != nil {
 		return err
 	}

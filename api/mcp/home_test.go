@@ -32,8 +32,16 @@ type summaryAnswer struct {
 	Hint    string
 }
 
-func TestGetHomeStateOfALargeHouseIsASummaryWithinTheBudget(t *testing.T) {
+// TestGetHomeStateOfALargeHouse shares one house (slow to build) among its
+// parts.
+func TestGetHomeStateOfALargeHouse(t *testing.T) {
 	h := newLargeHub(t)
+	t.Run("summary within the budget", func(t *testing.T) { summaryWithinTheBudget(t, h) })
+	t.Run("filters answer detail", func(t *testing.T) { filtersAnswerDetail(t, h) })
+	t.Run("the resource is the summary", func(t *testing.T) { resourceIsTheSummary(t, h) })
+}
+
+func summaryWithinTheBudget(t *testing.T, h *hub) {
 	everyVersion(t, func(t *testing.T, version string) {
 		c, answers := h.recordedClient(t, h.read, version)
 		res := call(t, c, "get_home_state", nil)
@@ -68,8 +76,7 @@ func TestGetHomeStateOfALargeHouseIsASummaryWithinTheBudget(t *testing.T) {
 	}
 }
 
-func TestGetHomeStateFiltersAnswerDetail(t *testing.T) {
-	h := newLargeHub(t)
+func filtersAnswerDetail(t *testing.T, h *hub) {
 	c := h.client(t, h.read, mcplib.ProtocolVersion20251125)
 	tools, _ := h.listTools(t, h.read)
 	v := newValidator(t, tools)
@@ -109,8 +116,7 @@ func TestGetHomeStateFiltersAnswerDetail(t *testing.T) {
 	failed(t, call(t, c, "get_home_state", map[string]any{"rooms": "attic"}), `unknown argument "rooms"`, "room, kind, only_on, detail")
 }
 
-func TestTheHomeResourceOfALargeHouseIsTheSummary(t *testing.T) {
-	h := newLargeHub(t)
+func resourceIsTheSummary(t *testing.T, h *hub) {
 	c := h.client(t, h.read, "")
 	req := mcplib.ReadResourceRequest{}
 	req.Params.URI = "bifrost://home"

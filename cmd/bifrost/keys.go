@@ -13,9 +13,10 @@ import (
 )
 
 // The keys commands open the database the server uses. SQLite's WAL
-// journal and busy timeout make that safe while the server runs, and the
-// server reads the key table on every request, so a revoke holds from its
-// next request on.
+// journal and busy timeout make that safe while the server runs. The
+// server keeps the keys in memory and reads them again whenever SQLite's
+// data_version says another process changed the database, which it asks on
+// every request, so a revoke holds from its next request on.
 
 const keysAbout = `Manage the API keys that clients of /api/v1 send as "Authorization: Bearer bfr_…".
 
