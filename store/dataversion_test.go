@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/bifrost-hub/bifrost/service"
 )
@@ -75,5 +76,32 @@ func BenchmarkDataVersion(b *testing.B) {
 		if _, err := db.DataVersion(ctx); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestDataVersion_SeesEveryCommitAtOnce checks the wal-index shortcut:
+// each commit of another connection, however soon after the last, changes
+// the number on the very next call, and the store's own writes in between
+// do not.
+func TestDataVersion_SeesEveryCommitAtOnce(t *testing.T) {
+	ctx := context.Background()
+	db, path := MustOpenWithPath(t)
+	other := MustOpenPath(t, path)
+	last := mustDataVersion(t, db)
+	for i := range 200 {
+		if err := db.AddAudit(ctx, service.AuditEntry{Time: t0.Add(time.Duration(i) * time.Second), ActorKind: "system", Action: "own", Target: "t", Result: "ok"}); err != nil {
+			t.Fatal(err)
+		}
+		if v := mustDataVersion(t, db); v != last {
+			t.Fatalf("round %d: the store's own write changed the number", i)
+		}
+		if err := other.AddAudit(ctx, service.AuditEntry{Time: t0.Add(time.Duration(i) * time.Second), ActorKind: "system", Action: "other", Target: "t", Result: "ok"}); err != nil {
+			t.Fatal(err)
+		}
+		v := mustDataVersion(t, db)
+		if v == last {
+			t.Fatalf("round %d: another connection's commit went unseen", i)
+		}
+		last = v
 	}
 }

@@ -44,6 +44,7 @@ type DB struct {
 	Now func() time.Time
 
 	db         *sql.DB
+	path       string
 	migrations *goose.Provider
 	version    dataVersion
 }
@@ -70,7 +71,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
 	sqldb.SetMaxOpenConns(1) // one writer; the idle pool keeps it open
-	db := &DB{Now: time.Now, db: sqldb}
+	db := &DB{Now: time.Now, db: sqldb, path: path}
 	if err := db.open(ctx); err != nil {
 		sqldb.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
@@ -110,7 +111,12 @@ func (db *DB) open(ctx context.Context) error {
 }
 
 // Close closes the database.
-func (db *DB) Close() error { return db.db.Close() }
+func (db *DB) Close() error {
+	db.version.mu.Lock()
+	db.version.wal.close()
+	db.version.mu.Unlock()
+	return db.db.Close()
+}
 
 // Ping reports whether the database answers a query.
 func (db *DB) Ping(ctx context.Context) error {
@@ -124,7 +130,17 @@ type dataVersion struct {
 	conn any   // the driver connection last asked
 	raw  int64 // its PRAGMA data_version then
 	n    int64 // what DataVersion returned
+
+	wal     *walIndex           // the wal-index header, mapped; nil when it cannot be
+	header  [walHeaderSize]byte // as read before the pragma was last asked
+	asked   time.Time           // when the pragma was last asked
+	mapping bool                // openWALIndex was tried
 }
+
+// askEvery bounds how long DataVersion trusts the wal-index header alone:
+// should SQLite ever make the -shm file anew under a mapping, a change is
+// still seen within it.
+const askEvery = time.Second
 
 // DataVersion returns a number that changes when another connection (in
 // practice another process: a `bifrost keys` command run beside the hub)
@@ -134,10 +150,41 @@ type dataVersion struct {
 // unchanged. That value is the connection's own, so should the pool ever
 // replace its connection, the number changes too: a caller may see a
 // change where there was none, never the reverse.
+//
+// The pragma is asked only when the wal-index header (see walIndex) has
+// changed since it was last asked, or a second has passed: a commit by
+// any process rewrites that header, so an unchanged header means an
+// unchanged database, and the common case costs a 96-byte copy.
 func (db *DB) DataVersion(ctx context.Context) (int64, error) {
 	v := &db.version
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	if !v.mapping {
+		v.mapping = true
+		v.wal = openWALIndex(db.path)
+	}
+	h, ok := v.wal.header()
+	if ok && h == v.header && time.Since(v.asked) < askEvery {
+		return v.n, nil
+	}
+	n, err := db.askDataVersion(ctx)
+	if err != nil {
+		v.header = [walHeaderSize]byte{} // ask again next time
+		return 0, err
+	}
+	if time.Since(v.asked) >= askEvery && v.wal != nil {
+		v.wal.remap()
+	}
+	v.asked = time.Now()
+	if ok {
+		v.header = h // read before the pragma: a commit since is seen next time
+	}
+	return n, nil
+}
+
+// askDataVersion asks the pragma; v.mu is held.
+func (db *DB) askDataVersion(ctx context.Context) (int64, error) {
+	v := &db.version
 	conn, err := db.db.Conn(ctx)
 	if err != nil {
 		return 0, err
