@@ -287,6 +287,14 @@ func TestReadsComeFromTheModel(t *testing.T) {
 		getOK(t, hs.URL, read.Key, path)
 	}
 	callReadTools(t, hs.URL, read.Key)
+	// And the answers carry the house, not blanks.
+	var lights []service.Light
+	decodeJSON(t, getOK(t, hs.URL, read.Key, "/lights"), &lights)
+	for _, l := range lights {
+		if !l.Online || l.State == nil {
+			t.Errorf("%s listed without its state: %+v", l.Name, l)
+		}
+	}
 	if n := w.calls.Load(); n > 0 {
 		t.Fatalf("%d calls reached the store or the registry", n)
 	}
