@@ -29,6 +29,7 @@ type deviceState struct {
 	reported bool // a read or a command has succeeded since start
 	online   bool
 	seen     time.Time // when the device last answered
+	answers  uint64    // how many times it has answered: a failed read that began before the last answer says nothing
 
 	lightCaps *devices.LightCaps
 	light     *devices.LightState
@@ -84,6 +85,7 @@ func (m *model) update(id devices.ID, fn func(*deviceState)) {
 // answered records that a device answered at now.
 func (st *deviceState) answered(now time.Time) {
 	st.reported, st.online, st.seen = true, true, now
+	st.answers++
 }
 
 // snapshot is the inventory as last loaded.
@@ -240,13 +242,20 @@ func (s *Service) readState(ctx context.Context, id devices.ID) {
 		s.model.update(id, func(st *deviceState) { st.online = false })
 		return
 	}
+	before := s.model.state(id).answers
 	_, err := s.reg.Run(ctx, id, readKey, func(ctx context.Context) (any, error) {
 		rctx, cancel := context.WithTimeout(ctx, s.readTTL)
 		defer cancel()
 		return nil, s.readInto(rctx, d)
 	})
 	if err != nil {
-		s.model.update(id, func(st *deviceState) { st.online = false })
+		// Offline, unless the device answered meanwhile (a command, or a
+		// read on the worker of the device registered anew in its place).
+		s.model.update(id, func(st *deviceState) {
+			if st.answers == before {
+				st.online = false
+			}
+		})
 		s.log.Debug("reading device state", "device", string(id), "err", err)
 		return
 	}
@@ -254,62 +263,72 @@ func (s *Service) readState(ctx context.Context, id devices.ID) {
 }
 
 // readInto reads every part of d's state it has and records them together.
+// A part that fails keeps its last known value; the device has answered
+// when any part did (a plug whose meter has not reported yet is still a
+// plug that is on).
 func (s *Service) readInto(ctx context.Context, d devices.Device) error {
 	id := d.Info().ID
-	prev := s.model.state(id)
-	next := prev
+	next := s.model.state(id)
 	now := s.now()
-	var err error
+	var failed error
+	answered := false
+	part := func(err error) {
+		if err != nil {
+			failed = err
+		} else {
+			answered = true
+		}
+	}
 	if l, ok := d.(devices.Light); ok {
 		caps := l.LightCaps()
 		next.lightCaps = &caps
-		if st, e := l.LightState(ctx); e == nil {
+		st, err := l.LightState(ctx)
+		if err == nil {
 			next.light = &st
-		} else {
-			err = e
 		}
+		part(err)
 	}
 	if mp, ok := d.(devices.MediaPlayer); ok {
-		if st, e := mp.MediaState(ctx); e == nil {
+		st, err := mp.MediaState(ctx)
+		if err == nil {
 			next.media = &st
-		} else {
-			err = e
 		}
+		part(err)
 	}
 	if p, ok := d.(devices.PowerDevice); ok {
-		if on, e := p.PowerState(ctx); e == nil {
+		on, err := p.PowerState(ctx)
+		if err == nil {
 			next.power = &on
-		} else {
-			err = e
 		}
+		part(err)
 	}
 	if sn, ok := d.(devices.Sensor); ok {
-		if rs, e := sn.Readings(ctx); e == nil {
+		rs, err := sn.Readings(ctx)
+		if err == nil {
 			next.readings = finiteReadings(rs)
-		} else {
-			err = e
 		}
+		part(err)
 	}
 	if r, ok := d.(devices.Remote); ok {
-		if app, e := r.CurrentApp(ctx); e == nil {
+		app, err := r.CurrentApp(ctx)
+		if err == nil {
 			next.currentApp = app
 			s.noteApp(id, app)
-		} else {
-			err = e
 		}
+		part(err)
 		if next.apps == nil || now.Sub(next.appsAt) > catalogueTTL {
-			if apps, e := r.Apps(ctx); e == nil {
+			if apps, err := r.Apps(ctx); err == nil {
 				next.apps, next.appsAt = apps, now
 			}
 		}
 	}
 	if fp, ok := d.(devices.FavoritePlayer); ok && (next.favorites == nil || now.Sub(next.favoritesAt) > catalogueTTL) {
-		if favs, e := fp.Favorites(ctx); e == nil {
+		if favs, err := fp.Favorites(ctx); err == nil {
 			next.favorites, next.favoritesAt = nonNil(favs), now
 		}
 	}
-	if err != nil {
-		return err
+	if !answered {
+		return failed
 	}
 	next.answered(now)
 	s.model.mu.Lock()

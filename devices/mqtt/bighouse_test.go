@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -61,6 +62,7 @@ type bigHouse struct {
 func newBigHouse(tb testing.TB) *bigHouse {
 	tb.Helper()
 	broker := startMosquitto(tb)
+	tb.Cleanup(func() { brokerReport(tb, broker) })
 	sim := newSimBigHouse(tb, broker.addr)
 	reg := devices.NewRegistry(bigTimeout)
 	tb.Cleanup(reg.Close)
@@ -80,6 +82,29 @@ func newBigHouse(tb testing.TB) *bigHouse {
 	tb.Logf("big house: %d lights and %d plugs listed with their state and in %d rooms after %v",
 		bigLights, bigPlugs, len(bigRooms), time.Since(start).Round(time.Millisecond))
 	return h
+}
+
+// brokerReport shows, when the test failed, what mosquitto logged that
+// was not routine: a broker that drops messages to a slow client says so.
+func brokerReport(tb testing.TB, broker *mosquitto) {
+	if !tb.Failed() {
+		return
+	}
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(broker.conf), "mosquitto.log"))
+	if err != nil {
+		tb.Logf("mosquitto's log: %v", err)
+		return
+	}
+	var notable []string
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if strings.Contains(line, "dropped") || strings.Contains(line, "rror") || strings.Contains(line, "arning") || strings.Contains(line, "disconnected") {
+			notable = append(notable, line)
+		}
+	}
+	if len(notable) > 40 {
+		notable = append(notable[:20], append([]string{fmt.Sprintf("… %d lines …", len(notable)-40)}, notable[len(notable)-20:]...)...)
+	}
+	tb.Logf("mosquitto's log, notable lines:\n%s", strings.Join(notable, "\n"))
 }
 
 // quietLogger keeps the adapter's warnings and shows them when the test
