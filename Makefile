@@ -17,7 +17,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .DEFAULT_GOAL := help
 
-.PHONY: help build run-demo deps test bench check docker
+.PHONY: help build run-demo deps test bench load check docker
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -47,6 +47,9 @@ test: deps ## run every test, with the race detector
 
 bench: ## run the benchmarks
 	go test -run '^$$' -bench . -benchmem ./...
+
+load: ## load a demo hub on loopback (GET /api/v1/lights, MCP list_lights): req/s, p50, p99, RSS
+	scripts/load.sh
 
 check: ## fail if gofmt, go vet or go mod tidy would change or report anything
 	@unformatted="$$(gofmt -l .)"; \

@@ -111,41 +111,50 @@ func (s *Service) joinRoomNamed(ctx context.Context, id devices.ID, room string)
 
 // inventory is one consistent snapshot of devices, rooms and scenes, as
 // the model holds it. It is never changed once made.
+// Its slices are shared by every reader: nobody changes them.
 type inventory struct {
 	devices []DeviceRecord
+	caps    []capsRecord // each device's, decoded once
 	rooms   []Room
 	scenes  []Scene
-	roomOf  map[string]string  // room id → name
-	index   map[devices.ID]int // device id → its place in devices
+	roomOf  map[string]string               // room id → name
+	index   map[devices.ID]int              // device id → its place in devices
+	kinds   map[devices.Kind][]DeviceRecord // the devices of each kind
 }
 
 func newInventory(ds []DeviceRecord, rs []Room, scs []Scene) inventory {
-	inv := inventory{devices: ds, rooms: rs, scenes: scs, roomOf: make(map[string]string, len(rs)), index: make(map[devices.ID]int, len(ds))}
+	inv := inventory{
+		devices: ds, caps: make([]capsRecord, len(ds)), rooms: rs, scenes: scs,
+		roomOf: make(map[string]string, len(rs)), index: make(map[devices.ID]int, len(ds)),
+		kinds: map[devices.Kind][]DeviceRecord{},
+	}
 	for _, r := range rs {
 		inv.roomOf[r.ID] = r.Name
 	}
 	for i, d := range ds {
 		inv.index[d.ID] = i
+		inv.caps[i] = decodeCaps(d)
+		inv.kinds[d.Kind] = append(inv.kinds[d.Kind], d)
 	}
 	return inv
 }
 
-// ofKind returns the records of kind k.
-func (inv inventory) ofKind(k devices.Kind) []DeviceRecord {
-	var out []DeviceRecord
-	for _, d := range inv.devices {
-		if d.Kind == k {
-			out = append(out, d)
-		}
+// capsOf is rec's capabilities as the inventory recorded them.
+func (inv inventory) capsOf(rec DeviceRecord) capsRecord {
+	if i, ok := inv.index[rec.ID]; ok {
+		return inv.caps[i]
 	}
-	return out
+	return decodeCaps(rec)
 }
+
+// ofKind returns the records of kind k.
+func (inv inventory) ofKind(k devices.Kind) []DeviceRecord { return inv.kinds[k] }
 
 // where returns the records whose capabilities satisfy keep.
 func (inv inventory) where(keep func(capsRecord) bool) []DeviceRecord {
 	var out []DeviceRecord
-	for _, d := range inv.devices {
-		if keep(decodeCaps(d)) {
+	for i, d := range inv.devices {
+		if keep(inv.caps[i]) {
 			out = append(out, d)
 		}
 	}
@@ -173,11 +182,11 @@ func (s *Service) viewWith(inv inventory, rec DeviceRecord, st deviceState) Devi
 		ID: rec.ID, Name: rec.Name, Kind: rec.Kind, Adapter: rec.Adapter, Model: rec.Model,
 		RoomID: rec.RoomID, Room: inv.roomOf[rec.RoomID], Enabled: rec.Enabled, Online: st.online,
 	}
-	seen := rec.LastSeen
-	if st.seen.After(seen) {
-		seen = st.seen.UTC()
-	}
-	if !seen.IsZero() {
+	switch {
+	case st.seenAt != nil && !st.seenAt.Before(rec.LastSeen):
+		v.LastSeen = st.seenAt
+	case !rec.LastSeen.IsZero():
+		seen := rec.LastSeen
 		v.LastSeen = &seen
 	}
 	return v

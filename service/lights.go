@@ -68,12 +68,11 @@ func (s *Service) lightView(inv inventory, rec DeviceRecord) Light {
 	switch {
 	case st.lightCaps != nil:
 		l.Capabilities = *st.lightCaps
-	case decodeCaps(rec).Light != nil:
-		l.Capabilities = *decodeCaps(rec).Light
+	case inv.capsOf(rec).Light != nil:
+		l.Capabilities = *inv.capsOf(rec).Light
 	}
-	if st.online && st.light != nil {
-		ls := *st.light
-		l.State = &ls
+	if st.online {
+		l.State = st.light // shared: the model never changes it
 	}
 	return l
 }

@@ -65,7 +65,7 @@ func (s *Service) findMedia(ctx context.Context, ref string) (inventory, DeviceR
 // mediaView is a player as the model knows it; a source bound to a
 // receiver shows the receiver's volume and mute.
 func (s *Service) mediaView(inv inventory, rec DeviceRecord) Media {
-	c := decodeCaps(rec)
+	c := inv.capsOf(rec)
 	st := s.model.state(rec.ID)
 	m := Media{
 		DeviceView: s.viewWith(inv, rec, st), Receiver: devices.ID(rec.Settings[settingReceiver]),
@@ -281,11 +281,11 @@ func (s *Service) Favorites(ctx context.Context, ref string) ([]devices.Favorite
 	if err := authorize(ctx, ScopeRead); err != nil {
 		return nil, err
 	}
-	_, rec, err := s.findMedia(ctx, ref)
+	inv, rec, err := s.findMedia(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
-	if !decodeCaps(rec).Favorites {
+	if !inv.capsOf(rec).Favorites {
 		return nil, Errorf(EUNSUPPORTED, "%s has no favourites", rec.Name)
 	}
 	st := s.model.state(rec.ID)
@@ -426,7 +426,7 @@ func (s *Service) Group(ctx context.Context, ref string, members []string) (Fano
 		}
 		targets = append(targets, rec)
 	}
-	if !decodeCaps(coord).Group {
+	if !inv.capsOf(coord).Group {
 		return FanoutResult{}, Errorf(EUNSUPPORTED, "%s cannot lead a speaker group", coord.Name)
 	}
 	res := s.fanout(ctx, targets, func(ctx context.Context, rec DeviceRecord) error {

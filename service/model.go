@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/bifrost-hub/bifrost/devices"
@@ -24,12 +25,14 @@ import (
 // device I/O. A device that has never reported has no state and is offline.
 
 // deviceState is one device's last known state. It is replaced whole, never
-// changed in place, so a reader may keep it without a lock.
+// changed in place, and neither is what its pointers point to, so a reader
+// may keep it, and views may share its values, without a lock.
 type deviceState struct {
 	reported bool // a read or a command has succeeded since start
 	online   bool
-	seen     time.Time // when the device last answered
-	answers  uint64    // how many times it has answered: a failed read that began before the last answer says nothing
+	seen     time.Time  // when the device last answered
+	seenAt   *time.Time // the same, in UTC, as views show it
+	answers  uint64     // how many times it has answered: a failed read that began before the last answer says nothing
 
 	lightCaps *devices.LightCaps
 	light     *devices.LightState
@@ -57,6 +60,9 @@ type model struct {
 
 	mu     sync.RWMutex // guards the fields below and inv's pointer
 	states map[devices.ID]deviceState
+	// gen counts the changes to what a read shows; it moves, inside mu,
+	// after each one.
+	gen atomic.Uint64
 	// refreshing holds the devices a refresh runs for; true when another
 	// change was heard while it ran (it then reads again).
 	refreshing map[devices.ID]bool
@@ -80,11 +86,13 @@ func (m *model) update(id devices.ID, fn func(*deviceState)) {
 	st := m.states[id]
 	fn(&st)
 	m.states[id] = st
+	m.gen.Add(1)
 }
 
 // answered records that a device answered at now.
 func (st *deviceState) answered(now time.Time) {
-	st.reported, st.online, st.seen = true, true, now
+	at := now.UTC()
+	st.reported, st.online, st.seen, st.seenAt = true, true, now, &at
 	st.answers++
 }
 
@@ -94,6 +102,15 @@ func (m *model) snapshot() (inventory, bool) {
 	defer m.mu.RUnlock()
 	return m.inv, m.loaded
 }
+
+// Generation is a number that changes whenever anything a read shows
+// changes (a device's state, the inventory). A surface may keep an answer
+// it encoded and give it again while the generation is the same.
+func (s *Service) Generation() uint64 { return s.model.gen.Load() }
+
+// MayRead checks that the caller in ctx may read the house: what every
+// list checks first, for a surface that answers from what it kept.
+func (s *Service) MayRead(ctx context.Context) error { return authorize(ctx, ScopeRead) }
 
 // inventory is the inventory as the model holds it, loaded from the store
 // the first time it is asked for (before Sync, in tests and tools).
@@ -124,6 +141,7 @@ func (s *Service) loadInventory(ctx context.Context) (inventory, error) {
 	inv := newInventory(ds, rs, scs)
 	s.model.mu.Lock()
 	s.model.inv, s.model.loaded = inv, true
+	s.model.gen.Add(1)
 	s.model.mu.Unlock()
 	return inv, nil
 }
@@ -333,6 +351,7 @@ func (s *Service) readInto(ctx context.Context, d devices.Device) error {
 	next.answered(now)
 	s.model.mu.Lock()
 	s.model.states[id] = next
+	s.model.gen.Add(1)
 	s.model.mu.Unlock()
 	return nil
 }

@@ -46,13 +46,12 @@ func (s *Service) findPower(ctx context.Context, ref string) (inventory, DeviceR
 
 func (s *Service) powerView(inv inventory, rec DeviceRecord) PowerView {
 	st := s.model.state(rec.ID)
-	v := PowerView{DeviceView: s.viewWith(inv, rec, st), PowerKind: decodeCaps(rec).PowerKind}
+	v := PowerView{DeviceView: s.viewWith(inv, rec, st), PowerKind: inv.capsOf(rec).PowerKind}
 	if v.PowerKind == "" {
 		v.PowerKind = devices.PowerGeneric
 	}
-	if st.online && st.power != nil {
-		on := *st.power
-		v.On = &on
+	if st.online {
+		v.On = st.power // shared: the model never changes it
 	}
 	return v
 }

@@ -145,8 +145,6 @@ func (s *Service) Run(ctx context.Context) error {
 	if err := s.Sync(ctx); err != nil {
 		return err
 	}
-	var wg sync.WaitGroup
-	defer wg.Wait()
 	for {
 		select {
 		case <-ctx.Done():
@@ -157,9 +155,7 @@ func (s *Service) Run(ctx context.Context) error {
 		batch := s.pending
 		s.pending = map[devices.ID]devices.Change{}
 		s.pendMu.Unlock()
-		for _, c := range batch {
-			wg.Go(func() { s.handleChange(ctx, c) })
-		}
+		s.handleChanges(ctx, batch)
 	}
 }
 
@@ -182,21 +178,38 @@ func (s *Service) onChange(c devices.Change) {
 	}
 }
 
-// handleChange records a device that came or went.
-func (s *Service) handleChange(ctx context.Context, c devices.Change) {
-	d, ok := s.reg.Get(c.ID)
-	if c.Removed || !ok {
-		s.model.update(c.ID, func(st *deviceState) { st.online = false })
-		s.publish("device", string(c.ID), "changed", nil)
+// handleChanges records the devices that came or went since the last
+// batch: the new ones are read in parallel (so each is listed with its
+// state), recorded, and the inventory loaded once for all of them, so a
+// house discovered device by device costs one load a batch, not one a
+// device.
+func (s *Service) handleChanges(ctx context.Context, batch map[devices.ID]devices.Change) {
+	var added []devices.Device
+	for id, c := range batch {
+		d, ok := s.reg.Get(id)
+		if c.Removed || !ok {
+			s.model.update(id, func(st *deviceState) { st.online = false })
+			s.publish("device", string(id), "changed", nil)
+			continue
+		}
+		added = append(added, d)
+	}
+	if len(added) == 0 {
 		return
 	}
-	// Its state first, so it is listed with it.
-	s.readState(ctx, c.ID)
-	if err := s.syncDevice(ctx, d, true); err != nil {
-		s.log.Error("recording device", "device", string(c.ID), "err", err)
-		return
+	parallel(len(added), func(i int) { s.readState(ctx, added[i].Info().ID) })
+	var recorded []devices.ID
+	for _, d := range added {
+		if err := s.syncDevice(ctx, d, false); err != nil {
+			s.log.Error("recording device", "device", string(d.Info().ID), "err", err)
+			continue
+		}
+		recorded = append(recorded, d.Info().ID)
 	}
-	s.publishDevice(c.ID)
+	s.inventoryChanged(ctx)
+	for _, id := range recorded {
+		s.publishDevice(id)
+	}
 }
 
 // publish sends an event to every subscriber.

@@ -95,8 +95,7 @@ const summaryHint = "A summary of %d devices. For every device ask ?detail=true;
 	"?room= (a room's name or id), ?kind= (light, media, power, remote, sensor) or ?only_on=true."
 
 func (h *handlers) listDevices(c echo.Context) error {
-	ds, err := h.svc.ListDevices(c.Request().Context())
-	return Reply(c, http.StatusOK, ds, err)
+	return h.list(c, "devices", listed(h.svc.ListDevices))
 }
 
 func (h *handlers) updateDevice(c echo.Context) error {

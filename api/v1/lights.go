@@ -10,8 +10,7 @@ import (
 )
 
 func (h *handlers) listLights(c echo.Context) error {
-	lights, err := h.svc.ListLights(c.Request().Context())
-	return Reply(c, http.StatusOK, lights, err)
+	return h.list(c, "lights", listed(h.svc.ListLights))
 }
 
 func (h *handlers) listPresets(c echo.Context) error {

@@ -80,8 +80,7 @@ func (b *playOnBody) check() error {
 }
 
 func (h *handlers) listMedia(c echo.Context) error {
-	media, err := h.svc.ListMedia(c.Request().Context())
-	return Reply(c, http.StatusOK, media, err)
+	return h.list(c, "media", listed(h.svc.ListMedia))
 }
 
 func (h *handlers) getMedia(c echo.Context) error {

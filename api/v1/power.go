@@ -19,8 +19,7 @@ func (b *powerBody) check() error {
 }
 
 func (h *handlers) listPower(c echo.Context) error {
-	ps, err := h.svc.ListPower(c.Request().Context())
-	return Reply(c, http.StatusOK, ps, err)
+	return h.list(c, "power", listed(h.svc.ListPower))
 }
 
 func (h *handlers) getPower(c echo.Context) error {

@@ -9,8 +9,7 @@ import (
 )
 
 func (h *handlers) listRemotes(c echo.Context) error {
-	rs, err := h.svc.ListRemotes(c.Request().Context())
-	return Reply(c, http.StatusOK, rs, err)
+	return h.list(c, "remotes", listed(h.svc.ListRemotes))
 }
 
 func (h *handlers) getRemote(c echo.Context) error {

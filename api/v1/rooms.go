@@ -46,8 +46,7 @@ func (b *member) check() error {
 }
 
 func (h *handlers) listRooms(c echo.Context) error {
-	rooms, err := h.svc.ListRooms(c.Request().Context())
-	return Reply(c, http.StatusOK, rooms, err)
+	return h.list(c, "rooms", listed(h.svc.ListRooms))
 }
 
 func (h *handlers) getRoom(c echo.Context) error {

@@ -21,8 +21,7 @@ func (b *newScene) check() error {
 }
 
 func (h *handlers) listScenes(c echo.Context) error {
-	scenes, err := h.svc.ListScenes(c.Request().Context())
-	return Reply(c, http.StatusOK, scenes, err)
+	return h.list(c, "scenes", listed(h.svc.ListScenes))
 }
 
 func (h *handlers) getScene(c echo.Context) error {

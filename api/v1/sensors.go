@@ -7,8 +7,7 @@ import (
 )
 
 func (h *handlers) listSensors(c echo.Context) error {
-	ss, err := h.svc.ListSensors(c.Request().Context())
-	return Reply(c, http.StatusOK, ss, err)
+	return h.list(c, "sensors", listed(h.svc.ListSensors))
 }
 
 func (h *handlers) getSensor(c echo.Context) error {

@@ -17,7 +17,8 @@ import (
 
 // handlers serves /api/v1 from the service.
 type handlers struct {
-	svc *service.Service
+	svc     *service.Service
+	answers answers
 }
 
 // Register mounts /api/v1 on g. Every route but the OpenAPI document

@@ -486,12 +486,21 @@ func matches(st devices.LightState, c devices.LightChange) bool {
 	switch {
 	case c.Brightness != nil && math.Abs(float64(st.Brightness-*c.Brightness)) > 1:
 		return false
-	case c.Kelvin != nil && st.Mode != devices.ModeTemperature:
+	case c.Kelvin != nil && (st.Mode != devices.ModeTemperature || math.Abs(float64(st.Kelvin-*c.Kelvin)) > kelvinSlack(*c.Kelvin)):
+		// The colour temperature may come on its own topic after the
+		// brightness: the lamp's old temperature does not confirm.
 		return false
 	case c.Color != nil && st.Mode != devices.ModeColor:
 		return false
 	}
 	return true
+}
+
+// kelvinSlack is how far a reported colour temperature may be from the one
+// asked for and still be it: lamps take mireds, and a kelvin value sent as
+// a whole mired and read back moves by up to half a mired, k²/2e6.
+func kelvinSlack(k int) float64 {
+	return float64(k)*float64(k)/1e6 + 5
 }
 
 // applyChange is the state a lamp that reports nothing is in after c.

@@ -12,25 +12,30 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/bifrost-hub/bifrost/service"
 )
 
 // The event storm: 1,000 state changes in about 2 s, reported by the lamps
 // themselves, across the 200 lights of the big house. Afterwards every
 // light's view and the last event streamed for it show the last value it
 // reported; a "resync" on the stream stands for the events it replaced,
-// and the view read after it must be right.
+// and the view read after it must be right. Two clients follow the storm:
+// one reads GET /api/v1/events (SSE) as it comes; the other subscribes to
+// the service and reads nothing until the storm is over, so the bus must
+// coalesce its backlog to the latest of each light (or say resync).
 
 const (
 	stormChanges  = 1000
 	stormDuration = 2 * time.Second
 )
 
-// TestEventStorm follows GET /api/v1/events over SSE while the lamps
-// report 1,000 random brightness changes, then waits (polling, with a
-// deadline) for the views and the stream to settle at the last values.
+// TestEventStorm sends the storm, then waits (polling, with a deadline)
+// for the views and both followers to settle at the last values.
 func TestEventStorm(t *testing.T) {
-	h := newBigHouse(t)
-	stream := h.follow(t)
+	h := newBigHouse(t, hubRestart)
+	prompt := h.follow(t)
+	stalled, resume := h.followLater(t)
 
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("storm seed %d", seed)
@@ -51,11 +56,13 @@ func TestEventStorm(t *testing.T) {
 	}
 	tick.Stop()
 	sent := time.Since(start)
+	resume()
 
+	streams := []*eventStream{prompt, stalled}
 	deadline := time.Now().Add(15 * time.Second)
 	var wrong []string
 	for {
-		wrong = h.stormErrors(t, want, published, stream)
+		wrong = h.stormErrors(t, want, published, streams)
 		if len(wrong) == 0 || time.Now().After(deadline) {
 			break
 		}
@@ -65,21 +72,24 @@ func TestEventStorm(t *testing.T) {
 			return
 		}
 	}
-	stats := stream.stats()
-	if err := stream.failure(); err != nil {
-		t.Fatalf("reading the event stream: %v", err)
+	for _, s := range streams {
+		if err := s.failure(); err != nil {
+			t.Fatalf("reading %s: %v", s.name, err)
+		}
 	}
+	stats := prompt.stats() + "; " + stalled.stats()
+	settled := time.Since(start.Add(sent)).Round(time.Millisecond)
 	if len(wrong) > 0 {
-		t.Fatalf("%d changes to %d lights sent in %v; %v later %d lights are wrong (%s):\n%s",
-			stormChanges, len(want), sent.Round(time.Millisecond), time.Since(start.Add(sent)).Round(time.Millisecond), len(wrong), stats, strings.Join(wrong, "\n"))
+		t.Fatalf("%d changes to %d lights sent in %v; %v later, wrong (%s):\n%s",
+			stormChanges, len(want), sent.Round(time.Millisecond), settled, stats, strings.Join(wrong, "\n"))
 	}
-	t.Logf("%d changes to %d lights sent in %v; views and stream settled %v after the last (%s)",
-		stormChanges, len(want), sent.Round(time.Millisecond), time.Since(start.Add(sent)).Round(time.Millisecond), stats)
+	t.Logf("%d changes to %d lights sent in %v; views and events settled %v after the last (%s)",
+		stormChanges, len(want), sent.Round(time.Millisecond), settled, stats)
 }
 
-// stormErrors names the changed lights whose view, or whose last streamed
-// event, does not show the brightness they last reported.
-func (h *bigHouse) stormErrors(t *testing.T, want map[int]int, published map[int][]int, s *eventStream) []string {
+// stormErrors names the changed lights whose view, or whose last event on
+// one of the streams, does not show the brightness they last reported.
+func (h *bigHouse) stormErrors(t *testing.T, want map[int]int, published map[int][]int, streams []*eventStream) []string {
 	t.Helper()
 	var lights []lightView
 	h.V1(t, http.MethodGet, "/lights", "", http.StatusOK, &lights)
@@ -87,8 +97,6 @@ func (h *bigHouse) stormErrors(t *testing.T, want map[int]int, published map[int
 	for _, l := range lights {
 		views[l.ID] = l
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	var wrong []string
 	for _, i := range sortedKeys(want) {
 		id, b := bigLightID(i), want[i]
@@ -102,20 +110,11 @@ func (h *bigHouse) stormErrors(t *testing.T, want map[int]int, published map[int
 		case v.State.Brightness != b || !v.State.On:
 			problems = append(problems, fmt.Sprintf("view shows on=%v brightness %d", v.State.On, v.State.Brightness))
 		}
-		last, seen := s.last[id]
-		if s.resyncAt <= last.seq { // no resync after it stands for it
-			switch {
-			case !seen:
-				problems = append(problems, "no event streamed")
-			case last.brightness == nil:
-				problems = append(problems, fmt.Sprintf("last event (#%d) has no state", last.seq))
-			case *last.brightness != b:
-				problems = append(problems, fmt.Sprintf("last event (#%d) says brightness %d", last.seq, *last.brightness))
-			}
+		for _, s := range streams {
+			problems = append(problems, s.problems(id, b)...)
 		}
 		if len(problems) > 0 {
-			wrong = append(wrong, fmt.Sprintf("  %s: reported %s (last %d); %s; events streamed for it: %v",
-				id, tail(published[i]), b, strings.Join(problems, "; "), tail(s.history[id])))
+			wrong = append(wrong, fmt.Sprintf("  %s: reported %s, last %d; %s", id, tail(published[i]), b, strings.Join(problems, "; ")))
 		}
 	}
 	return wrong
@@ -139,10 +138,12 @@ func tail(v []int) string {
 	return fmt.Sprint(v)
 }
 
-// eventStream is GET /api/v1/events as a client reads it: the last light
+// eventStream is one follower's events as it read them: the last light
 // event for each light, the history of their brightness, and where the
 // last resync came.
 type eventStream struct {
+	name string
+
 	mu       sync.Mutex
 	seq      int // events read
 	events   map[string]int
@@ -153,14 +154,19 @@ type eventStream struct {
 	err      error
 }
 
-// lightEvent is the last light event streamed for one light.
+// lightEvent is the last light event read for one light.
 type lightEvent struct {
 	seq        int
 	brightness *int
 }
 
-// follow opens the event stream with the key; the stream is subscribed when
-// it returns (the hub subscribes before it answers).
+func newEventStream(name string) *eventStream {
+	return &eventStream{name: name, events: map[string]int{}, last: map[string]lightEvent{}, history: map[string][]int{}}
+}
+
+// follow opens GET /api/v1/events with the key and reads it as it comes;
+// the stream is subscribed when it returns (the hub subscribes before it
+// answers).
 func (h *bigHouse) follow(t *testing.T) *eventStream {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -180,70 +186,133 @@ func (h *bigHouse) follow(t *testing.T) *eventStream {
 		cancel()
 		t.Fatalf("GET /api/v1/events: %d", res.StatusCode)
 	}
-	s := &eventStream{events: map[string]int{}, last: map[string]lightEvent{}, history: map[string][]int{}}
+	s := newEventStream("the SSE stream")
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		defer res.Body.Close()
-		s.read(bufio.NewScanner(res.Body))
+		s.readSSE(bufio.NewScanner(res.Body))
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	return s
 }
 
-// read reads Server-Sent Events until the stream ends.
-func (s *eventStream) read(sc *bufio.Scanner) {
+// followLater subscribes to the service's events at once but reads
+// nothing until resume is called.
+func (h *bigHouse) followLater(t *testing.T) (s *eventStream, resume func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(service.WithPrincipal(context.Background(), service.System))
+	ch, stop, err := h.Service.Subscribe(ctx)
+	if err != nil {
+		cancel()
+		t.Fatalf("subscribing: %v", err)
+	}
+	s = newEventStream("the stalled subscriber")
+	start, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		select {
+		case <-start:
+		case <-ctx.Done():
+			return
+		}
+		for e := range ch {
+			b, err := json.Marshal(e)
+			if err != nil {
+				s.fail(fmt.Errorf("encoding %s event: %w", e.Type, err))
+				continue
+			}
+			s.record(b)
+		}
+	}()
+	t.Cleanup(func() { cancel(); stop(); <-done })
+	var once sync.Once
+	return s, func() { once.Do(func() { close(start) }) }
+}
+
+// readSSE reads Server-Sent Events until the stream ends.
+func (s *eventStream) readSSE(sc *bufio.Scanner) {
 	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
 	for sc.Scan() {
-		data, ok := strings.CutPrefix(sc.Text(), "data: ")
-		if !ok {
-			continue // "event:", "retry:", a ": ping", the blank line between events
-		}
-		var e struct {
-			Type string `json:"type"`
-			ID   string `json:"id"`
-			Data *struct {
-				State *struct {
-					Brightness int `json:"brightness"`
-				} `json:"state"`
-			} `json:"data"`
-		}
-		err := json.Unmarshal([]byte(data), &e)
-		s.mu.Lock()
-		if err != nil && s.err == nil {
-			s.err = fmt.Errorf("event %q: %w", data, err)
-		}
-		s.seq++
-		s.events[e.Type]++
-		switch e.Type {
-		case "resync":
-			s.resyncAt = s.seq
-			s.resyncs++
-		case "light":
-			ev := lightEvent{seq: s.seq}
-			b := -1
-			if e.Data != nil && e.Data.State != nil {
-				ev.brightness, b = &e.Data.State.Brightness, e.Data.State.Brightness
-			}
-			s.last[e.ID] = ev
-			s.history[e.ID] = append(s.history[e.ID], b)
-		}
-		s.mu.Unlock()
+		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			s.record([]byte(data))
+		} // else "event:", "retry:", a ": ping", the blank line between events
 	}
 }
 
-// stats says what the stream carried.
+// record reads one event, as JSON.
+func (s *eventStream) record(data []byte) {
+	var e struct {
+		Type string `json:"type"`
+		ID   string `json:"id"`
+		Data *struct {
+			State *struct {
+				Brightness int `json:"brightness"`
+			} `json:"state"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(data, &e); err != nil {
+		s.fail(fmt.Errorf("event %s: %w", data, err))
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seq++
+	s.events[e.Type]++
+	switch e.Type {
+	case "resync":
+		s.resyncAt = s.seq
+		s.resyncs++
+	case "light":
+		ev := lightEvent{seq: s.seq}
+		b := -1
+		if e.Data != nil && e.Data.State != nil {
+			ev.brightness, b = &e.Data.State.Brightness, e.Data.State.Brightness
+		}
+		s.last[e.ID] = ev
+		s.history[e.ID] = append(s.history[e.ID], b)
+	}
+}
+
+func (s *eventStream) fail(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err == nil {
+		s.err = err
+	}
+}
+
+// problems says what is wrong with the last event read for light id,
+// which last reported brightness b: nothing when it carries b, or when a
+// resync came after it.
+func (s *eventStream) problems(id string, b int) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	last, seen := s.last[id]
+	var p string
+	switch {
+	case s.resyncAt > last.seq: // a resync stands for it (and the view is checked)
+		return nil
+	case !seen:
+		p = "no event"
+	case last.brightness == nil:
+		p = fmt.Sprintf("last event (#%d) has no state", last.seq)
+	case *last.brightness != b:
+		p = fmt.Sprintf("last event (#%d) says brightness %d", last.seq, *last.brightness)
+	default:
+		return nil
+	}
+	return []string{fmt.Sprintf("on %s, %s (its light events: %s)", s.name, p, tail(s.history[id]))}
+}
+
+// stats says what the follower read.
 func (s *eventStream) stats() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := fmt.Sprintf("%d events streamed: %d light, %d resync", s.seq, s.events["light"], s.resyncs)
-	if s.err != nil {
-		out += "; " + s.err.Error()
-	}
-	return out
+	return fmt.Sprintf("%s: %d events, %d light, %d resync", s.name, s.seq, s.events["light"], s.resyncs)
 }
 
-// failure is the first event the stream could not decode.
+// failure is the first event the follower could not read.
 func (s *eventStream) failure() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -197,6 +197,16 @@ func TestLightReportsMatchChanges(t *testing.T) {
 	if matches(st, devices.LightChange{On: &off}) || matches(st, devices.LightChange{Color: &devices.Color{}}) {
 		t.Error("a report that contradicts the change matched")
 	}
+	// The brightness came, the temperature not yet: the old one is no
+	// confirmation.
+	old := devices.LightState{On: true, Brightness: 40, Mode: devices.ModeTemperature, Kelvin: 6024}
+	if matches(old, devices.LightChange{On: &on, Brightness: &bri, Kelvin: &k}) {
+		t.Error("a report still at the old colour temperature matched")
+	}
+	warm := 6500
+	if !matches(devices.LightState{On: true, Brightness: 40, Mode: devices.ModeTemperature, Kelvin: 6536}, devices.LightChange{Kelvin: &warm}) {
+		t.Error("6536 K read back for 6500 K (153 mired) did not match")
+	}
 }
 
 func TestTasmotaLampKinds(t *testing.T) {
