@@ -397,10 +397,19 @@ func (s *Service) markSeen(ctx context.Context, id devices.ID) {
 		s.seenTouch[id] = now
 	}
 	s.touchMu.Unlock()
-	if due {
-		if err := s.store.TouchDevice(ctx, id, now); err != nil {
-			s.log.Warn("recording last seen", "device", string(id), "err", err)
-		}
+	if !due {
+		return
+	}
+	err := s.store.TouchDevice(ctx, id, now)
+	switch {
+	case ErrorCode(err) == ENOTFOUND:
+		// Not recorded yet (read at start before it is): its record
+		// carries the time, and the next answer writes it.
+		s.touchMu.Lock()
+		delete(s.seenTouch, id)
+		s.touchMu.Unlock()
+	case err != nil:
+		s.log.Warn("recording last seen", "device", string(id), "err", err)
 	}
 }
 

@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bifrost-hub/bifrost/api/keyauth"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -86,7 +85,7 @@ func baseline(lights []service.Light, keys ...string) http.HandlerFunc {
 		known[sha256Hex(k)] = true
 	}
 	return func(w http.ResponseWriter, r *http.Request) {
-		token, ok := keyauth.BearerToken(r.Header.Get("Authorization"))
+		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if !ok || !known[sha256Hex(token)] {
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return

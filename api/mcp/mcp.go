@@ -58,6 +58,8 @@ type Server struct {
 	sse     *mcpserver.SSEServer
 	origins originPolicy
 
+	calls calls // read tools' results, kept per model generation
+
 	// sseOwners maps a legacy SSE session id to the id of the key that
 	// opened it: only that key may post to the session.
 	sseOwners sync.Map

@@ -87,9 +87,19 @@ func (s *Server) serveMessage(c echo.Context, buf *bytes.Buffer, env envelope) e
 	case env.Method == "":
 		return c.NoContent(http.StatusAccepted) // an answer to a server request, of which there are none
 	}
+	key := s.cacheKey(req, env)
+	gen := s.svc.Generation() // before the call: a change during it is seen next time
+	if key != "" {
+		if done, err := s.kept(c, buf, key, gen, env.ID); done {
+			return err
+		}
+	}
 	resp := s.mcp.HandleMessage(req.Context(), buf.Bytes())
 	if resp == nil {
 		return c.NoContent(http.StatusAccepted)
+	}
+	if key != "" {
+		s.keep(key, gen, resp)
 	}
 	return s.writeMessage(c, buf, statusOf(resp), resp)
 }
@@ -112,6 +122,7 @@ func unreadable(body []byte, err error) mcplib.JSONRPCError {
 type envelope struct {
 	ID     any             `json:"id"`
 	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
 	Result json.RawMessage `json:"result"`
 	Error  json.RawMessage `json:"error"`
 }
