@@ -3,8 +3,6 @@ package api_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -13,11 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	mcplib "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/bifrost-hub/bifrost/api"
+	"github.com/bifrost-hub/bifrost/api/apitest"
 	v1 "github.com/bifrost-hub/bifrost/api/v1"
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/sim"
@@ -302,18 +299,9 @@ func TestReadsComeFromTheModel(t *testing.T) {
 
 func getOK(t *testing.T, base, key, path string) []byte {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodGet, base+"/api/v1"+path, nil)
-	req.Header.Set("Authorization", "Bearer "+key)
-	res, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %d %s", path, res.StatusCode, b)
-	}
-	return b
+	var raw json.RawMessage
+	(&apitest.Hub{URL: base, Key: key}).V1(t, http.MethodGet, path, "", http.StatusOK, &raw)
+	return raw
 }
 
 // firstID is the id of the item of list named name (any item when name is
@@ -356,22 +344,9 @@ var readToolArgs = map[string]any{
 // calls each with the arguments it requires.
 func callReadTools(t *testing.T, base, key string) {
 	t.Helper()
-	tr, err := transport.NewStreamableHTTP(base+"/mcp", transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + key}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := client.NewClient(tr)
-	t.Cleanup(func() { _ = c.Close() })
+	c := (&apitest.Hub{URL: base, Key: key}).MCP(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	init := mcplib.InitializeRequest{}
-	init.Params.ClientInfo = mcplib.Implementation{Name: "readpath-test", Version: "1"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatal(err)
-	}
 	tools, err := c.ListTools(ctx, mcplib.ListToolsRequest{})
 	if err != nil {
 		t.Fatal(err)
@@ -388,14 +363,8 @@ func callReadTools(t *testing.T, base, key string) {
 			}
 			args[name] = v
 		}
-		req := mcplib.CallToolRequest{}
-		req.Params.Name, req.Params.Arguments = tool.Name, args
-		res, err := c.CallTool(ctx, req)
-		if err != nil {
-			t.Fatalf("%s: %v", tool.Name, err)
-		}
-		if res.IsError {
-			t.Errorf("%s(%v): %s", tool.Name, args, fmt.Sprint(res.Content))
+		if res := apitest.Tool(t, c, tool.Name, args); res.IsError {
+			t.Errorf("%s(%v): %s", tool.Name, args, apitest.ToolText(res))
 		}
 	}
 }

@@ -56,18 +56,6 @@ func newHouseWith(t testing.TB, adjust func(*service.Config, *sim.Home)) *house 
 
 func ptr[T any](v T) *T { return &v }
 
-// eventually waits, up to 10 s, until ok holds: for what the model learns
-// from a device's own report, which arrives on its own time.
-func eventually(t testing.TB, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
 
 func wantCode(t *testing.T, err error, code string) {
 	t.Helper()
@@ -535,11 +523,11 @@ func TestSensorsAndOccupancy(t *testing.T) {
 			return r.Occupied != nil && *r.Occupied == want
 		}
 	}
-	eventually(t, "the living room to be occupied", occupied(true))
+	waitFor(t, "the living room to be occupied", occupied(true))
 	if err := occ.SetPresence(false); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the living room to be empty", occupied(false))
+	waitFor(t, "the living room to be empty", occupied(false))
 	if k := must[service.RoomView](t)(h.svc.GetRoom(h.ctx, "Kitchen")); k.Occupied != nil {
 		t.Fatal("a room without presence sensors reports occupancy")
 	}
