@@ -56,7 +56,6 @@ func newHouseWith(t testing.TB, adjust func(*service.Config, *sim.Home)) *house 
 
 func ptr[T any](v T) *T { return &v }
 
-
 func wantCode(t *testing.T, err error, code string) {
 	t.Helper()
 	if got := service.ErrorCode(err); got != code {
