@@ -192,7 +192,7 @@ func (s *Service) applyLight(ctx context.Context, rec DeviceRecord, p LightPatch
 		return st, err
 	})
 	if err != nil {
-		return LightResult{}, deviceError(rec.Name, err)
+		return LightResult{}, wrapDevice(rec.Name, err)
 	}
 	s.publishDevice(rec.ID)
 	return LightResult{ID: rec.ID, Name: rec.Name, Applied: applied, State: st, Notes: notes}, nil

@@ -130,9 +130,8 @@ func (s *Service) mediaChanged(ctx context.Context, rec DeviceRecord, read bool)
 	if r, ok := inv.byID(rec.ID); ok {
 		rec = r
 	}
-	m := s.mediaView(inv, rec)
-	s.publish("media", string(rec.ID), "changed", m)
-	return m
+	s.publishDevice(rec.ID)
+	return s.mediaView(inv, rec)
 }
 
 // captureMediaChange records, for undo, a player and the receiver it is
@@ -233,7 +232,7 @@ func (s *Service) sendMedia(ctx context.Context, rec DeviceRecord, p MediaPatch)
 		return st, err
 	})
 	if err != nil {
-		return st, deviceError(rec.Name, err)
+		return st, wrapDevice(rec.Name, err)
 	}
 	return st, nil
 }

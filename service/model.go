@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -261,16 +262,23 @@ func (s *Service) readState(ctx context.Context, id devices.ID) {
 		return
 	}
 	before := s.model.state(id).answers
+	known := s.model.state(id).reported
 	_, err := s.reg.Run(ctx, id, readKey, func(ctx context.Context) (any, error) {
 		rctx, cancel := context.WithTimeout(ctx, s.readTTL)
 		defer cancel()
 		return nil, s.readInto(rctx, d)
 	})
+	if err != nil && ctx.Err() != nil {
+		return // the caller gave up; the read, if it runs, records itself
+	}
 	if err != nil {
 		// Offline, unless the device answered meanwhile (a command, or a
-		// read on the worker of the device registered anew in its place).
+		// read on the worker of the device registered anew in its place),
+		// or it did not fail to answer: a device that refused one read
+		// (a fault) keeps its last known state.
+		gone := !known || errors.Is(err, devices.ErrUnreachable) || !d.Online()
 		s.model.update(id, func(st *deviceState) {
-			if st.answers == before {
+			if st.answers == before && gone {
 				st.online = false
 			}
 		})
@@ -360,7 +368,7 @@ func (s *Service) readInto(ctx context.Context, d devices.Device) error {
 // that gives no state back (a cast, a favourite, an app launched), so the
 // answer shows what it did.
 func (s *Service) readNow(ctx context.Context, id devices.ID) {
-	s.readState(ctx, id)
+	s.readState(context.WithoutCancel(ctx), id) // bounded by the read timeout
 }
 
 // record runs after a command of the service's own succeeded, inside the
@@ -373,8 +381,12 @@ func (s *Service) record(id devices.ID, fn func(*deviceState)) {
 	})
 }
 
-// publishDevice publishes a device's view as the model holds it.
+// publishDevice publishes a device's view as the model holds it. Views are
+// built and published one at a time, so the bus gets a device's views in
+// the order the model had them, and the last event is the latest state.
 func (s *Service) publishDevice(id devices.ID) {
+	s.pubMu.Lock()
+	defer s.pubMu.Unlock()
 	inv, ok := s.model.snapshot()
 	if !ok {
 		return

@@ -74,7 +74,7 @@ func (s *Service) SetPower(ctx context.Context, ref string, on bool) (PowerView,
 	}
 	s.keep(ctx, u)
 	v := s.powerView(inv, rec)
-	s.publish("power", string(rec.ID), "changed", v)
+	s.publishDevice(rec.ID)
 	return v, nil
 }
 

@@ -63,6 +63,7 @@ type Service struct {
 	wake    chan struct{}
 
 	syncMu sync.Mutex // one device recorded at a time
+	pubMu  sync.Mutex // one device view built and published at a time
 
 	appMu   sync.Mutex
 	lastApp map[devices.ID]string // the app last opened on each TV
