@@ -110,8 +110,8 @@ func (s *Service) joinRoomNamed(ctx context.Context, id devices.ID, room string)
 }
 
 // inventory is one consistent snapshot of devices, rooms and scenes, as
-// the model holds it. It is never changed once made.
-// Its slices are shared by every reader: nobody changes them.
+// the model holds it. It is never changed once made: its slices are shared
+// by every reader.
 type inventory struct {
 	devices []DeviceRecord
 	caps    []capsRecord // each device's, decoded once
