@@ -358,3 +358,36 @@ type Adder interface {
 	// there (a whole Sonos household, a receiver and its zone 2, …).
 	Add(ctx context.Context, address string) ([]ID, error)
 }
+
+// ErrNeedsPairing: the device takes commands only from a client it has
+// been paired with (a code shown on its screen), and the hub is not, or no
+// longer is. Permanent until the user pairs; the message says how.
+var ErrNeedsPairing = errors.New("needs pairing with the hub")
+
+// Pairer is a device that must be paired with the hub before it takes
+// commands: the device shows a code, the user types it in.
+type Pairer interface {
+	// Paired reports whether the device last accepted the hub's pairing,
+	// without doing I/O.
+	Paired() bool
+	// StartPairing asks the device to show a pairing code on its screen.
+	// The attempt stays open until FinishPairing, a new StartPairing, or a
+	// few minutes pass.
+	StartPairing(ctx context.Context) error
+	// FinishPairing completes the open attempt with the code the device
+	// shows. A code that cannot be right (caught locally) or that the
+	// device refuses is an error wrapping ErrInvalid; no open attempt is
+	// an error wrapping ErrInvalid too, saying to start one.
+	FinishPairing(ctx context.Context, code string) error
+}
+
+// Waker is a device that can be woken from standby by Wake-on-LAN: its
+// power-on sends a magic packet first when the device does not answer.
+type Waker interface {
+	// MAC is the hardware address packets go to, learned from the device
+	// or given with SetMAC; "" when unknown.
+	MAC() string
+	// SetMAC sets the address the user gave; "" goes back to the learned
+	// one.
+	SetMAC(mac string)
+}
