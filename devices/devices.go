@@ -391,3 +391,9 @@ type Waker interface {
 	// one.
 	SetMAC(mac string)
 }
+
+// KeyHolder is a remote that can hold a key down (a long press) for a
+// while, where its protocol has one.
+type KeyHolder interface {
+	HoldKey(ctx context.Context, key string, d time.Duration) error
+}
