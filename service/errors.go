@@ -55,6 +55,8 @@ func ErrorCode(err error) string {
 		return ""
 	case errors.As(err, &e):
 		return e.Code
+	case errors.Is(err, devices.ErrNeedsPairing):
+		return ECONFLICT
 	case errors.Is(err, devices.ErrUnsupported):
 		return EUNSUPPORTED
 	case errors.Is(err, devices.ErrInvalid):
@@ -112,6 +114,8 @@ func deviceError(name string, err error) error {
 		return Errorf(code, "%s: %v", name, devices.ErrInvalid)
 	case code == EUNSUPPORTED || code == EINVALID:
 		return Errorf(code, "%s: %s", name, text)
+	case code == ECONFLICT:
+		return Errorf(code, "%s %s", name, text) // "Bedroom TV needs pairing with the hub: …"
 	}
 	return fmt.Errorf("%s: %w", name, err)
 }

@@ -60,7 +60,7 @@ func (s *Service) syncDevice(ctx context.Context, d devices.Device, load bool) e
 		defer s.inventoryChanged(ctx)
 	}
 	info := d.Info()
-	_, err := s.raw.GetDevice(ctx, info.ID)
+	old, err := s.raw.GetDevice(ctx, info.ID)
 	isNew := ErrorCode(err) == ENOTFOUND
 	if err != nil && !isNew {
 		return err
@@ -76,6 +76,11 @@ func (s *Service) syncDevice(ctx context.Context, d devices.Device, load bool) e
 	}
 	if err := s.raw.UpsertDevice(ctx, rec); err != nil {
 		return err
+	}
+	if w, ok := d.(devices.Waker); ok && !isNew {
+		if mac := old.Settings[settingMAC]; mac != "" {
+			w.SetMAC(mac)
+		}
 	}
 	if isNew && info.Room != "" {
 		return s.placeInRoom(ctx, info.ID, info.Room)
@@ -181,6 +186,7 @@ func (s *Service) viewWith(inv inventory, rec DeviceRecord, st deviceState) Devi
 	v := DeviceView{
 		ID: rec.ID, Name: rec.Name, Kind: rec.Kind, Adapter: rec.Adapter, Model: rec.Model,
 		RoomID: rec.RoomID, Room: inv.roomOf[rec.RoomID], Enabled: rec.Enabled, Online: st.online,
+		Pairing: st.pairing, MAC: st.mac,
 	}
 	switch {
 	case st.seenAt != nil && !st.seenAt.Before(rec.LastSeen):
@@ -196,10 +202,29 @@ func (s *Service) viewWith(inv inventory, rec DeviceRecord, st deviceState) Devi
 // naming it.
 func (s *Service) live(rec DeviceRecord) (devices.Device, error) {
 	d, ok := s.reg.Get(rec.ID)
+	if ok && !d.Online() {
+		if p, pairs := d.(devices.Pairer); pairs && !p.Paired() {
+			return nil, needsPairing(rec)
+		}
+	}
 	if !ok || !d.Online() {
 		return nil, Errorf(EUNREACHABLE, "%s is offline", rec.Name)
 	}
 	return d, nil
+}
+
+// wakeable returns the registered device behind rec for a power-on: a
+// device that is offline but can be woken by Wake-on-LAN (a Waker whose
+// address is known) takes it; any other must be online.
+func (s *Service) wakeable(rec DeviceRecord) (devices.Device, error) {
+	if d, ok := s.reg.Get(rec.ID); ok && !d.Online() {
+		if w, wakes := d.(devices.Waker); wakes && w.MAC() != "" {
+			if p, pairs := d.(devices.Pairer); !pairs || p.Paired() {
+				return d, nil
+			}
+		}
+	}
+	return s.live(rec)
 }
 
 // controllable checks that rec may take a command.
@@ -254,6 +279,10 @@ type DevicePatch struct {
 	Name    *string `json:"name,omitempty"`
 	Room    *string `json:"room,omitempty"`
 	Enabled *bool   `json:"enabled,omitempty"`
+	// MAC is the hardware address Wake-on-LAN packets go to, for a TV
+	// that sleeps off the network; "" forgets it (the one the device
+	// reports is used again).
+	MAC *string `json:"mac,omitempty"`
 }
 
 // UpdateDevice renames a device, moves it to a room, or enables/disables it.
@@ -273,6 +302,10 @@ func (s *Service) UpdateDevice(ctx context.Context, ref string, p DevicePatch) (
 	if err != nil {
 		return DeviceView{}, err
 	}
+	mac, err := s.devicePatchMAC(rec, p)
+	if err != nil {
+		return DeviceView{}, err
+	}
 	if p.Name != nil {
 		n, err := cleanName("device", *p.Name)
 		if err != nil {
@@ -288,6 +321,11 @@ func (s *Service) UpdateDevice(ctx context.Context, ref string, p DevicePatch) (
 			return DeviceView{}, err
 		}
 	}
+	if p.MAC != nil {
+		if err := s.setMAC(ctx, rec, mac); err != nil {
+			return DeviceView{}, err
+		}
+	}
 	s.audit(ctx, "device.update", rec.Name, nil, "")
 	inv, err = s.inventory(ctx)
 	if err != nil {
@@ -300,8 +338,8 @@ func (s *Service) UpdateDevice(ctx context.Context, ref string, p DevicePatch) (
 }
 
 func (s *Service) devicePatchRoom(inv inventory, p DevicePatch) (string, error) {
-	if p.Name == nil && p.Room == nil && p.Enabled == nil {
-		return "", Errorf(EINVALID, "nothing to change: give name, room or enabled")
+	if p.Name == nil && p.Room == nil && p.Enabled == nil && p.MAC == nil {
+		return "", Errorf(EINVALID, "nothing to change: give name, room, enabled or mac")
 	}
 	if p.Room == nil || *p.Room == "" {
 		return "", nil

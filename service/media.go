@@ -208,7 +208,11 @@ func (s *Service) boundReceiver(ctx context.Context, rec DeviceRecord) (DeviceRe
 
 // sendMedia sends one patch to one player through its command worker.
 func (s *Service) sendMedia(ctx context.Context, rec DeviceRecord, p MediaPatch) (devices.MediaState, error) {
-	d, err := s.live(rec)
+	get := s.live
+	if p.Power != nil && *p.Power {
+		get = s.wakeable // a TV asleep off the network is woken first
+	}
+	d, err := get(rec)
 	if err != nil {
 		return devices.MediaState{}, err
 	}

@@ -47,6 +47,11 @@ type deviceState struct {
 
 	favorites   []devices.Favorite
 	favoritesAt time.Time
+
+	// pairing is "paired" or "needed" for a device that pairs with the
+	// hub (devices.Pairer), "" for others; mac is a Waker's address.
+	pairing string
+	mac     string
 }
 
 // How long lists a device rarely changes (its apps, its favourites) are kept
@@ -257,9 +262,13 @@ const readKey = "read"
 // I/O.
 func (s *Service) readState(ctx context.Context, id devices.ID) {
 	d, ok := s.reg.Get(id)
+	pairing, mac := pairingOf(d), macOf(d)
 	if !ok || !d.Online() {
-		s.model.update(id, func(st *deviceState) { st.online = false })
+		s.model.update(id, func(st *deviceState) { st.online, st.pairing, st.mac = false, pairing, mac })
 		return
+	}
+	if st := s.model.state(id); st.pairing != pairing || st.mac != mac {
+		s.model.update(id, func(st *deviceState) { st.pairing, st.mac = pairing, mac })
 	}
 	before := s.model.state(id).answers
 	known := s.model.state(id).reported

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/bifrost-hub/bifrost/devices"
 )
@@ -73,7 +74,17 @@ func (s *Service) remoteView(inv inventory, rec DeviceRecord) RemoteView {
 }
 
 func (s *Service) remote(rec DeviceRecord) (devices.Remote, error) {
-	d, err := s.live(rec)
+	return s.remoteFor(rec, false)
+}
+
+// remoteFor is rec's remote; wake takes one asleep off the network that
+// Wake-on-LAN can wake (for its power key).
+func (s *Service) remoteFor(rec DeviceRecord, wake bool) (devices.Remote, error) {
+	get := s.live
+	if wake {
+		get = s.wakeable
+	}
+	d, err := get(rec)
 	if err != nil {
 		return nil, err
 	}
@@ -97,16 +108,29 @@ func (s *Service) RemoteCommand(ctx context.Context, ref string, cmd RemoteComma
 	if err != nil {
 		return RemoteView{}, err
 	}
+	var u *undoLog
+	if undoneKeys[cmd.Key] {
+		u = s.undoable(ctx, "the "+cmd.Key+" key on "+rec.Name)
+		s.capture(u, rec)
+	}
 	err = s.sendRemote(ctx, rec, cmd)
 	s.audit(ctx, "remote.command", rec.Name, err, remoteSummary(cmd))
 	if err != nil {
 		return RemoteView{}, err
 	}
+	s.keep(ctx, u)
 	s.readNow(ctx, rec.ID) // the app in front may have changed
 	v := s.remoteView(inv, rec)
 	s.publish("remote", string(rec.ID), "changed", v)
 	return v, nil
 }
+
+// undoneKeys are the keys Undo takes back: they change a TV's power or
+// volume, which the model knows.
+var undoneKeys = map[string]bool{"power": true, "volume_up": true, "volume_down": true, "mute": true}
+
+// MaxHold is the longest a key may be held down.
+const MaxHold = 3 * time.Second
 
 // checkRemoteCommand requires exactly one action and canonicalises the key.
 func checkRemoteCommand(cmd *RemoteCommand) error {
@@ -118,6 +142,10 @@ func checkRemoteCommand(cmd *RemoteCommand) error {
 	}
 	if n != 1 {
 		return Errorf(EINVALID, "give exactly one of key, text and app")
+	}
+	if cmd.HoldSecs < 0 || cmd.HoldSecs > MaxHold.Seconds() || (cmd.HoldSecs > 0 && cmd.Key == "") {
+		return Errorf(EINVALID, "hold_secs holds a key down for up to %d seconds; give it with a key", int(MaxHold.Seconds())).
+			With("field", "hold_secs")
 	}
 	if cmd.Key == "" {
 		return nil
@@ -139,12 +167,19 @@ func (s *Service) sendRemote(ctx context.Context, rec DeviceRecord, cmd RemoteCo
 	if err := controllable(rec); err != nil {
 		return err
 	}
-	r, err := s.remote(rec)
+	r, err := s.remoteFor(rec, cmd.Key == "power")
 	if err != nil {
 		return err
 	}
 	var run func(context.Context) error
 	switch {
+	case cmd.Key != "" && cmd.HoldSecs > 0:
+		kh, ok := r.(devices.KeyHolder)
+		if !ok {
+			return Errorf(EUNSUPPORTED, "%s cannot hold a key down; press it without hold_secs", rec.Name)
+		}
+		hold := time.Duration(cmd.HoldSecs * float64(time.Second))
+		run = func(ctx context.Context) error { return kh.HoldKey(ctx, cmd.Key, hold) }
 	case cmd.Key != "":
 		run = func(ctx context.Context) error { return r.PressKey(ctx, cmd.Key) }
 	case cmd.Text != "":

@@ -84,9 +84,9 @@ func (s *Service) CaptureScene(ctx context.Context, name, roomRef string) (Scene
 		}
 		sc.RoomID, members, where = r.ID, membersOf(inv, r), r.Name
 	}
-	entries, skipped := s.captureEntries(members)
+	entries, skipped := s.captureEntries(inv, members)
 	if len(entries) == 0 {
-		return SceneView{}, Errorf(EINVALID, "nothing to capture: no light or power device in %s answered", where)
+		return SceneView{}, Errorf(EINVALID, "nothing to capture: no light, power device or TV in %s answered", where)
 	}
 	sc.Entries = entries
 	err = s.store.CreateScene(ctx, sc)
@@ -100,16 +100,18 @@ func (s *Service) CaptureScene(ctx context.Context, name, roomRef string) (Scene
 	return v, nil
 }
 
-// captureEntries takes every capturable member's last known state; those
-// the model has none of are skipped, and named.
-func (s *Service) captureEntries(members []DeviceRecord) ([]SceneEntry, []Outcome) {
+// captureEntries takes every capturable member's last known state (lights,
+// power devices, and TVs' power); those the model has none of are skipped,
+// and named.
+func (s *Service) captureEntries(inv inventory, members []DeviceRecord) ([]SceneEntry, []Outcome) {
 	var out []SceneEntry
 	var skipped []Outcome
 	for _, rec := range members {
-		if !rec.Enabled || (rec.Kind != devices.KindLight && rec.Kind != devices.KindPower) {
+		tv := rec.Kind == devices.KindMedia && inv.capsOf(rec).Remote
+		if !rec.Enabled || (rec.Kind != devices.KindLight && rec.Kind != devices.KindPower && !tv) {
 			continue
 		}
-		if e, ok := s.knownEntry(rec, false); ok {
+		if e, ok := s.knownEntry(rec, false, tv); ok {
 			out = append(out, e)
 			continue
 		}
@@ -171,10 +173,9 @@ func (s *Service) applyEntry(ctx context.Context, rec DeviceRecord, e SceneEntry
 	case e.Power != nil:
 		return s.applyPower(ctx, rec, *e.Power)
 	case e.Media != nil:
-		vol := e.Media.Volume
 		p := MediaPatch{Power: &e.Media.Power}
 		if e.Media.Power {
-			p.Volume = &vol
+			p.Volume = e.Media.Volume
 		}
 		_, err := s.applyMedia(ctx, rec, p)
 		return err

@@ -62,8 +62,9 @@ type SceneEntry struct {
 
 // SceneMedia is the part of a media player's state a scene restores.
 type SceneMedia struct {
-	Power  bool   `json:"power"`
-	Volume int    `json:"volume"`
+	Power bool `json:"power"`
+	// Volume is restored when set (a TV's scene keeps its power only).
+	Volume *int   `json:"volume,omitempty"`
 	Source string `json:"source,omitempty"`
 }
 

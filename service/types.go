@@ -19,6 +19,11 @@ type DeviceView struct {
 	Enabled  bool         `json:"enabled"`
 	Online   bool         `json:"online"`
 	LastSeen *time.Time   `json:"last_seen,omitempty"`
+	// Pairing is "needed" or "paired" for a device that takes commands
+	// only once paired with the hub (an Android TV); absent for others.
+	Pairing string `json:"pairing,omitempty"`
+	// MAC is the address a TV is woken at by Wake-on-LAN, when known.
+	MAC string `json:"mac,omitempty"`
 }
 
 // Light is a light with its capabilities and, when online, its state.
@@ -167,6 +172,9 @@ type RemoteCommand struct {
 	Key  string `json:"key,omitempty"`
 	Text string `json:"text,omitempty"`
 	App  string `json:"app,omitempty"` // package id, app name or deep link
+	// HoldSecs holds the key down that long (a long press), up to
+	// MaxHold, on remotes that can.
+	HoldSecs float64 `json:"hold_secs,omitempty"`
 }
 
 // SensorView is a sensor with its readings.

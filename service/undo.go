@@ -52,15 +52,15 @@ func (s *Service) capture(u *undoLog, rec DeviceRecord) {
 	if _, done := u.prior[rec.ID]; done {
 		return
 	}
-	if e, ok := s.knownEntry(rec, true); ok {
+	if e, ok := s.knownEntry(rec, true, false); ok {
 		u.prior[rec.ID], u.recs[rec.ID] = e, rec
 	}
 }
 
 // knownEntry is rec's last known state as a scene entry: a light's state,
-// a power device's on/off, and (withMedia) a player's power, volume and
-// source.
-func (s *Service) knownEntry(rec DeviceRecord, withMedia bool) (SceneEntry, bool) {
+// a power device's on/off, (withMedia) a player's power, volume and
+// source, and (tvPower) a TV's power.
+func (s *Service) knownEntry(rec DeviceRecord, withMedia, tvPower bool) (SceneEntry, bool) {
 	st := s.model.state(rec.ID)
 	e := SceneEntry{DeviceID: rec.ID}
 	switch {
@@ -73,7 +73,10 @@ func (s *Service) knownEntry(rec DeviceRecord, withMedia bool) (SceneEntry, bool
 		on := *st.power
 		e.Power = &on
 	case st.media != nil && withMedia:
-		e.Media = &SceneMedia{Power: st.media.Power, Volume: st.media.Volume, Source: st.media.Source}
+		vol := st.media.Volume
+		e.Media = &SceneMedia{Power: st.media.Power, Volume: &vol, Source: st.media.Source}
+	case st.media != nil && tvPower:
+		e.Media = &SceneMedia{Power: st.media.Power}
 	default:
 		return e, false
 	}
@@ -128,19 +131,28 @@ func (s *Service) Undo(ctx context.Context) (UndoResult, error) {
 }
 
 // restore puts one device back as captured, without receiver routing (each
-// device was captured on its own).
+// device was captured on its own). A player is sent only what differs from
+// its state now, as far as the model knows it: undoing a TV's volume key
+// does not open its app again.
 func (s *Service) restore(ctx context.Context, rec DeviceRecord, e SceneEntry) error {
 	if e.Media == nil {
 		return s.applyEntry(ctx, rec, e)
 	}
-	p := MediaPatch{Power: &e.Media.Power}
+	now := s.model.state(rec.ID).media
+	p := MediaPatch{}
+	if now == nil || now.Power != e.Media.Power {
+		p.Power = &e.Media.Power
+	}
 	if e.Media.Power {
-		vol := e.Media.Volume
-		p.Volume = &vol
-		if e.Media.Source != "" {
-			src := e.Media.Source
+		if v := e.Media.Volume; v != nil && (now == nil || now.Volume != *v) {
+			p.Volume = v
+		}
+		if src := e.Media.Source; src != "" && (now == nil || now.Source != src) {
 			p.Source = &src
 		}
+	}
+	if p.Power == nil && p.Volume == nil && p.Source == nil {
+		return nil // as it was
 	}
 	_, err := s.sendMedia(ctx, rec, p)
 	return err

@@ -22,7 +22,7 @@ func eveningScene() service.Scene {
 				Color: &devices.Color{Hex: "FF8800", X: 0.5601, Y: 0.4042},
 			}},
 			{DeviceID: "sim:plug", Power: &off},
-			{DeviceID: "sim:speaker", Media: &service.SceneMedia{Power: true, Volume: 25, Source: "tv"}},
+			{DeviceID: "sim:speaker", Media: &service.SceneMedia{Power: true, Volume: new(25), Source: "tv"}},
 			{DeviceID: "sim:bulb", Light: &devices.LightState{On: true, Brightness: 70, Mode: devices.ModeTemperature, Kelvin: 2700}},
 		},
 	}

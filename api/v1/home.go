@@ -107,6 +107,22 @@ func (h *handlers) updateDevice(c echo.Context) error {
 	return Reply(c, http.StatusOK, d, err)
 }
 
+// pairing is the body of POST /devices/{id}/pair: empty, or the code.
+type pairing struct {
+	Code string `json:"code"`
+}
+
+func (h *handlers) pairDevice(c echo.Context) error {
+	var b pairing
+	if c.Request().ContentLength != 0 {
+		if err := Decode(c, &b); err != nil {
+			return err
+		}
+	}
+	res, err := h.svc.PairDevice(c.Request().Context(), Param(c, "id"), b.Code)
+	return Reply(c, http.StatusOK, res, err)
+}
+
 // newDevice is the body of POST /devices.
 type newDevice struct {
 	Adapter string `json:"adapter"`

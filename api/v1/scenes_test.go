@@ -50,8 +50,13 @@ func TestSceneNamesAndDeletion(t *testing.T) {
 	h := newHarness(t)
 	var sc service.SceneView
 	h.call(t, h.control, http.MethodPost, "/api/v1/scenes", `{"name": "Evening"}`, http.StatusCreated, &sc)
-	if sc.RoomID != "" || len(sc.Entries) != 9 {
-		t.Fatalf("a home scene should capture the 6 lights and 3 power devices: %+v", sc)
+	if sc.RoomID != "" || len(sc.Entries) != 10 {
+		t.Fatalf("a home scene should capture the 6 lights, 3 power devices and the TV's power: %+v", sc)
+	}
+	for _, e := range sc.Entries {
+		if e.DeviceID == "sim:living-room-tv" && (e.Media == nil || e.Media.Volume != nil) {
+			t.Fatalf("the TV's entry should keep its power only: %+v", e.Media)
+		}
 	}
 	h.fail(t, h.control, http.MethodPost, "/api/v1/scenes", `{"name": "Evening", "room": "Office"}`, http.StatusConflict, "conflict")
 	h.fail(t, h.control, http.MethodPost, "/api/v1/scenes", `{"name": "Nook", "room": "Attic"}`, http.StatusNotFound, "not_found")

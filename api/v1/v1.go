@@ -57,6 +57,7 @@ func (h *handlers) routes() []Route {
 		{post, "/devices/scan", h.scanDevices},
 		{get, "/adapters", h.listAdapters},
 		{patch, "/devices/:id", h.updateDevice},
+		{post, "/devices/:id/pair", h.pairDevice},
 
 		{get, "/lights", h.listLights},
 		{get, "/lights/:id", h.getLight},
