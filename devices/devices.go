@@ -311,13 +311,19 @@ type Sensor interface {
 	Readings(ctx context.Context) ([]Reading, error)
 }
 
-// Content is a title found in a TV's libraries (its apps' catalogues).
+// Content is a title found in a TV's libraries (its apps' catalogues), or
+// (Kind ContentSearch) the TV's own search for a title, in an app or across
+// them, which is how a TV that cannot list its libraries plays one.
 type Content struct {
 	ID    string `json:"id"`
 	Title string `json:"title"`
 	App   string `json:"app"`            // package id of the app that plays it
-	Kind  string `json:"kind,omitempty"` // "movie", "show", "episode", …
+	Kind  string `json:"kind,omitempty"` // "movie", "show", "episode", ContentSearch, …
 }
+
+// ContentSearch is the Kind of a Content that opens the TV's search for
+// its Title rather than the title itself.
+const ContentSearch = "search"
 
 // ContentSearcher is a TV that can search its libraries and play a title.
 type ContentSearcher interface {

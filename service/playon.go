@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/bifrost-hub/bifrost/devices"
@@ -19,7 +20,7 @@ var launcherApps = map[string]bool{
 // PlayOnResult says what PlayOn did.
 type PlayOnResult struct {
 	Device  devices.ID `json:"device"`
-	Action  string     `json:"action"` // "opened_app", "played", "opened_last_app"
+	Action  string     `json:"action"` // "opened_app", "played", "searched" (the TV's own search), "opened_last_app"
 	App     string     `json:"app,omitempty"`
 	Title   string     `json:"title,omitempty"`
 	Message string     `json:"message"`
@@ -72,10 +73,22 @@ func (s *Service) playOn(ctx context.Context, rec DeviceRecord, q string) (PlayO
 	if appNamed && (strings.EqualFold(what, named.Name) || strings.EqualFold(what, named.ID)) {
 		return s.openApp(ctx, rec, r, named, "opened_app", fmt.Sprintf("Opened %s on %s", named.Name, rec.Name))
 	}
-	// "play Stranger Things (on Netflix)": a title from the TV's libraries.
-	if c, ok, err := s.searchContent(ctx, rec, r, titleOf(what, named, appNamed)); err != nil || ok {
+	// "play Stranger Things (on Netflix)": a title from the TV's libraries,
+	// or the TV's own search for it.
+	prefer := ""
+	if appNamed {
+		prefer = named.ID
+	}
+	if c, ok, err := s.searchContent(ctx, rec, r, titleOf(what, named, appNamed), prefer); err != nil || ok {
 		res.Action, res.App, res.Title = "played", c.App, c.Title
 		res.Message = fmt.Sprintf("Playing %s on %s", c.Title, rec.Name)
+		if c.Kind == devices.ContentSearch {
+			res.Action = "searched"
+			res.Message = fmt.Sprintf("Searching for %q on %s", c.Title, rec.Name)
+			if c.App != "" {
+				res.Message = fmt.Sprintf("Searching %s for %q on %s", appName(apps, c.App), c.Title, rec.Name)
+			}
+		}
 		return res, err
 	}
 	if appNamed {
@@ -208,8 +221,9 @@ func appName(apps []devices.App, id string) string {
 	return id
 }
 
-// searchContent searches the TV's libraries and plays the best match.
-func (s *Service) searchContent(ctx context.Context, rec DeviceRecord, r devices.Remote, q string) (devices.Content, bool, error) {
+// searchContent searches the TV's libraries and plays the best match;
+// among equals, one in the app prefer (the app the request named) wins.
+func (s *Service) searchContent(ctx context.Context, rec DeviceRecord, r devices.Remote, q, prefer string) (devices.Content, bool, error) {
 	cs, ok := r.(devices.ContentSearcher)
 	if !ok {
 		return devices.Content{}, false, nil
@@ -220,12 +234,25 @@ func (s *Service) searchContent(ctx context.Context, rec DeviceRecord, r devices
 	if err != nil {
 		return devices.Content{}, false, deviceError(rec.Name, err)
 	}
+	if prefer != "" {
+		// The named app's titles first, in the TV's order.
+		slices.SortStableFunc(found, func(a, b devices.Content) int {
+			return boolRank(b.App == prefer) - boolRank(a.App == prefer)
+		})
+	}
 	c, ok := bestContent(found, q)
 	if !ok {
 		return c, false, nil
 	}
 	err = wrapDevice(rec.Name, s.reg.Do(ctx, rec.ID, "", func(ctx context.Context) error { return cs.PlayContent(ctx, c) }))
 	return c, true, err
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // bestContent ranks titles: exact, then prefix, then containing the query;

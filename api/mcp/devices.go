@@ -70,7 +70,7 @@ func (t *tools) remoteTools() []mcpserver.ServerTool {
 			acts, object(with(tvArg, map[string]schema{"query": str("an app or a title, as said")}), "tv", "query"),
 			open(map[string]schema{
 				"device": str(""),
-				"action": enum("", []string{"opened_app", "played", "opened_last_app"}),
+				"action": enum("", []string{"opened_app", "played", "searched", "opened_last_app"}),
 				"app":    str("package id"), "title": str(""), "message": str(""),
 			})),
 			Handler: handle(t, t.playOn)},
