@@ -43,6 +43,7 @@ func TestBrowser(t *testing.T) {
 	roomAndScene(b, api, ids)
 	keyShownOnce(b, h, ids)
 	markupAndLiveChanges(b, api, ids)
+	tvCard(b, api)
 	scanAndAdd(b, api)
 	b.screenshots()
 	b.keyboard(api, ids)
@@ -174,6 +175,33 @@ func markupAndLiveChanges(b *browser, api client, ids map[string]string) {
 		b.t.Errorf("the change took %v to appear", took)
 	}
 	b.t.Logf("a change through /api/v1 appeared in the page %v after the request", took.Round(time.Millisecond))
+}
+
+// tvCard works the TV's card on the dashboard: one card with the player's
+// controls and the remote's keypad, each following its own live view.
+func tvCard(b *browser, api client) {
+	b.t.Helper()
+	const tv = "sim:living-room-tv"
+	b.navigate("#/")
+	api.must(http.StatusOK, "PUT", "/api/v1/media/devices/"+tv+"/state", map[string]any{"power": true}, nil)
+	api.must(http.StatusOK, "POST", "/api/v1/remote/devices/"+tv+"/command", map[string]any{"app": "Netflix"}, nil)
+	card := fmt.Sprintf(`document.querySelector('[data-device=%q]')`, tv)
+	b.waitJS("the TV's keypad and what is on screen", card+`?.querySelector('.keypad button[aria-label="OK on Living Room TV"]') && `+
+		card+`.querySelector('.remote .now-playing').textContent === 'On screen: Netflix'`)
+	b.click(`[data-device="` + tv + `"] button[aria-label="Home on Living Room TV"]`)
+	b.waitJS("the home screen after Home", card+`.querySelector('.remote .now-playing').textContent.includes('tvlauncher')`)
+	var r struct {
+		CurrentApp string `json:"current_app"`
+	}
+	api.must(http.StatusOK, "GET", "/api/v1/remote/devices/"+tv, nil, &r)
+	if r.CurrentApp != "com.google.android.tvlauncher" {
+		b.t.Errorf("after Home in the page the TV shows %q", r.CurrentApp)
+	}
+	// The player's own change reaches the player's controls and leaves
+	// the remote's in place.
+	api.must(http.StatusOK, "PUT", "/api/v1/media/devices/"+tv+"/state", map[string]any{"volume": 31}, nil)
+	b.waitJS("the TV's volume", card+`.querySelector('input[aria-label="Living Room TV volume"]').value === '31' && `+
+		card+`.querySelector('input[aria-label="Living Room TV power"]').checked && !!`+card+`.querySelector('.keypad')`)
 }
 
 // scanAndAdd works the Devices page at phone width: a scan shows the hub's

@@ -35,10 +35,16 @@ export const app = {
   path: '/',
 
   // watch calls fn with the device's new view whenever it changes, until
-  // the page is drawn again.
-  watch(id, fn) {
+  // the page is drawn again; with a type ('media', 'remote', …), only with
+  // views of that type (a TV has a media view and a remote view).
+  watch(id, fn, type = '') {
     if (!this.watchers.has(id)) this.watchers.set(id, new Set());
-    this.watchers.get(id).add(fn);
+    this.watchers.get(id).add({ fn, type });
+  },
+
+  // remote finds the remote face of a device (a TV's), if it has one.
+  remote(id) {
+    return (this.home.remotes || []).find((x) => x.id === id) || null;
   },
 
   // run runs an action, showing its error; a lost session goes back to
@@ -218,7 +224,9 @@ function onEvent(e) {
     for (const heard of hearing) heard.push(e);
     const view = merge(app.home, e);
     if (view) {
-      for (const fn of app.watchers.get(e.id) || []) fn(view);
+      for (const w of app.watchers.get(e.id) || []) {
+        if (!w.type || w.type === e.type) w.fn(view);
+      }
       return;
     }
   }

@@ -115,6 +115,10 @@ function deviceRow(app, d) {
   const status = h('span', { class: 'badge' });
   const li = h('li', { class: `device ${d.kind}`, 'data-device': d.id });
   const { head, body, update } = make(app, d);
+  // A TV is one device with a media face and a remote face: its card has
+  // both, the keypad and app launcher under the player's controls.
+  const tvRemote = d.kind === 'media' ? app.remote(d.id) : null;
+  const remote = tvRemote ? remotePanel(app, tvRemote) : null;
   const showStatus = (v) => {
     const off = !v.online;
     status.hidden = v.online && v.enabled;
@@ -123,12 +127,13 @@ function deviceRow(app, d) {
     li.classList.toggle('offline', off || !v.enabled);
     for (const el of li.querySelectorAll('input, select, button')) el.disabled = off || !v.enabled;
   };
-  append(li, [h('div', { class: 'device-head' }, name, status, head), body]);
+  append(li, [h('div', { class: 'device-head' }, name, status, head), body, remote ? remote.body : null]);
   showStatus(d);
+  if (remote) app.watch(d.id, remote.update, 'remote');
   app.watch(d.id, (v) => {
     update(v);
     showStatus(v);
-  });
+  }, d.kind);
   return li;
 }
 
@@ -266,24 +271,47 @@ function powerRow(app, p) {
   return { head: power, body: null, update };
 }
 
-// A TV remote: open an app, and the keys used most.
+// A TV remote on its own (one with no media face).
 function remoteRow(app, r) {
+  const { body, update } = remotePanel(app, r);
+  return { head: null, body, update };
+}
+
+// remotePanel is a TV's remote: what is on screen, an app launcher, the
+// arrow keys around OK, back, home and menu, volume keys, and text to type.
+function remotePanel(app, r) {
   const send = (cmd) => app.run(() => post(at`/remote/devices/${r.id}/command`, cmd));
+  const has = (k) => (r.keys || []).includes(k);
   const current = h('p', { class: 'now-playing' });
   const apps = select(`App to open on ${r.name}`, [['', 'Open an app…'], ...(r.apps || []).map((a) => [a.id, a.name])], '', { id: `remote-app-${r.id}` });
   apps.addEventListener('change', () => {
     if (apps.value) send({ app: apps.value });
     apps.value = '';
   });
-  const names = { home: 'Home', back: 'Back', play_pause: 'Play/Pause', power: 'Power' };
-  const keys = Object.keys(names).filter((k) => (r.keys || []).includes(k))
-    .map((k) => h('button', { type: 'button', class: 'quiet', 'aria-label': `${names[k]} on ${r.name}`, text: names[k], onclick: () => send({ key: k }) }));
+  const key = (k, text, label, cls = 'quiet') => (has(k)
+    ? h('button', { type: 'button', class: `${cls} key-${k}`, 'aria-label': `${label} on ${r.name}`, text, onclick: () => send({ key: k }) })
+    : null);
+  const pad = h('div', { class: 'keypad', role: 'group', 'aria-label': `${r.name} arrow keys` },
+    key('up', '▲', 'Up'), key('left', '◀', 'Left'), key('select', 'OK', 'OK', 'key-ok'), key('right', '▶', 'Right'), key('down', '▼', 'Down'));
+  const nav = h('div', { class: 'row buttons', role: 'group', 'aria-label': `${r.name} keys` },
+    key('back', 'Back', 'Back'), key('home', 'Home', 'Home'), key('menu', 'Menu', 'Menu'),
+    key('play_pause', 'Play/Pause', 'Play/Pause'),
+    key('volume_down', 'Vol −', 'Volume down'), key('volume_up', 'Vol +', 'Volume up'), key('mute', 'Mute', 'Mute'),
+    key('power', 'Power', 'Power'));
+  const text = h('input', { type: 'text', id: `remote-text-${r.id}`, 'aria-label': `Text to type on ${r.name}`, placeholder: 'Type on the TV…', autocomplete: 'off' });
+  const typeForm = h('form', { class: 'row buttons' }, text, h('button', { type: 'submit', class: 'quiet', text: 'Send' }));
+  typeForm.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    if (!text.value) return;
+    if (await send({ text: text.value })) text.value = '';
+  });
   const update = (v) => {
     const app1 = (v.apps || []).find((a) => a.id === v.current_app);
     current.textContent = v.current_app ? `On screen: ${app1 ? app1.name : v.current_app}` : '';
   };
   update(r);
-  return { head: null, body: h('div', { class: 'controls' }, current, h('div', { class: 'row buttons' }, apps, keys)), update };
+  const body = h('div', { class: 'controls remote', 'data-remote': r.id }, current, h('div', { class: 'row buttons' }, apps), pad, nav, typeForm);
+  return { body, update };
 }
 
 // A sensor's readings.

@@ -2,14 +2,19 @@
 // enable or disable; scan for new devices and add one by its address.
 
 import { get, post, patch, at, ApiError } from './api.js';
-import { h, field, select, toggle, busy, when, replace } from './dom.js';
+import { h, field, select, toggle, busy, when, replace, toast } from './dom.js';
 
 const kindNames = { light: 'Light', media: 'Media', power: 'Power', remote: 'Remote', sensor: 'Sensor' };
 
 // What each adapter that adds devices by address calls itself, and what
 // its address looks like.
-const adapterNames = { sonos: 'Sonos', onkyo: 'Onkyo / Integra / Pioneer', neewer: 'Neewer (Bluetooth)' };
+const adapterNames = {
+  sonos: 'Sonos', onkyo: 'Onkyo / Integra / Pioneer', neewer: 'Neewer (Bluetooth)',
+  androidtv: 'Android TV / Google TV', roku: 'Roku',
+};
 const addressHints = {
+  androidtv: ['192.168.1.40', "The TV's IP address, like 192.168.1.40 (add :PORT if its remote port is not 6466). Pair it below once it is added."],
+  roku: ['192.168.1.41', "The Roku's IP address, like 192.168.1.41."],
   sonos: ['192.168.1.20', "Any one player's IP address, like 192.168.1.20; the others in the household come along."],
   onkyo: ['192.168.1.20', "The receiver's IP address, like 192.168.1.20."],
   neewer: ['DF:24:3A:B4:46:5D', "The light's Bluetooth address, like DF:24:3A:B4:46:5D."],
@@ -228,15 +233,110 @@ function deviceItem(app, d, rooms) {
   const room = select(`Room of ${d.name}`, rooms, d.room_id || '', { id: `dev-room-${d.id}` });
   room.addEventListener('change', () => change({ room: room.value }, (v) => (v.room ? `${v.name} is in ${v.room}` : `${v.name} is in no room`)));
   const enabled = toggle(`${d.name} enabled`, d.enabled, (on) => change({ enabled: on }, (v) => `${v.name} ${v.enabled ? 'enabled' : 'disabled'}`), { id: `dev-enabled-${d.id}` });
+  const needsPairing = d.pairing === 'needed';
   return h('div', { class: `card device-item ${d.online ? '' : 'offline'}`, role: 'listitem', 'data-device': d.id },
     h('div', { class: 'card-head' },
       h('h2', { text: d.name }),
-      h('span', { class: `badge ${d.online ? 'good' : 'warn'}`, text: d.online ? 'Online' : 'Offline' })),
+      needsPairing
+        ? h('span', { class: 'badge warn', text: 'Needs pairing' })
+        : h('span', { class: `badge ${d.online ? 'good' : 'warn'}`, text: d.online ? 'Online' : 'Offline' })),
     h('p', { class: 'meta' },
       h('span', { text: kindNames[d.kind] || d.kind }),
       h('span', { text: d.model || d.adapter }),
       h('code', { text: d.id }),
       d.online ? null : h('span', { text: `last seen ${when(d.last_seen)}` })),
     form,
-    h('div', { class: 'row' }, field('Room', room), h('div', { class: 'field' }, h('span', { class: 'label', text: 'Enabled', 'aria-hidden': 'true' }), enabled)));
+    h('div', { class: 'row' }, field('Room', room), h('div', { class: 'field' }, h('span', { class: 'label', text: 'Enabled', 'aria-hidden': 'true' }), enabled)),
+    d.pairing ? pairRow(app, d) : null,
+    wakes(d) ? macForm(app, d, change) : null);
+}
+
+// The adapters whose TVs can be woken by Wake-on-LAN.
+const wakeAdapters = ['androidtv', 'roku'];
+
+function wakes(d) {
+  return !!d.mac || wakeAdapters.includes(d.adapter);
+}
+
+// macForm sets the address a TV is woken at, for TVs that sleep off the
+// network.
+function macForm(app, d, change) {
+  const mac = h('input', {
+    value: d.mac || '', id: `dev-mac-${d.id}`, maxlength: 17, autocomplete: 'off', autocapitalize: 'off',
+    spellcheck: 'false', placeholder: 'e.g. A4:5E:60:C2:11:09',
+  });
+  const save = h('button', { type: 'submit', text: 'Save' });
+  const form = h('form', { class: 'inline-form' },
+    field(`Wake-on-LAN address of ${d.name}`, mac, 'Its MAC address; the hub sends a wake-up packet there before turning it on. Empty uses the one the TV reports.'),
+    save);
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    await busy(save, () => change({ mac: mac.value.trim() }, (v) => (v.mac ? `${v.name} is woken at ${v.mac}` : `${v.name} has no Wake-on-LAN address`)));
+  });
+  return form;
+}
+
+// pairRow says whether a TV is paired with the hub and opens the pairing
+// dialog.
+function pairRow(app, d) {
+  const needed = d.pairing === 'needed';
+  return h('div', { class: 'row pair-row' },
+    h('p', { class: 'note', text: needed ? `${d.name} takes commands only once paired with the hub.` : `${d.name} is paired with the hub.` }),
+    h('button', {
+      type: 'button', class: needed ? 'primary' : 'quiet', id: `dev-pair-${d.id}`,
+      text: needed ? 'Pair…' : 'Pair again…', onclick: () => pairDialog(app, d),
+    }));
+}
+
+// pairDialog pairs a TV: the hub asks it to show a code, the person types
+// the code in. A mistyped code is said so and can be typed again.
+function pairDialog(app, d) {
+  const status = h('p', { class: 'discover-message', id: 'pair-status', role: 'status' });
+  const code = h('input', {
+    id: 'pair-code', maxlength: 6, minlength: 6, required: true, autocomplete: 'one-time-code',
+    autocapitalize: 'characters', spellcheck: 'false', pattern: '[0-9A-Fa-f]{6}', disabled: true,
+  });
+  const finish = h('button', { type: 'submit', class: 'primary', id: 'pair-finish', text: 'Pair', disabled: true });
+  const again = h('button', { type: 'button', class: 'quiet', id: 'pair-again', text: 'Show a new code' });
+  const close = h('button', { type: 'button', class: 'quiet', id: 'pair-close', text: 'Close' });
+  const form = h('form', { method: 'dialog', class: 'pair-form' },
+    h('h2', { id: 'pair-title', text: `Pair ${d.name}` }),
+    status,
+    field('Code shown on the TV', code, '6 characters, 0–9 and A–F.'),
+    h('div', { class: 'row buttons' }, finish, again, close));
+  const dialog = h('dialog', { class: 'card pair-dialog', 'aria-labelledby': 'pair-title', 'data-device': d.id }, form);
+  const say = (text, error) => {
+    status.textContent = text;
+    status.className = error ? 'error' : 'discover-message';
+  };
+  const start = async () => {
+    say(`Asking ${d.name} to show a code…`);
+    code.disabled = true;
+    finish.disabled = true;
+    const res = await attempt(app, () => post(at`/devices/${d.id}/pair`, {}));
+    if (!res) return;
+    if (res.error) { say(res.error, true); return; }
+    say(`Type the code ${d.name} shows now.`);
+    code.disabled = false;
+    finish.disabled = false;
+    code.focus();
+  };
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    finish.disabled = true;
+    say('Pairing…');
+    const res = await attempt(app, () => post(at`/devices/${d.id}/pair`, { code: code.value.trim() }));
+    finish.disabled = false;
+    if (!res) return;
+    if (res.error) { say(res.error, true); code.select(); return; }
+    dialog.close();
+    toast(res.value.message);
+    app.refresh();
+  });
+  again.addEventListener('click', start);
+  close.addEventListener('click', () => dialog.close());
+  dialog.addEventListener('close', () => dialog.remove());
+  document.body.append(dialog);
+  dialog.showModal();
+  start();
 }
