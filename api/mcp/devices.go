@@ -66,6 +66,10 @@ func (t *tools) remoteTools() []mcpserver.ServerTool {
 		{Tool: newTool("launch_app", "Open an app on a TV: its name, package id, or a deep link (a URL).",
 			writes, object(with(tvArg, map[string]schema{"app": str("")}), "tv", "app"), remoteSchema),
 			Handler: handle(t, t.launchApp)},
+		{Tool: newTool("type_text", "Type into the text field a TV shows (a search box).",
+			acts, object(with(tvArg, map[string]schema{"text": str("")}), "tv", "text"),
+			open(map[string]schema{"id": str(""), "name": str(""), "typed": str("")})),
+			Handler: handle(t, t.typeText)},
 		{Tool: newTool("play_on", `Do what was said on a TV: "Netflix" opens the app; "Bob's Burgers" searches the TV's apps and plays the best match; failing both, reopens the app last used. Says which it did.`,
 			acts, object(with(tvArg, map[string]schema{"query": str("an app or a title, as said")}), "tv", "query"),
 			open(map[string]schema{
@@ -121,6 +125,23 @@ func (t *tools) launchApp(ctx context.Context, a appArgs) (result, error) {
 	}
 	v := remoteOf(r, false)
 	return result{text: fmt.Sprintf("Opened %s. %s", a.App, v.line(false)), data: v}, nil
+}
+
+type textArgs struct {
+	TV   string `json:"tv"`
+	Text string `json:"text"`
+}
+
+func (t *tools) typeText(ctx context.Context, a textArgs) (result, error) {
+	if a.Text == "" {
+		return result{}, service.Errorf(service.EINVALID, "text is required: what to type on the TV")
+	}
+	r, err := t.svc.RemoteCommand(ctx, a.TV, service.RemoteCommand{Text: a.Text})
+	if err != nil {
+		return result{}, err
+	}
+	return result{text: fmt.Sprintf("Typed %q on %s.", a.Text, r.Name),
+		data: map[string]any{"id": r.ID, "name": r.Name, "typed": a.Text}}, nil
 }
 
 type playOnArgs struct {

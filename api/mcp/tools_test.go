@@ -31,7 +31,7 @@ var allTools = map[string]bool{
 	"list_media_favorites": true, "play_media_favorite": false, "cast_media": false,
 	"group_speakers": false, "ungroup_speaker": false, "bind_receiver": false,
 	"list_power_devices": true, "set_power": false,
-	"list_remotes": true, "press_remote_key": false, "launch_app": false, "play_on": false,
+	"list_remotes": true, "press_remote_key": false, "launch_app": false, "type_text": false, "play_on": false,
 	"list_sensors": true, "scan_devices": false, "undo": false,
 }
 
@@ -344,6 +344,7 @@ func TestEveryToolAnswersTextAndMatchingStructuredContent(t *testing.T) {
 		{"list_remotes", nil, "Netflix"},
 		{"launch_app", map[string]any{"tv": "Living Room TV", "app": "YouTube"}, "YouTube in front"},
 		{"press_remote_key", map[string]any{"tv": "Living Room TV", "key": "select"}, "Pressed select"},
+		{"type_text", map[string]any{"tv": "Living Room TV", "text": "the office"}, `Typed "the office"`},
 		{"play_on", map[string]any{"tv": "Living Room TV", "query": "open Netflix"}, "Netflix"},
 		{"list_sensors", nil, "Occupancy: "},
 		{"scan_devices", nil, ""},
