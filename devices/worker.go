@@ -71,7 +71,7 @@ func (w *worker) fail(key string, err error) error {
 // do queues fn under key and waits for the value of the command that ran
 // in its place (its own, or a newer one that superseded it), or for ctx.
 func (w *worker) do(ctx context.Context, key string, fn func(context.Context) (any, error)) (any, error) {
-	if !w.device.Online() {
+	if !w.device.Online() && !wakeable(w.device) {
 		return nil, w.fail(key, errOffline)
 	}
 	res := make(chan result, 1)
@@ -84,6 +84,14 @@ func (w *worker) do(ctx context.Context, key string, fn func(context.Context) (a
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// wakeable reports whether an offline device still takes commands: one
+// Wake-on-LAN can wake, whose adapter wakes it for a power-on and refuses
+// the rest itself.
+func wakeable(d Device) bool {
+	w, ok := d.(Waker)
+	return ok && w.MAC() != ""
 }
 
 func (w *worker) enqueue(key string, fn func(context.Context) (any, error), res chan result) error {

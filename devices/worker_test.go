@@ -208,3 +208,29 @@ func TestSleep(t *testing.T) {
 		t.Fatal("a zero sleep on a cancelled context passed")
 	}
 }
+
+// sleepyTV is an offline device Wake-on-LAN can wake once it knows where.
+type sleepyTV struct {
+	fakeDevice
+	mac string
+}
+
+func (s *sleepyTV) MAC() string       { return s.mac }
+func (s *sleepyTV) SetMAC(mac string) { s.mac = mac }
+
+func TestAnOfflineDeviceTakesCommandsOnlyWhenItCanBeWoken(t *testing.T) {
+	r := NewRegistry(time.Second)
+	defer r.Close()
+	tv := &sleepyTV{fakeDevice: fakeDevice{id: "tv"}}
+	tv.offline.Store(true)
+	r.Add(tv)
+	ran := 0
+	run := func() error { return r.Do(context.Background(), "tv", "", func(context.Context) error { ran++; return nil }) }
+	if err := run(); !errors.Is(err, ErrUnreachable) || ran != 0 {
+		t.Fatalf("an offline TV with no MAC address ran the command: %v, %d", err, ran)
+	}
+	tv.SetMAC("a4:5e:60:c2:11:09")
+	if err := run(); err != nil || ran != 1 {
+		t.Fatalf("an offline TV with a MAC address did not get the command (its power-on wakes it): %v, %d", err, ran)
+	}
+}
