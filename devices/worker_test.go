@@ -225,7 +225,9 @@ func TestAnOfflineDeviceTakesCommandsOnlyWhenItCanBeWoken(t *testing.T) {
 	tv.offline.Store(true)
 	r.Add(tv)
 	ran := 0
-	run := func() error { return r.Do(context.Background(), "tv", "", func(context.Context) error { ran++; return nil }) }
+	run := func() error {
+		return r.Do(context.Background(), "tv", "", func(context.Context) error { ran++; return nil })
+	}
 	if err := run(); !errors.Is(err, ErrUnreachable) || ran != 0 {
 		t.Fatalf("an offline TV with no MAC address ran the command: %v, %d", err, ran)
 	}

@@ -38,6 +38,7 @@ type Config struct {
 	Secret string
 
 	Media  MediaConfig  // Sonos speakers and Onkyo receivers
+	TV     TVConfig     // Android TVs and Rokus
 	Neewer NeewerConfig // Neewer lights over Bluetooth LE
 	MQTT   MQTTConfig   // MQTT devices
 }
@@ -121,7 +122,7 @@ func (c *Config) options() []option {
 			Usage: "comma-separated browser `origins` (https://host:port) allowed to call /mcp; default: the hub's own host and localhost"},
 		{Name: "secret", Env: "BIFROST_SECRET", Secret: true, Value: (*stringValue)(&c.Secret),
 			Usage: "random `string` (16+ characters, e.g. from openssl rand -base64 32) whose key encrypts the passwords saved in the web UI"},
-	}, slices.Concat(c.Media.options(), c.Neewer.options(), c.MQTT.options())...)
+	}, slices.Concat(c.Media.options(), c.TV.options(), c.Neewer.options(), c.MQTT.options())...)
 }
 
 // pick returns the options named, in the order given.

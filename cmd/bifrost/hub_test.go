@@ -65,20 +65,20 @@ type hub struct {
 
 // startHub starts `bifrost serve --demo` on a free port with data dir data
 // and waits until its /healthz answers.
-func startHub(tb testing.TB, bin, data string) *hub {
+func startHub(tb testing.TB, bin, data string, extra ...string) *hub {
 	tb.Helper()
-	h := startHubProcess(tb, bin, data)
+	h := startHubProcess(tb, bin, data, extra...)
 	h.waitHealthy()
 	return h
 }
 
 // startHubProcess starts the server and waits for the address it logs.
-func startHubProcess(tb testing.TB, bin, data string) *hub {
+func startHubProcess(tb testing.TB, bin, data string, extra ...string) *hub {
 	tb.Helper()
 	h := &hub{tb: tb, exited: make(chan struct{}), log: newLineLog()}
 	// Bluetooth off: the runner's adapter (or a D-Bus without BlueZ) is
 	// not what these tests are about.
-	h.cmd = exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data", data, "--demo", "--ble", "off")
+	h.cmd = exec.Command(bin, append([]string{"serve", "--addr", "127.0.0.1:0", "--data", data, "--demo", "--ble", "off"}, extra...)...)
 	h.cmd.Env = cleanEnv()
 	h.cmd.Stderr = h.log
 	if err := h.cmd.Start(); err != nil {

@@ -50,6 +50,7 @@ func commands() []command {
 		{"keys", "create, list and revoke API keys", runKeys},
 		{"users", "add web UI users and set their passwords", runUsers},
 		{"neewer", "scan for Neewer Bluetooth lights (neewer scan)", runNeewer},
+		{"androidtv", "pair the hub with an Android TV or Google TV (androidtv pair HOST)", runAndroidTV},
 		{"backup", "write a consistent copy of the database to FILE", runBackup},
 		{"migrate", "apply database migrations and exit", runMigrate},
 		{"healthcheck", "exit 0 when the hub at --addr answers /healthz", runHealthcheck},

@@ -123,6 +123,9 @@ func (m *Main) startAdapters(ctx context.Context) error {
 		m.Logger.Info("demo home added", "devices", len(m.registry.List()))
 	}
 	m.startMedia(ctx)
+	if err := m.startTVs(ctx); err != nil {
+		return err
+	}
 	m.startMQTT(ctx)
 	return m.startNeewer(ctx)
 }
