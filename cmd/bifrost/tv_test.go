@@ -360,3 +360,88 @@ func waitDevice(t *testing.T, api client, id, what string, ok func(service.Devic
 	t.Fatalf("%s: not within 20 s; devices: %+v", what, last)
 	return service.DeviceView{}
 }
+
+// TestPairingOnTheDevicesPage pairs an Android TV in the web UI's dialog,
+// as a person would: a mistyped code is said so in the dialog, which stays
+// open; the code the TV shows pairs it.
+func TestPairingOnTheDevicesPage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and drives chromium; skipped with -short")
+	}
+	browserPath := findChromium(t)
+	bin := buildBinary(t)
+	atv := atvtest.Start(t, atvtest.Options{Name: "Bedroom TV"})
+	h := startHub(t, bin, t.TempDir(), "--androidtv-hosts", atv.Addr())
+	b := newBrowser(t, browserPath)
+	firstAdmin(b, h, setupCode(t, h))
+	const item = `[role="listitem"][data-device="androidtv:aabbccddeeff"]`
+	b.navigate("#/devices")
+	b.waitJS("the TV, needing pairing", `document.querySelector('`+item+` .badge')?.textContent === 'Needs pairing'`)
+	b.click(item + ` button[id^="dev-pair-"]`)
+	b.waitJS("the dialog asking for the code", `document.querySelector('dialog[open] #pair-status')?.textContent.startsWith('Type the code') && !document.querySelector('#pair-code').disabled`)
+	code := atv.WaitCode(t)
+	b.typeInto("#pair-code", flipFirst(code))
+	b.click("#pair-finish")
+	b.waitJS("the typo said so", `document.querySelector('dialog[open] #pair-status.error')?.textContent.includes('cannot be right')`)
+	b.typeInto("#pair-code", code)
+	b.click("#pair-finish")
+	b.waitJS("the dialog closed and the TV paired", `!document.querySelector('dialog[open]') && document.querySelector('`+item+` .pair-row .note')?.textContent.includes('is paired with the hub')`)
+	atv.Wait(t, "the hub's session", func() bool { return atv.Connected() > 0 })
+	b.checkConsole()
+}
+
+// TestPairingOnTheCommandLine pairs with `bifrost androidtv pair HOST`,
+// typing the code on standard input; a hub started afterwards on the same
+// data directory controls the TV without a code.
+func TestPairingOnTheCommandLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary; skipped with -short")
+	}
+	bin := buildBinary(t)
+	atv := atvtest.Start(t, atvtest.Options{Name: "Bedroom TV"})
+	data := t.TempDir()
+	cmd := exec.Command(bin, "androidtv", "pair", atv.Addr(), "--data", data)
+	cmd.Env = cleanEnv()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	code := atv.WaitCode(t)
+	if _, err := stdin.Write([]byte(flipFirst(code) + "\n" + code + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("androidtv pair: %v\n%s", err, out.String())
+		}
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("androidtv pair did not finish\n%s", out.String())
+	}
+	if s := out.String(); !strings.Contains(s, "cannot be right") || !strings.Contains(s, "Paired with Bedroom TV") {
+		t.Fatalf("the command said:\n%s", s)
+	}
+	if fi, err := os.Stat(filepath.Join(data, "androidtv-client.pem")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the client certificate: %v %v", fi, err)
+	}
+
+	h := startHub(t, bin, data, "--androidtv-hosts", atv.Addr())
+	out2, _ := bifrost(t, bin, "keys", "create", "--name", "tv", "--data", data)
+	api := client{tb: t, hub: h, key: strings.TrimSpace(out2)}
+	waitDevice(t, api, "androidtv:aabbccddeeff", "paired and online", func(d service.DeviceView) bool {
+		return d.Online && d.Pairing == service.PairingPaired
+	})
+	api.must(http.StatusOK, "POST", "/api/v1/remote/devices/Bedroom%20TV/command", map[string]any{"key": "select"}, nil)
+	atv.WaitKey(t, atvwire.KeyDpadCenter)
+	if n := atv.CodesShown(); n != 1 {
+		t.Fatalf("the TV showed %d codes; want the one the command line paired with", n)
+	}
+}
