@@ -1011,3 +1011,45 @@ func TestPlayOnUnderstandsRequests(t *testing.T) {
 		t.Fatalf("fallback: %+v", res)
 	}
 }
+
+func TestUndoTakesBackATVsVolumeAndPowerKeys(t *testing.T) {
+	h := newHouse(t)
+	key := service.WithPrincipal(context.Background(), service.Principal{Kind: "key", ID: "k1", Name: "assistant", Scope: service.ScopeControl})
+	tv := h.home.TV("sim:living-room-tv")
+	must[service.Media](t)(h.svc.SetMedia(h.ctx, "Living Room TV", service.MediaPatch{Power: ptr(true), Volume: ptr(20), Source: ptr("Netflix")}))
+
+	must[service.RemoteView](t)(h.svc.RemoteCommand(key, "Living Room TV", service.RemoteCommand{Key: "volume_up"}))
+	if st := must[devices.MediaState](t)(tv.MediaState(h.ctx)); st.Volume == 20 {
+		t.Fatalf("volume_up left the volume at %d", st.Volume)
+	}
+	res := must[service.UndoResult](t)(h.svc.Undo(key))
+	st := must[devices.MediaState](t)(tv.MediaState(h.ctx))
+	if len(res.Result.Applied) != 1 || st.Volume != 20 || st.Source != "Netflix" || !st.Power {
+		t.Fatalf("after undoing volume_up the TV is %+v (%+v); want volume 20 on Netflix", st, res)
+	}
+
+	must[service.RemoteView](t)(h.svc.RemoteCommand(key, "Living Room TV", service.RemoteCommand{Key: "power"}))
+	if st := must[devices.MediaState](t)(tv.MediaState(h.ctx)); st.Power {
+		t.Fatal("the power key left the TV on")
+	}
+	must[service.UndoResult](t)(h.svc.Undo(key))
+	if st := must[devices.MediaState](t)(tv.MediaState(h.ctx)); !st.Power {
+		t.Fatal("undoing the power key left the TV off")
+	}
+
+	// Keys that change nothing the model keeps are not undone.
+	must[service.RemoteView](t)(h.svc.RemoteCommand(key, "Living Room TV", service.RemoteCommand{Key: "select"}))
+	_, err := h.svc.Undo(key)
+	wantCode(t, err, service.ENOTFOUND)
+}
+
+func TestHoldingAKey(t *testing.T) {
+	h := newHouse(t)
+	_, err := h.svc.RemoteCommand(h.ctx, "Living Room TV", service.RemoteCommand{Key: "select", HoldSecs: 4})
+	wantCode(t, err, service.EINVALID)
+	_, err = h.svc.RemoteCommand(h.ctx, "Living Room TV", service.RemoteCommand{Text: "x", HoldSecs: 1})
+	wantCode(t, err, service.EINVALID)
+	// The simulated TV has no long press: said so, not faked.
+	_, err = h.svc.RemoteCommand(h.ctx, "Living Room TV", service.RemoteCommand{Key: "select", HoldSecs: 1})
+	wantCode(t, err, service.EUNSUPPORTED)
+}

@@ -53,6 +53,7 @@ func TestTVs(t *testing.T) {
 	androidTVThroughV1(t, api, atv)
 	rokuThroughV1(t, api, rk)
 	throughMCP(t, api, atv, rk)
+	wakeAddress(t, api, rokuID)
 	wakeOnLAN(t, api, atv, rk, wake, atvID, rokuID)
 
 	// The pairing outlives the hub: after a restart the TV takes commands
@@ -67,6 +68,8 @@ func TestTVs(t *testing.T) {
 	atv.Reset()
 	api.must(http.StatusOK, "POST", "/api/v1/remote/devices/Bedroom%20TV/command", map[string]any{"key": "home"}, nil)
 	atv.WaitKey(t, atvwire.KeyHome)
+	// So does the Wake-on-LAN address the user gave.
+	waitDevice(t, api, rokuID, "the Roku with the address the user gave", func(d service.DeviceView) bool { return d.MAC == userMAC })
 	if n := atv.CodesShown(); n != shown {
 		t.Fatalf("the TV showed %d more codes after the restart", n-shown)
 	}
@@ -147,23 +150,28 @@ func androidTVThroughV1(t *testing.T, api client, atv *atvtest.TV) {
 }
 
 // typeOnce opens a text field on the Android TV and types text into it
-// through /api/v1, once the hub has heard that the field is open (the TV
-// says so on the remote session; until then the hub says to open one).
+// through /api/v1. The TV tells the hub on the remote session that the
+// field is open, with the counters an edit must carry; an edit sent before
+// the hub has heard of the new field (the hub says to open one, or the TV
+// drops an edit with the old field's counters) is sent again, until the
+// field holds the text.
 func typeOnce(t *testing.T, api client, atv *atvtest.TV, text string) {
 	t.Helper()
 	atv.OpenTextField("Search")
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		status, body, err := api.send("POST", "/api/v1/remote/devices/Bedroom%20TV/command", map[string]any{"text": text})
-		if err == nil && status == http.StatusOK {
-			break
-		}
-		if err != nil || !strings.Contains(string(body), "no text field") || time.Now().After(deadline) {
+		if err != nil || (status != http.StatusOK && !strings.Contains(string(body), "no text field")) {
 			t.Fatalf("typing %q = %d %s (%v)", text, status, body, err)
+		}
+		if v, _ := atv.TextField(); v == text {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("typing %q: the field holds %q after 10 s", text, func() string { v, _ := atv.TextField(); return v }())
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	atv.Wait(t, "the typed text", func() bool { v, _ := atv.TextField(); return v == text })
 }
 
 func rokuThroughV1(t *testing.T, api client, rk *rokutest.Roku) {
@@ -304,7 +312,7 @@ func wakeOnLAN(t *testing.T, api client, atv *atvtest.TV, rk *rokutest.Roku, wak
 	rk.Stop()
 	waitDevice(t, api, rokuID, "the Roku offline", func(d service.DeviceView) bool { return !d.Online })
 	rk.Reset()
-	go func() { woken <- awaitMagicPacket(wake, "a4:5e:60:c2:11:09", rk.Start) }()
+	go func() { woken <- awaitMagicPacket(wake, userMAC, rk.Start) }()
 	answers := mcpCalls(t, api, []map[string]any{
 		{"name": "set_media", "arguments": map[string]any{"device": "Den TV", "power": true}},
 	})
@@ -316,6 +324,34 @@ func wakeOnLAN(t *testing.T, api client, atv *atvtest.TV, rk *rokutest.Roku, wak
 	}
 	if _, err := rk.Wait(5*time.Second, rokutest.Is(http.MethodPost, "/keypress/PowerOn")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// userMAC is the Wake-on-LAN address wakeAddress gives the Roku, which
+// wins over the one it reports.
+const userMAC = "02:00:00:00:00:01"
+
+// wakeAddress sets the Roku's Wake-on-LAN address as a user would, after a
+// wrong one and one given to a device that is not woken that way.
+func wakeAddress(t *testing.T, api client, rokuID string) {
+	t.Helper()
+	for _, c := range []struct {
+		device, mac string
+		want        int
+		says        string
+	}{
+		{rokuID, "A4:5E:60", http.StatusUnprocessableEntity, "not a MAC address"},
+		{"Key Light", "02:00:00:00:00:01", http.StatusUnprocessableEntity, "not woken by Wake-on-LAN"},
+	} {
+		status, body, err := api.send("PATCH", "/api/v1/devices/"+url.PathEscape(c.device), map[string]any{"mac": c.mac})
+		if err != nil || status != c.want || !strings.Contains(string(body), c.says) {
+			t.Fatalf("PATCH %s mac %q = %d %s (%v); want %d saying %q", c.device, c.mac, status, body, err, c.want, c.says)
+		}
+	}
+	var d service.DeviceView
+	api.must(http.StatusOK, "PATCH", "/api/v1/devices/"+url.PathEscape(rokuID), map[string]any{"mac": "02-00-00-00-00-01"}, &d)
+	if d.MAC != userMAC {
+		t.Fatalf("the Roku after PATCH mac: %+v", d)
 	}
 }
 
