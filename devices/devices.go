@@ -398,6 +398,12 @@ type Waker interface {
 	SetMAC(mac string)
 }
 
+// KeyLister is a remote that takes more keys than RemoteKeys (channel,
+// input, guide, …): Keys lists every key it takes.
+type KeyLister interface {
+	Keys() []string
+}
+
 // KeyHolder is a remote that can hold a key down (a long press) for a
 // while, where its protocol has one.
 type KeyHolder interface {

@@ -405,6 +405,10 @@ func (s *Service) publishDevice(id devices.ID) {
 		return
 	}
 	s.publish(string(rec.Kind), string(id), "changed", s.kindView(inv, rec))
+	if rec.Kind == devices.KindMedia && inv.capsOf(rec).Remote {
+		// A TV's remote face: the app in front is part of what changed.
+		s.publish("remote", string(id), "changed", s.remoteView(inv, rec))
+	}
 }
 
 // markSeen writes a device's last-seen time at most once a minute; the

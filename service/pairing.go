@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/bifrost-hub/bifrost/devices"
-	"github.com/bifrost-hub/bifrost/devices/wol"
 )
 
 // Pairing states of a device that pairs with the hub (DeviceView.Pairing).
@@ -115,7 +114,7 @@ func (s *Service) devicePatchMAC(rec DeviceRecord, p DevicePatch) (string, error
 			return "", Errorf(EUNSUPPORTED, "%s is not woken by Wake-on-LAN, so it takes no mac", rec.Name)
 		}
 	}
-	mac, err := wol.ParseMAC(*p.MAC)
+	mac, err := devices.ParseMAC(*p.MAC)
 	if err != nil {
 		return "", Errorf(EINVALID, "mac: %v", err).With("field", "mac")
 	}

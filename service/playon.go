@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/bifrost-hub/bifrost/devices"
@@ -235,10 +234,7 @@ func (s *Service) searchContent(ctx context.Context, rec DeviceRecord, r devices
 		return devices.Content{}, false, deviceError(rec.Name, err)
 	}
 	if prefer != "" {
-		// The named app's titles first, in the TV's order.
-		slices.SortStableFunc(found, func(a, b devices.Content) int {
-			return boolRank(b.App == prefer) - boolRank(a.App == prefer)
-		})
+		found = inApp(found, prefer)
 	}
 	c, ok := bestContent(found, q)
 	if !ok {
@@ -248,11 +244,21 @@ func (s *Service) searchContent(ctx context.Context, rec DeviceRecord, r devices
 	return c, true, err
 }
 
-func boolRank(b bool) int {
-	if b {
-		return 1
+// inApp keeps what the app prefer plays: its titles, and the TV's own
+// search pointed at that app (a search across apps is pointed at it).
+// Another app's search is not what "on Disney+" asked for.
+func inApp(found []devices.Content, prefer string) []devices.Content {
+	var out []devices.Content
+	for _, c := range found {
+		switch {
+		case c.App == prefer:
+			out = append(out, c)
+		case c.App == "" && c.Kind == devices.ContentSearch:
+			c.App = prefer
+			out = append(out, c)
+		}
 	}
-	return 0
+	return out
 }
 
 // bestContent ranks titles: exact, then prefix, then containing the query;

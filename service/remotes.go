@@ -67,6 +67,9 @@ func (s *Service) findRemote(ctx context.Context, ref string) (inventory, Device
 func (s *Service) remoteView(inv inventory, rec DeviceRecord) RemoteView {
 	st := s.model.state(rec.ID)
 	v := RemoteView{DeviceView: s.viewWith(inv, rec, st), Keys: devices.RemoteKeys}
+	if d, ok := s.reg.Get(rec.ID); ok {
+		v.Keys = keysOf(d)
+	}
 	if st.online {
 		v.Apps, v.CurrentApp = st.apps, st.currentApp
 	}
@@ -109,8 +112,8 @@ func (s *Service) RemoteCommand(ctx context.Context, ref string, cmd RemoteComma
 		return RemoteView{}, err
 	}
 	var u *undoLog
-	if undoneKeys[cmd.Key] {
-		u = s.undoable(ctx, "the "+cmd.Key+" key on "+rec.Name)
+	if k := aliasOf(cmd.Key); undoneKeys[k] {
+		u = s.undoable(ctx, "the "+k+" key on "+rec.Name)
 		s.capture(u, rec)
 	}
 	err = s.sendRemote(ctx, rec, cmd)
@@ -118,16 +121,47 @@ func (s *Service) RemoteCommand(ctx context.Context, ref string, cmd RemoteComma
 	if err != nil {
 		return RemoteView{}, err
 	}
-	s.keep(ctx, u)
 	s.readNow(ctx, rec.ID) // the app in front may have changed
+	if s.changedSince(u, rec.ID) {
+		s.keep(ctx, u)
+	}
 	v := s.remoteView(inv, rec)
 	s.publish("remote", string(rec.ID), "changed", v)
 	return v, nil
 }
 
 // undoneKeys are the keys Undo takes back: they change a TV's power or
-// volume, which the model knows.
-var undoneKeys = map[string]bool{"power": true, "volume_up": true, "volume_down": true, "mute": true}
+// volume, which the model knows (a key whose effect the TV does not report,
+// such as a Roku's volume, leaves nothing to undo).
+var undoneKeys = map[string]bool{"power": true, "volume_up": true, "volume_down": true}
+
+// changedSince reports whether the player id's power or volume moved since
+// u captured it.
+func (s *Service) changedSince(u *undoLog, id devices.ID) bool {
+	if u == nil {
+		return false
+	}
+	u.mu.Lock()
+	prior, ok := u.prior[id]
+	u.mu.Unlock()
+	now := s.model.state(id).media
+	if !ok || prior.Media == nil || now == nil {
+		return false
+	}
+	return now.Power != prior.Media.Power || (prior.Media.Volume != nil && now.Volume != *prior.Media.Volume)
+}
+
+// MaxText is the most text one command types (a Roku takes it a character
+// at a time, each a request).
+const MaxText = 100
+
+// aliasOf is the canonical key a spoken or alternative name stands for.
+func aliasOf(k string) string {
+	if a, ok := keyAliases[k]; ok {
+		return a
+	}
+	return k
+}
 
 // MaxHold is the longest a key may be held down.
 const MaxHold = 3 * time.Second
@@ -143,6 +177,9 @@ func checkRemoteCommand(cmd *RemoteCommand) error {
 	if n != 1 {
 		return Errorf(EINVALID, "give exactly one of key, text and app")
 	}
+	if n := len([]rune(cmd.Text)); n > MaxText {
+		return Errorf(EINVALID, "text is %d characters; a TV takes at most %d at a time", n, MaxText).With("field", "text")
+	}
 	if cmd.HoldSecs < 0 || cmd.HoldSecs > MaxHold.Seconds() || (cmd.HoldSecs > 0 && cmd.Key == "") {
 		return Errorf(EINVALID, "hold_secs holds a key down for up to %d seconds; give it with a key", int(MaxHold.Seconds())).
 			With("field", "hold_secs")
@@ -151,25 +188,43 @@ func checkRemoteCommand(cmd *RemoteCommand) error {
 		return nil
 	}
 	k := strings.ToLower(strings.TrimSpace(cmd.Key))
-	k = strings.ReplaceAll(strings.ReplaceAll(k, " ", "_"), "-", "_")
-	if a, ok := keyAliases[k]; ok {
-		k = a
-	}
-	if !slices.Contains(devices.RemoteKeys, k) {
-		return Errorf(EINVALID, "%q is not a remote key; valid: %s", cmd.Key, strings.Join(devices.RemoteKeys, ", ")).
-			With("options", devices.RemoteKeys)
-	}
-	cmd.Key = k
+	cmd.Key = strings.ReplaceAll(strings.ReplaceAll(k, " ", "_"), "-", "_")
 	return nil
+}
+
+// keysOf are the keys a remote takes: the canonical ones, or all it lists.
+func keysOf(r any) []string {
+	if kl, ok := r.(devices.KeyLister); ok {
+		return kl.Keys()
+	}
+	return devices.RemoteKeys
+}
+
+// resolveKey is the key of r that key names: its own name for it, or the
+// canonical key an alias stands for.
+func resolveKey(r devices.Remote, key string) (string, error) {
+	keys := keysOf(r)
+	if slices.Contains(keys, key) {
+		return key, nil
+	}
+	if a := aliasOf(key); slices.Contains(keys, a) {
+		return a, nil
+	}
+	return "", Errorf(EINVALID, "%q is not a remote key; valid: %s", key, strings.Join(keys, ", ")).With("options", keys)
 }
 
 func (s *Service) sendRemote(ctx context.Context, rec DeviceRecord, cmd RemoteCommand) error {
 	if err := controllable(rec); err != nil {
 		return err
 	}
-	r, err := s.remoteFor(rec, cmd.Key == "power")
+	r, err := s.remoteFor(rec, aliasOf(cmd.Key) == "power")
 	if err != nil {
 		return err
+	}
+	if cmd.Key != "" {
+		if cmd.Key, err = resolveKey(r, cmd.Key); err != nil {
+			return err
+		}
 	}
 	var run func(context.Context) error
 	switch {
@@ -197,8 +252,8 @@ func (s *Service) sendRemote(ctx context.Context, rec DeviceRecord, cmd RemoteCo
 // matchApp resolves an app by package id, name or unique part of a name; a
 // deep link (anything with "://") passes through.
 func (s *Service) matchApp(ctx context.Context, rec DeviceRecord, r devices.Remote, app string) (string, error) {
-	if strings.Contains(app, "://") {
-		return app, nil
+	if strings.Contains(app, ":") {
+		return app, nil // a deep link, spotify:search:…, market://…
 	}
 	apps := s.model.state(rec.ID).apps
 	if apps == nil {
@@ -211,7 +266,16 @@ func (s *Service) matchApp(ctx context.Context, rec DeviceRecord, r devices.Remo
 	}
 	a, err := resolve(rec.Name+" app", app, apps,
 		func(a devices.App) string { return a.ID }, func(a devices.App) string { return a.Name })
+	if err != nil && looksLikePackage(app) {
+		return app, nil // an app the TV has that its list does not name: the TV says if not
+	}
 	return a.ID, err
+}
+
+// looksLikePackage reports whether s is shaped like an Android package id
+// ("com.example.app"), not a name people say.
+func looksLikePackage(s string) bool {
+	return strings.Count(s, ".") >= 1 && !strings.ContainsAny(s, " /") && s == strings.TrimSpace(s)
 }
 
 func remoteSummary(c RemoteCommand) string {

@@ -1,7 +1,9 @@
 package v1
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"slices"
@@ -114,7 +116,13 @@ type pairing struct {
 
 func (h *handlers) pairDevice(c echo.Context) error {
 	var b pairing
-	if c.Request().ContentLength != 0 {
+	// No body, however sent (chunked, it has no length), is {}.
+	body, err := io.ReadAll(c.Request().Body)
+	if err != nil {
+		return err
+	}
+	if len(bytes.TrimSpace(body)) > 0 {
+		c.Request().Body = io.NopCloser(bytes.NewReader(body))
 		if err := Decode(c, &b); err != nil {
 			return err
 		}

@@ -533,7 +533,7 @@ func (b *browser) checkConsole() {
 	}
 	for _, m := range b.console {
 		bad := m.Type == chromedp.ConsoleException || strings.Contains(m.Text, "Content Security Policy") ||
-			(m.Type == chromedp.ConsoleError && !strings.Contains(m.Text, "status of 40") && !strings.Contains(m.Text, "status of 42") &&
+			(m.Type == chromedp.ConsoleError && !strings.Contains(m.Text, "status of 40") && !strings.Contains(m.Text, "status of 422") && !strings.Contains(m.Text, "status of 429") &&
 				!strings.Contains(m.Text, "status of 502"))
 		if bad {
 			b.t.Errorf("console %s: %s", m.Type, m.Text)

@@ -145,6 +145,27 @@ func androidTVThroughV1(t *testing.T, api client, atv *atvtest.TV) {
 		t.Errorf("play The Office on Netflix: %+v", res)
 	}
 	atv.WaitLink(t, "https://www.netflix.com/search?q=The+Office")
+	// An app with no search link of its own is opened, not another app's
+	// search.
+	api.must(http.StatusOK, "POST", "/api/v1/media/play-on", map[string]any{"device": "Bedroom TV", "query": "play The Mandalorian on Disney+"}, &res)
+	if res.Action != "opened_app" || res.App != "com.disney.disneyplus" {
+		t.Errorf("play The Mandalorian on Disney+: %+v", res)
+	}
+	atv.WaitLink(t, "https://www.disneyplus.com")
+	// A package the catalogue does not list, and a link in an app's own
+	// scheme, reach the TV as they are.
+	api.must(http.StatusOK, "POST", cmd, map[string]any{"app": "com.example.tvapp"}, nil)
+	atv.WaitLink(t, "market://launch?id=com.example.tvapp")
+	api.must(http.StatusOK, "POST", cmd, map[string]any{"app": "spotify:search:jazz"}, nil)
+	atv.WaitLink(t, "spotify:search:jazz")
+	// Keys beyond the canonical ones, as the TV lists them.
+	var r service.RemoteView
+	api.must(http.StatusOK, "GET", "/api/v1/remote/devices/Bedroom%20TV", nil, &r)
+	if !slices.Contains(r.Keys, "channel_up") || !slices.Contains(r.Keys, "home") {
+		t.Errorf("the TV's keys: %v", r.Keys)
+	}
+	api.must(http.StatusOK, "POST", cmd, map[string]any{"key": "channel_up"}, nil)
+	atv.WaitKey(t, atvwire.KeyChannelUp)
 
 	typeOnce(t, api, atv, "the office")
 }
@@ -202,6 +223,24 @@ func rokuThroughV1(t *testing.T, api client, rk *rokutest.Roku) {
 	}
 	if _, err := rk.Wait(5*time.Second, rokutest.Is(http.MethodPost, "/search/browse?keyword=the%20office&launch=true")); err != nil {
 		t.Fatal(err)
+	}
+	// Named, the app is the search's provider.
+	api.must(http.StatusOK, "POST", "/api/v1/media/play-on", map[string]any{"device": "Den TV", "query": "play the office on Netflix"}, &res)
+	if res.Action != "searched" || res.App != "12" {
+		t.Errorf("play the office on Netflix on the Roku: %+v", res)
+	}
+	if _, err := rk.Wait(5*time.Second, rokutest.Is(http.MethodPost, "/search/browse?keyword=the%20office&launch=true&provider-id=12")); err != nil {
+		t.Fatal(err)
+	}
+	// A Roku does not report its volume: a volume key leaves nothing to
+	// undo, rather than an undo that changes nothing.
+	api.must(http.StatusOK, "POST", cmd, map[string]any{"key": "volume_down"}, nil)
+	if a := mcpCalls(t, api, []map[string]any{{"name": "undo"}})[0]; !a.IsError || !strings.Contains(a.Text, "nothing to undo") {
+		t.Errorf("undo after a Roku volume key: %+v; want nothing to undo", a)
+	}
+	// Text the Roku would take too long to type is refused whole.
+	if status, body, _ := api.send("POST", cmd, map[string]any{"text": strings.Repeat("a", 101)}); status != http.StatusUnprocessableEntity {
+		t.Errorf("101 characters of text = %d %s; want 422", status, body)
 	}
 	api.must(http.StatusOK, "POST", cmd, map[string]any{"text": "hi you"}, nil)
 	for _, p := range []string{"/keypress/Lit_h", "/keypress/Lit_i", "/keypress/Lit_%20", "/keypress/Lit_y"} {
@@ -358,7 +397,7 @@ func wakeAddress(t *testing.T, api client, rokuID string) {
 // awaitMagicPacket waits for the magic packet of mac, checks it byte for
 // byte, and then wakes the TV.
 func awaitMagicPacket(l *net.UDPConn, mac string, wakeUp func() error) error {
-	hw, err := wol.ParseMAC(mac)
+	hw, err := devices.ParseMAC(mac)
 	if err != nil {
 		return err
 	}

@@ -116,13 +116,15 @@ func New(cfg Config) (*Adapter, error) {
 	if err != nil {
 		return nil, err
 	}
-	known, err := loadState(cfg.StateFile)
-	if err != nil {
-		return nil, err
-	}
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
+	}
+	known, err := loadState(cfg.StateFile)
+	if err != nil {
+		// The TVs come back as they answer; the file is written anew.
+		log.Warn("the Android TVs known cannot be read; starting without them", "file", cfg.StateFile, "err", err)
+		known = nil
 	}
 	return &Adapter{
 		cfg: cfg, log: log.With("adapter", AdapterName), cert: cert,

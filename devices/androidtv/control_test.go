@@ -348,7 +348,7 @@ func TestWakeOnLAN(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mac, _ := wol.ParseMAC("AA:BB:CC:DD:EE:FF")
+	mac, _ := devices.ParseMAC("AA:BB:CC:DD:EE:FF")
 	if !bytes.Equal(buf[:n], wol.Packet(mac)) {
 		t.Fatalf("magic packet % X", buf[:n])
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/androidtv/atvwire"
-	"github.com/bifrost-hub/bifrost/devices/wol"
 )
 
 // address is a TV's host and control port; its pairing port is the next.
@@ -72,7 +71,7 @@ func (r record) address() address { return address{Host: r.Host, Port: r.Port} }
 // idFor is a TV's id: its MAC address when known (12 lower-case hex
 // digits), else its address.
 func idFor(mac string, addr address) devices.ID {
-	if hw, err := wol.ParseMAC(mac); err == nil {
+	if hw, err := devices.ParseMAC(mac); err == nil {
 		return devices.ID(AdapterName + ":" + strings.ReplaceAll(hw.String(), ":", ""))
 	}
 	return devices.ID(AdapterName + ":" + addr.String())

@@ -139,7 +139,7 @@ func (t *TV) wake(ctx context.Context) error {
 	if mac == "" {
 		return unreachable("not connected, and without its MAC address it cannot be woken by Wake-on-LAN", nil)
 	}
-	hw, err := wol.ParseMAC(mac)
+	hw, err := devices.ParseMAC(mac)
 	if err != nil {
 		return invalid("its Wake-on-LAN address: %v", err)
 	}

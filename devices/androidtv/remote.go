@@ -43,6 +43,9 @@ var keyCodes = map[string]atvwire.KeyCode{
 	"wakeup":       atvwire.KeyWakeup,
 }
 
+// Keys lists the keys the TV takes (devices.KeyLister).
+func (t *TV) Keys() []string { return Keys() }
+
 // Keys lists the key names PressKey takes: devices.RemoteKeys, then the
 // TV's others.
 func Keys() []string {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/androidtv/atvwire"
-	"github.com/bifrost-hub/bifrost/devices/wol"
 )
 
 var (
@@ -130,7 +129,7 @@ func (t *TV) macLocked() string {
 func (t *TV) SetMAC(mac string) {
 	norm := ""
 	if mac = strings.TrimSpace(mac); mac != "" {
-		hw, err := wol.ParseMAC(mac)
+		hw, err := devices.ParseMAC(mac)
 		if err != nil {
 			t.a.log.Warn("Wake-on-LAN address ignored", "tv", t.id, "err", err)
 			return

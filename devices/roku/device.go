@@ -11,7 +11,6 @@ import (
 
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/roku/ecp"
-	"github.com/bifrost-hub/bifrost/devices/wol"
 )
 
 var (
@@ -105,7 +104,7 @@ func (d *Device) SetMAC(mac string) {
 // wrong with it).
 func normalMAC(mac string) string {
 	mac = strings.TrimSpace(mac)
-	if hw, err := wol.ParseMAC(mac); err == nil {
+	if hw, err := devices.ParseMAC(mac); err == nil {
 		return hw.String()
 	}
 	return mac

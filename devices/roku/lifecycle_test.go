@@ -14,7 +14,6 @@ import (
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/roku"
 	"github.com/bifrost-hub/bifrost/devices/roku/rokutest"
-	"github.com/bifrost-hub/bifrost/devices/wol"
 )
 
 func TestOfflineAndBack(t *testing.T) {
@@ -104,7 +103,7 @@ func readPacket(t *testing.T, l *net.UDPConn) ([]byte, bool) {
 // checkMagic checks a magic packet: 6 × FF, then the MAC 16 times.
 func checkMagic(t *testing.T, pkt []byte, mac string) {
 	t.Helper()
-	hw, err := wol.ParseMAC(mac)
+	hw, err := devices.ParseMAC(mac)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -171,7 +171,7 @@ func (d *Device) wakeIfAsleep(ctx context.Context) (bool, error) {
 	if mac == "" {
 		return false, fmt.Errorf("%w (and no MAC address is known to wake it by Wake-on-LAN)", offline(last))
 	}
-	hw, err := wol.ParseMAC(mac)
+	hw, err := devices.ParseMAC(mac)
 	if err != nil {
 		return false, fmt.Errorf("cannot wake it: %w: %w", err, devices.ErrInvalid)
 	}

@@ -209,3 +209,6 @@ func (d *Device) CurrentApp(ctx context.Context) (string, error) {
 	}
 	return d.st.front.ID, nil
 }
+
+// Keys lists the keys the Roku takes (devices.KeyLister).
+func (d *Device) Keys() []string { return slices.Clone(Keys) }

@@ -15,27 +15,6 @@ import (
 // limited broadcast address, port 9 (discard).
 const DefaultTarget = "255.255.255.255:9"
 
-// ParseMAC reads a 6-byte hardware address written with colons, dashes,
-// dots or nothing between its bytes ("A4:5E:60:C2:11:09", "a45e60c21109").
-func ParseMAC(s string) (net.HardwareAddr, error) {
-	s = strings.TrimSpace(s)
-	if len(s) == 12 && !strings.ContainsAny(s, ":-.") {
-		var b strings.Builder
-		for i := 0; i < 12; i += 2 {
-			if i > 0 {
-				b.WriteByte(':')
-			}
-			b.WriteString(s[i : i+2])
-		}
-		s = b.String()
-	}
-	mac, err := net.ParseMAC(s)
-	if err != nil || len(mac) != 6 {
-		return nil, fmt.Errorf("%q is not a MAC address such as A4:5E:60:C2:11:09", s)
-	}
-	return mac, nil
-}
-
 // Packet is the magic packet for mac.
 func Packet(mac net.HardwareAddr) []byte {
 	p := make([]byte, 0, 6+16*6)
@@ -96,10 +75,10 @@ func sendTo(ctx context.Context, pkt []byte, target string) error {
 		return err
 	}
 	defer conn.Close()
-	if addr.IP.Equal(net.IPv4bcast) || strings.HasSuffix(addr.IP.String(), ".255") {
-		if err := allowBroadcast(conn); err != nil {
-			return err
-		}
+	// Any address may be a subnet's broadcast address (a /25's is .127):
+	// broadcasting is allowed for every packet.
+	if err := allowBroadcast(conn); err != nil {
+		return err
 	}
 	_, err = conn.WriteToUDP(pkt, addr)
 	return err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
+	"github.com/bifrost-hub/bifrost/devices"
 	"net"
 	"strings"
 	"testing"
@@ -12,7 +13,7 @@ import (
 
 // The vector of PROTOCOLS.md §4.7.
 func TestPacketVector(t *testing.T) {
-	mac, err := ParseMAC("A4:5E:60:C2:11:09")
+	mac, err := devices.ParseMAC("A4:5E:60:C2:11:09")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,13 +28,13 @@ func TestPacketVector(t *testing.T) {
 
 func TestParseMAC(t *testing.T) {
 	for _, s := range []string{"a4:5e:60:c2:11:09", "A4-5E-60-C2-11-09", "a45e60c21109", " A4:5E:60:C2:11:09 "} {
-		mac, err := ParseMAC(s)
+		mac, err := devices.ParseMAC(s)
 		if err != nil || mac.String() != "a4:5e:60:c2:11:09" {
 			t.Errorf("ParseMAC(%q) = %v, %v", s, mac, err)
 		}
 	}
 	for _, s := range []string{"", "a4:5e:60", "zz:5e:60:c2:11:09", "00:00:00:00:00:00:00:e0"} {
-		if _, err := ParseMAC(s); err == nil {
+		if _, err := devices.ParseMAC(s); err == nil {
 			t.Errorf("ParseMAC(%q) accepted", s)
 		}
 	}
@@ -45,7 +46,7 @@ func TestSendReachesListener(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	mac, _ := ParseMAC("A4:5E:60:C2:11:09")
+	mac, _ := devices.ParseMAC("A4:5E:60:C2:11:09")
 	if err := Send(context.Background(), mac, []string{"192.0.2.1:abc", l.LocalAddr().String()}); err != nil {
 		t.Fatal(err)
 	}

@@ -125,7 +125,12 @@ function deviceRow(app, d) {
     status.textContent = !v.enabled ? 'Disabled' : 'Offline';
     status.className = `badge ${off ? 'warn' : ''}`;
     li.classList.toggle('offline', off || !v.enabled);
-    for (const el of li.querySelectorAll('input, select, button')) el.disabled = off || !v.enabled;
+    // A TV asleep off the network still takes a power-on: the hub wakes
+    // it by Wake-on-LAN first.
+    const wakes = off && !!v.mac && v.pairing !== 'needed';
+    for (const el of li.querySelectorAll('input, select, button')) {
+      el.disabled = !v.enabled || (off && !(wakes && el.hasAttribute('data-wakes')));
+    }
   };
   append(li, [h('div', { class: 'device-head' }, name, status, head), body, remote ? remote.body : null]);
   showStatus(d);
@@ -201,7 +206,7 @@ function labelled(text, control) {
 function mediaRow(app, m) {
   const st = () => m.state || {};
   const send = (patch) => app.run(() => put(at`/media/devices/${m.id}/state`, patch));
-  const power = toggle(`${m.name} power`, st().power, (on) => send({ power: on }), { id: `media-power-${m.id}` });
+  const power = toggle(`${m.name} power`, st().power, (on) => send({ power: on }), { id: `media-power-${m.id}`, 'data-wakes': '' });
   const volume = slider(`${m.name} volume`, st().volume ?? 0, 0, 100, (v) => send({ volume: v }), { id: `media-vol-${m.id}` });
   const mute = h('button', { type: 'button', class: 'quiet', 'aria-label': `Mute ${m.name}`, id: `media-mute-${m.id}` });
   mute.addEventListener('click', () => send({ mute: !st().muted }));
@@ -289,7 +294,10 @@ function remotePanel(app, r) {
     apps.value = '';
   });
   const key = (k, text, label, cls = 'quiet') => (has(k)
-    ? h('button', { type: 'button', class: `${cls} key-${k}`, 'aria-label': `${label} on ${r.name}`, text, onclick: () => send({ key: k }) })
+    ? h('button', {
+      type: 'button', class: `${cls} key-${k}`, 'aria-label': `${label} on ${r.name}`, text, onclick: () => send({ key: k }),
+      ...(k === 'power' ? { 'data-wakes': '' } : {}),
+    })
     : null);
   const pad = h('div', { class: 'keypad', role: 'group', 'aria-label': `${r.name} arrow keys` },
     key('up', '▲', 'Up'), key('left', '◀', 'Left'), key('select', 'OK', 'OK', 'key-ok'), key('right', '▶', 'Right'), key('down', '▼', 'Down'));
