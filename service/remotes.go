@@ -122,8 +122,11 @@ func (s *Service) RemoteCommand(ctx context.Context, ref string, cmd RemoteComma
 		return RemoteView{}, err
 	}
 	s.readNow(ctx, rec.ID) // the app in front may have changed
-	if s.changedSince(u, rec.ID) {
+	switch {
+	case s.changedSince(u, rec.ID):
 		s.keep(ctx, u)
+	case u != nil:
+		s.forget(ctx) // the TV does not say what the key did: nothing to undo
 	}
 	v := s.remoteView(inv, rec)
 	s.publish("remote", string(rec.ID), "changed", v)

@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -83,6 +84,15 @@ func (s *Service) knownEntry(rec DeviceRecord, withMedia, tvPower bool) (SceneEn
 	return e, true
 }
 
+// forget drops the caller's last change from undo: a later change of
+// theirs that cannot be undone leaves nothing older to undo in its place.
+func (s *Service) forget(ctx context.Context) {
+	p, _ := PrincipalFrom(ctx)
+	s.undoMu.Lock()
+	defer s.undoMu.Unlock()
+	delete(s.undo, p.Kind+":"+p.ID)
+}
+
 // keep stores u as the caller's last change, when it captured anything.
 func (s *Service) keep(ctx context.Context, u *undoLog) {
 	if u == nil || len(u.prior) == 0 {
@@ -147,7 +157,9 @@ func (s *Service) restore(ctx context.Context, rec DeviceRecord, e SceneEntry) e
 		if v := e.Media.Volume; v != nil && (now == nil || now.Volume != *v) {
 			p.Volume = v
 		}
-		if src := e.Media.Source; src != "" && (now == nil || now.Source != src) {
+		// A source the player cannot be switched to (a TV's home screen)
+		// is not put back.
+		if src := e.Media.Source; src != "" && (now == nil || now.Source != src) && (now == nil || slices.Contains(now.Sources, src)) {
 			p.Source = &src
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/androidtv/atvtest"
 	"github.com/bifrost-hub/bifrost/devices/androidtv/atvwire"
 	"github.com/bifrost-hub/bifrost/devices/roku/rokutest"
