@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -52,6 +53,9 @@ type deviceState struct {
 	// hub (devices.Pairer), "" for others; mac is a Waker's address.
 	pairing string
 	mac     string
+	// keys are the keys a remote takes, when it lists more than
+	// devices.RemoteKeys.
+	keys []string
 }
 
 // How long lists a device rarely changes (its apps, its favourites) are kept
@@ -262,13 +266,13 @@ const readKey = "read"
 // I/O.
 func (s *Service) readState(ctx context.Context, id devices.ID) {
 	d, ok := s.reg.Get(id)
-	pairing, mac := pairingOf(d), macOf(d)
+	pairing, mac, keys := pairingOf(d), macOf(d), listedKeys(d)
 	if !ok || !d.Online() {
-		s.model.update(id, func(st *deviceState) { st.online, st.pairing, st.mac = false, pairing, mac })
+		s.model.update(id, func(st *deviceState) { st.online, st.pairing, st.mac, st.keys = false, pairing, mac, keys })
 		return
 	}
-	if st := s.model.state(id); st.pairing != pairing || st.mac != mac {
-		s.model.update(id, func(st *deviceState) { st.pairing, st.mac = pairing, mac })
+	if st := s.model.state(id); st.pairing != pairing || st.mac != mac || !slices.Equal(st.keys, keys) {
+		s.model.update(id, func(st *deviceState) { st.pairing, st.mac, st.keys = pairing, mac, keys })
 	}
 	before := s.model.state(id).answers
 	known := s.model.state(id).reported

@@ -67,8 +67,8 @@ func (s *Service) findRemote(ctx context.Context, ref string) (inventory, Device
 func (s *Service) remoteView(inv inventory, rec DeviceRecord) RemoteView {
 	st := s.model.state(rec.ID)
 	v := RemoteView{DeviceView: s.viewWith(inv, rec, st), Keys: devices.RemoteKeys}
-	if d, ok := s.reg.Get(rec.ID); ok {
-		v.Keys = keysOf(d)
+	if st.keys != nil {
+		v.Keys = st.keys
 	}
 	if st.online {
 		v.Apps, v.CurrentApp = st.apps, st.currentApp
@@ -192,6 +192,15 @@ func checkRemoteCommand(cmd *RemoteCommand) error {
 	}
 	k := strings.ToLower(strings.TrimSpace(cmd.Key))
 	cmd.Key = strings.ReplaceAll(strings.ReplaceAll(k, " ", "_"), "-", "_")
+	return nil
+}
+
+// listedKeys are the keys a remote lists (devices.KeyLister), nil for
+// others.
+func listedKeys(d devices.Device) []string {
+	if kl, ok := d.(devices.KeyLister); ok {
+		return kl.Keys()
+	}
 	return nil
 }
 
