@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -141,7 +140,7 @@ func brokerReport(tb testing.TB, broker *mosquitto) {
 	if !tb.Failed() {
 		return
 	}
-	b, err := os.ReadFile(filepath.Join(filepath.Dir(broker.conf), "mosquitto.log"))
+	b, err := os.ReadFile(broker.LogFile())
 	if err != nil {
 		tb.Logf("mosquitto's log: %v", err)
 		return

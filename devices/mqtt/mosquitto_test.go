@@ -1,120 +1,22 @@
 package mqtt_test
 
 import (
-	"fmt"
-	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/bifrost-hub/bifrost/devices/mqtt/mqtttest"
 )
 
-// mosquitto is Debian's broker, run for one test on a free loopback port
-// with a config of its own, persistence on (so retained messages survive a
-// restart, as on a real install).
+// mosquitto is Debian's broker, run for one test (mqtttest.Mosquitto).
 type mosquitto struct {
-	bin  string
-	conf string
+	*mqtttest.Mosquitto
 	addr string
-	cmd  *exec.Cmd
-	exit chan error
-}
-
-// mosquittoBinary finds the broker: Debian installs it in /usr/sbin.
-func mosquittoBinary(t testing.TB) string {
-	t.Helper()
-	if _, err := os.Stat("/usr/sbin/mosquitto"); err == nil {
-		return "/usr/sbin/mosquitto"
-	}
-	if p, err := exec.LookPath("mosquitto"); err == nil {
-		return p
-	}
-	t.Fatal("mosquitto is not installed: these tests run against a real MQTT broker. " +
-		"Install it with `make deps` (or `apt-get install -y mosquitto`) and run the tests again.")
-	return ""
 }
 
 func startMosquitto(t testing.TB) *mosquitto {
-	t.Helper()
-	dir := t.TempDir()
-	m := &mosquitto{bin: mosquittoBinary(t), conf: filepath.Join(dir, "mosquitto.conf")}
-	// The port was free a moment ago; if something took it meanwhile,
-	// take another.
-	for try := 0; ; try++ {
-		m.addr = mqtttest.Addr(t)
-		_, port, _ := net.SplitHostPort(m.addr)
-		conf := fmt.Sprintf("listener %s 127.0.0.1\nallow_anonymous true\npersistence true\npersistence_location %s/\nlog_dest file %s\n",
-			port, dir, filepath.Join(dir, "mosquitto.log"))
-		if os.Geteuid() == 0 {
-			conf += "user root\n" // run as root, mosquitto would drop to a user that cannot write the temp dir
-		}
-		if err := os.WriteFile(m.conf, []byte(conf), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		err := m.tryStart()
-		if err == nil {
-			break
-		}
-		if try == 3 {
-			t.Fatal(err)
-		}
-	}
-	t.Cleanup(m.stop)
-	return m
+	m := mqtttest.StartMosquitto(t)
+	return &mosquitto{Mosquitto: m, addr: m.Addr}
 }
 
-// start runs the broker and waits until it accepts connections.
-func (m *mosquitto) start(t testing.TB) {
-	t.Helper()
-	if err := m.tryStart(); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// tryStart runs the broker and waits until it accepts connections, or says
-// why it does not.
-func (m *mosquitto) tryStart() error {
-	m.cmd = exec.Command(m.bin, "-c", m.conf)
-	if err := m.cmd.Start(); err != nil {
-		return fmt.Errorf("starting mosquitto: %w", err)
-	}
-	m.exit = make(chan error, 1)
-	go func(cmd *exec.Cmd, exit chan error) { exit <- cmd.Wait() }(m.cmd, m.exit)
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		if c, err := net.DialTimeout("tcp", m.addr, 100*time.Millisecond); err == nil {
-			c.Close()
-			return nil
-		}
-		select {
-		case err := <-m.exit:
-			m.cmd = nil
-			return fmt.Errorf("mosquitto exited at start: %v; see %s", err, filepath.Join(filepath.Dir(m.conf), "mosquitto.log"))
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	m.stop()
-	return fmt.Errorf("mosquitto did not listen on %s within 5 s", m.addr)
-}
-
-// stop ends the broker as a service manager would (SIGTERM: it saves its
-// retained messages) and waits for it.
-func (m *mosquitto) stop() {
-	if m.cmd == nil {
-		return
-	}
-	_ = m.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-m.exit:
-	case <-time.After(5 * time.Second):
-		_ = m.cmd.Process.Kill()
-		<-m.exit
-	}
-	m.cmd = nil
-}
-
-func (m *mosquitto) url() string { return "mqtt://" + m.addr }
+func (m *mosquitto) start(t testing.TB) { m.Start(t) }
+func (m *mosquitto) stop()              { m.Stop() }
+func (m *mosquitto) url() string        { return m.URL() }
