@@ -1,28 +1,23 @@
 package ecp
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
-	"net"
-	"net/http"
 	"net/url"
 	"strings"
-	"time"
+
+	"github.com/bifrost-hub/bifrost/devices/ssdp"
 )
 
 // SSDP discovery of Roku devices (PROTOCOLS.md §2.1, §4.3).
 const (
-	SSDPAddr     = "239.255.255.250:1900"
+	SSDPAddr     = ssdp.Addr
 	SearchTarget = "roku:ecp"
 )
 
 // SearchRequest is an M-SEARCH for Roku devices, asking for answers within
 // mx seconds.
-func SearchRequest(mx int) []byte {
-	return fmt.Appendf(nil, "M-SEARCH * HTTP/1.1\r\nHOST: %s\r\nMAN: \"ssdp:discover\"\r\nMX: %d\r\nST: %s\r\n\r\n", SSDPAddr, mx, SearchTarget)
-}
+func SearchRequest(mx int) []byte { return ssdp.Request(SearchTarget, mx) }
 
 // Answer is a device's answer to an M-SEARCH.
 type Answer struct {
@@ -59,15 +54,10 @@ func (a Answer) IsRoku() bool {
 
 // ParseAnswer parses one M-SEARCH answer datagram.
 func ParseAnswer(b []byte) (Answer, error) {
-	resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(b)), nil)
+	h, err := ssdp.ParseAnswer(b)
 	if err != nil {
-		return Answer{}, fmt.Errorf("ecp: search answer: %w", err)
+		return Answer{}, fmt.Errorf("ecp: %w", err)
 	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return Answer{}, fmt.Errorf("ecp: search answer status %d", resp.StatusCode)
-	}
-	h := resp.Header
 	a := Answer{Location: h.Get("Location"), ST: h.Get("St"), USN: h.Get("Usn"), Server: h.Get("Server")}
 	if a.Addr() == "" {
 		return a, fmt.Errorf("ecp: search answer without a location")
@@ -79,38 +69,13 @@ func ParseAnswer(b []byte) (Answer, error) {
 // multicast address, or a device's own address) and calls found with each
 // Roku's answer until ctx ends.
 func Search(ctx context.Context, targets []string, found func(Answer)) error {
-	conn, err := net.ListenPacket("udp4", ":0")
-	if err != nil {
-		return fmt.Errorf("ecp: search socket: %w", err)
-	}
-	defer conn.Close()
-	stop := context.AfterFunc(ctx, func() { conn.SetReadDeadline(time.Now()) })
-	defer stop()
-	req := SearchRequest(1)
-	sent := 0
-	for _, t := range targets {
-		addr, err := net.ResolveUDPAddr("udp4", t)
-		if err != nil {
-			continue
-		}
-		if _, err := conn.WriteTo(req, addr); err == nil {
-			sent++
-		}
-	}
-	if sent == 0 {
-		return fmt.Errorf("ecp: no search could be sent to %v", targets)
-	}
-	buf := make([]byte, 4096)
-	for {
-		n, _, err := conn.ReadFrom(buf)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return fmt.Errorf("ecp: search: %w", err)
-		}
-		if a, err := ParseAnswer(buf[:n]); err == nil && a.IsRoku() {
+	err := ssdp.Search(ctx, targets, SearchRequest(1), func(b []byte) {
+		if a, err := ParseAnswer(b); err == nil && a.IsRoku() {
 			found(a)
 		}
+	})
+	if err != nil {
+		return fmt.Errorf("ecp: %w", err)
 	}
+	return nil
 }

@@ -1,27 +1,22 @@
 package upnp
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
-	"net"
-	"net/http"
 	"strings"
-	"time"
+
+	"github.com/bifrost-hub/bifrost/devices/ssdp"
 )
 
 // SSDP discovery of Sonos players.
 const (
-	SSDPAddr       = "239.255.255.250:1900"
+	SSDPAddr       = ssdp.Addr
 	ZonePlayerType = "urn:schemas-upnp-org:device:ZonePlayer:1"
 )
 
 // SearchRequest is an M-SEARCH for search target st, asking for answers
 // within mx seconds.
-func SearchRequest(st string, mx int) []byte {
-	return fmt.Appendf(nil, "M-SEARCH * HTTP/1.1\r\nHOST: %s\r\nMAN: \"ssdp:discover\"\r\nMX: %d\r\nST: %s\r\n\r\n", SSDPAddr, mx, st)
-}
+func SearchRequest(st string, mx int) []byte { return ssdp.Request(st, mx) }
 
 // SearchResponse is a player's answer to an M-SEARCH.
 type SearchResponse struct {
@@ -40,21 +35,13 @@ func (r SearchResponse) IsSonos() bool {
 
 // ParseSearchResponse parses one M-SEARCH answer datagram.
 func ParseSearchResponse(b []byte) (SearchResponse, error) {
-	resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(b)), nil)
-	if err != nil {
-		return SearchResponse{}, fmt.Errorf("upnp: search answer: %w", err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return SearchResponse{}, fmt.Errorf("upnp: search answer status %d", resp.StatusCode)
-	}
-	h := resp.Header
+	h, err := ssdp.ParseAnswer(b)
 	r := SearchResponse{
 		Location: h.Get("Location"), Server: h.Get("Server"), ST: h.Get("St"), USN: h.Get("Usn"),
 		Household: h.Get("X-Rincon-Household"),
 	}
-	if r.Location == "" {
-		return r, fmt.Errorf("upnp: search answer without a location")
+	if err != nil {
+		return r, fmt.Errorf("upnp: %w", err)
 	}
 	return r, nil
 }
@@ -63,38 +50,13 @@ func ParseSearchResponse(b []byte) (SearchResponse, error) {
 // multicast address, or a player's own address) and calls found with each
 // Sonos answer until ctx ends.
 func Search(ctx context.Context, targets []string, found func(SearchResponse)) error {
-	conn, err := net.ListenPacket("udp4", ":0")
-	if err != nil {
-		return fmt.Errorf("upnp: search socket: %w", err)
-	}
-	defer conn.Close()
-	stop := context.AfterFunc(ctx, func() { conn.SetReadDeadline(time.Now()) })
-	defer stop()
-	req := SearchRequest(ZonePlayerType, 1)
-	sent := 0
-	for _, t := range targets {
-		addr, err := net.ResolveUDPAddr("udp4", t)
-		if err != nil {
-			continue
-		}
-		if _, err := conn.WriteTo(req, addr); err == nil {
-			sent++
-		}
-	}
-	if sent == 0 {
-		return fmt.Errorf("upnp: no search could be sent to %v", targets)
-	}
-	buf := make([]byte, 4096)
-	for {
-		n, _, err := conn.ReadFrom(buf)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return fmt.Errorf("upnp: search: %w", err)
-		}
-		if r, err := ParseSearchResponse(buf[:n]); err == nil && r.IsSonos() {
+	err := ssdp.Search(ctx, targets, SearchRequest(ZonePlayerType, 1), func(b []byte) {
+		if r, err := ParseSearchResponse(b); err == nil && r.IsSonos() {
 			found(r)
 		}
+	})
+	if err != nil {
+		return fmt.Errorf("upnp: %w", err)
 	}
+	return nil
 }
