@@ -268,7 +268,7 @@ func TestReadsComeFromTheModel(t *testing.T) {
 	waitFor(t, "the key's last use to be written", func() bool { return keyUsed(t, db, read.ID) })
 
 	w.armed.Store(true)
-	for _, r := range v1.Resources(svc) {
+	for _, r := range v1.Resources(svc, nil) {
 		if r.Method != http.MethodGet {
 			continue
 		}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/bifrost-hub/bifrost/api/mcp"
 	v1 "github.com/bifrost-hub/bifrost/api/v1"
+	"github.com/bifrost-hub/bifrost/automation"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -50,6 +51,11 @@ type Config struct {
 	// Integrations are the settings admins manage in the web UI (Settings
 	// → Integrations); without them the session API has none to offer.
 	Integrations *service.Integrations
+	// Automations is the running automation engine. Without one the hub
+	// serves no automations: /api/v1/automations and /api/automations are
+	// not mounted (a 404 like any unknown path) and MCP lists no
+	// automation tools.
+	Automations *automation.Engine
 }
 
 // Server is the HTTP side of the hub.
@@ -79,8 +85,9 @@ func New(cfg Config) *Server {
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
-	v1.Register(e.Group("/api/v1"), s.svc)
-	s.mcp = mcp.New(mcp.Config{Service: s.svc, Logger: s.log, Version: cfg.Version, AllowedOrigins: cfg.AllowedOrigins})
+	v1.Register(e.Group("/api/v1"), s.svc, cfg.Automations)
+	s.mcp = mcp.New(mcp.Config{Service: s.svc, Automations: cfg.Automations, Logger: s.log,
+		Version: cfg.Version, AllowedOrigins: cfg.AllowedOrigins})
 	s.mcp.Register(e)
 	s.mountSession(cfg)
 	return s

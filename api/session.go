@@ -15,7 +15,7 @@ func (s *Server) mountSession(cfg Config) {
 		acc = service.NewAccounts(s.svc)
 	}
 	err := session.Register(s.echo, session.Config{
-		Service: s.svc, Accounts: acc, Integrations: cfg.Integrations, Logger: s.log,
+		Service: s.svc, Automations: cfg.Automations, Accounts: acc, Integrations: cfg.Integrations, Logger: s.log,
 		TrustedProxies: cfg.TrustedProxies, SecureCookies: cfg.SecureCookies, UI: web.Files(),
 	})
 	if err != nil {

@@ -2,15 +2,14 @@ package automation
 
 import (
 	"context"
-	"errors"
 	"log/slog"
+	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/service"
 )
-
-// errNotReady is the scaffold's answer while the engine is being built.
-var errNotReady = errors.New("automation: engine not built yet")
 
 // Config configures an Engine. Service and Store are required.
 type Config struct {
@@ -66,12 +65,18 @@ type TraceEntry struct {
 	At     time.Time `json:"at"`
 	RuleID string    `json:"rule_id"`
 	Kind   string    `json:"kind"`
-	// Why says what happened in words: "Hallway motion detected motion",
-	// "the condition 'Living Room TV is off' did not hold: it is on", "in
-	// cooldown until 21:16".
+	// Why says what happened in words, so that "<kind>, because <why>"
+	// reads: "Hallway Motion detected motion", "Living Room TV was on (the
+	// condition wants it off)", "it was in cooldown until 21:16".
 	Why string `json:"why"`
+	// Condition is, for a skip, the condition that stopped the rule, in
+	// words: "Living Room TV is off".
+	Condition string `json:"condition,omitempty"`
 	// Actions are the actions' results, in order.
 	Actions []ActionResult `json:"actions,omitempty"`
+	// Outcome is a run's or a restore's outcome: "ok", "partial",
+	// "failed".
+	Outcome string `json:"outcome,omitempty"`
 }
 
 // ActionResult is how one action went.
@@ -92,68 +97,54 @@ type RunResult struct {
 }
 
 // Engine runs the rules. Make it with New and Run it; its methods serve the
-// surfaces while it runs.
+// surfaces while it runs. Its methods are in engine.go (running), rules.go
+// (the surfaces' reads and writes) and the files named for each part.
 type Engine struct {
 	cfg Config
+	svc *service.Service
+	st  Store
+	log *slog.Logger
+
+	loadMu sync.Mutex  // one load of the rules at a time
+	loaded atomic.Bool // the rules, timers and holds are in memory
+
+	mu     sync.Mutex // guards the fields below
+	rules  map[string]*ruleState
+	watch  watchIndex
+	holds  map[devices.ID]*heldDevice
+	base   context.Context // what runs started by events and the clock live in
+	closed bool            // Run has ended: nothing more is started in the background
+	runs   sync.WaitGroup  // runs and restores started in the background
+
+	writes writer // the Store writes decisions make, in order
+
+	// handled, when set (by tests, before Run), hears each event once Run
+	// has handled it.
+	handled func(service.Event)
 }
 
 // New returns an engine.
-func New(cfg Config) *Engine { return &Engine{cfg: cfg} }
-
-// Run follows the service's events and the clock until ctx ends.
-func (e *Engine) Run(ctx context.Context) error { <-ctx.Done(); return nil }
-
-// Tick runs what is due at now: "stays … for" timers, time and sun
-// triggers, delayed actions, restores. Run calls it as time passes; tests
-// with a fake clock call it themselves.
-func (e *Engine) Tick(now time.Time) {}
-
-// List returns every rule. Read scope.
-func (e *Engine) List(ctx context.Context) ([]View, error) { return nil, errNotReady }
-
-// Get returns a rule by id or name. Read scope.
-func (e *Engine) Get(ctx context.Context, ref string) (View, error) { return View{}, errNotReady }
-
-// Create validates and saves a new rule (targets by id or name, stored by
-// id). Control scope.
-func (e *Engine) Create(ctx context.Context, r Rule) (View, error) { return View{}, errNotReady }
-
-// Replace replaces a rule whole (PUT). Control scope.
-func (e *Engine) Replace(ctx context.Context, ref string, r Rule) (View, error) {
-	return View{}, errNotReady
+func New(cfg Config) *Engine {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Location == nil {
+		cfg.Location = time.Local
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	e := &Engine{
+		cfg: cfg, svc: cfg.Service, st: cfg.Store, log: cfg.Logger,
+		rules: map[string]*ruleState{}, watch: newWatchIndex(), holds: map[devices.ID]*heldDevice{},
+		base: context.Background(),
+	}
+	e.writes.init(cfg.Store, cfg.Logger)
+	return e
 }
 
-// Update changes part of a rule (PATCH): enable, disable, rename, …
-// Control scope.
-func (e *Engine) Update(ctx context.Context, ref string, p Patch) (View, error) {
-	return View{}, errNotReady
-}
-
-// Delete removes a rule, its holds and timers. Control scope.
-func (e *Engine) Delete(ctx context.Context, ref string) error { return errNotReady }
-
-// Duplicate copies a rule, disabled, as "<name> (copy)". Control scope.
-func (e *Engine) Duplicate(ctx context.Context, ref string) (View, error) {
-	return View{}, errNotReady
-}
-
-// RunNow runs a rule's actions now, skipping trigger and conditions.
-// Control scope.
-func (e *Engine) RunNow(ctx context.Context, ref string) (RunResult, error) {
-	return RunResult{}, errNotReady
-}
-
-// Trace returns a rule's recent decisions, newest first. Read scope.
-func (e *Engine) Trace(ctx context.Context, ref string, limit int) ([]TraceEntry, error) {
-	return nil, errNotReady
-}
-
-// Explain says in words what a rule does and what it last decided, and
-// why: "did not fire at 21:14 because Living Room TV was on". Read scope.
-func (e *Engine) Explain(ctx context.Context, ref string) (string, error) { return "", errNotReady }
-
-// Sentence reads a rule as one sentence, with names.
-func (e *Engine) Sentence(ctx context.Context, r Rule) string { return "" }
+// TraceKeep is how many decisions a rule's trace keeps.
+const TraceKeep = 100
 
 // Store keeps rules, traces, holds and timers (package store implements
 // it over SQLite).
@@ -164,7 +155,7 @@ type Store interface {
 	UpdateAutomation(ctx context.Context, r Rule) error         // ENOTFOUND, ECONFLICT
 	DeleteAutomation(ctx context.Context, id string) error      // and its trace, holds and timers
 
-	// AddTrace records a decision and keeps the newest 100 per rule.
+	// AddTrace records a decision and keeps the newest TraceKeep per rule.
 	AddTrace(ctx context.Context, t TraceEntry) error
 	ListTrace(ctx context.Context, ruleID string, limit int) ([]TraceEntry, error) // newest first
 

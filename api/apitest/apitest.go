@@ -1,7 +1,8 @@
 // Package apitest starts a hub's HTTP side for tests of adapters and
 // surfaces: the real service over SQLite with a given device registry,
-// behind the real HTTP server, with a control key, plain /api/v1 requests
-// and mcp-go's own MCP client.
+// and optionally the automation engine over the same store, behind the
+// real HTTP server, with a control key, plain /api/v1 requests and
+// mcp-go's own MCP client.
 package apitest
 
 import (
@@ -11,6 +12,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,9 +22,12 @@ import (
 	mcplib "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/bifrost-hub/bifrost/api"
+	"github.com/bifrost-hub/bifrost/automation"
 	"github.com/bifrost-hub/bifrost/devices"
+	"github.com/bifrost-hub/bifrost/devices/sim"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/service/servicetest"
+	"github.com/bifrost-hub/bifrost/store"
 )
 
 // Hub is a running hub's HTTP side and a control key for it.
@@ -30,23 +35,99 @@ type Hub struct {
 	URL     string
 	Key     string
 	Service *service.Service
+	// Automations is the engine the hub runs (nil without
+	// WithAutomations).
+	Automations *automation.Engine
+}
+
+// Option changes what a hub runs.
+type Option func(*options)
+
+type options struct {
+	automations *automation.Config
+}
+
+// WithAutomations runs an automation engine made with cfg beside the
+// service until the test ends, over the hub's own store (cfg's Service and
+// Store are filled in), and serves it on every surface. A test with a fake
+// clock (cfg.Now) drives the engine's Tick itself.
+func WithAutomations(cfg automation.Config) Option {
+	return func(o *options) { o.automations = &cfg }
 }
 
 // Start records reg's devices, runs the service (so adapters' changes are
 // followed) and serves the API until the test ends. Reads are bounded by
 // readTimeout, so a device that stops answering is reported within the
 // device timeout whether a read or a command meets it first.
-func Start(t testing.TB, reg *devices.Registry, readTimeout time.Duration) *Hub {
+func Start(t testing.TB, reg *devices.Registry, readTimeout time.Duration, opts ...Option) *Hub {
 	t.Helper()
-	svc := servicetest.New(t, reg, readTimeout)
-	a := api.New(api.Config{Service: svc, Logger: slog.New(slog.DiscardHandler)})
+	svc, eng := House(t, reg, readTimeout, opts...)
+	a := api.New(api.Config{Service: svc, Automations: eng, Logger: slog.New(slog.DiscardHandler)})
 	srv := httptest.NewServer(a.Handler())
 	t.Cleanup(func() { a.CloseStreams(); srv.Close() })
 	k, err := svc.CreateKey(service.WithPrincipal(context.Background(), service.System), "test", service.ScopeControl)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Hub{URL: srv.URL, Key: k.Key, Service: svc}
+	return &Hub{URL: srv.URL, Key: k.Key, Service: svc, Automations: eng}
+}
+
+// House is what Start serves, for tests that build the server
+// themselves: a running service over reg and, with WithAutomations, a
+// running engine over the same store (nil without).
+func House(tb testing.TB, reg *devices.Registry, readTimeout time.Duration, opts ...Option) (*service.Service, *automation.Engine) {
+	tb.Helper()
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.automations == nil {
+		return servicetest.New(tb, reg, readTimeout), nil
+	}
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(tb.TempDir(), "bifrost.db"))
+	if err != nil {
+		tb.Fatalf("opening store: %v", err)
+	}
+	tb.Cleanup(func() { _ = db.Close() })
+	svc := service.New(service.Config{Store: db, Registry: reg, ReadTimeout: readTimeout})
+	if err := svc.Sync(ctx); err != nil {
+		tb.Fatalf("syncing inventory: %v", err)
+	}
+	servicetest.Run(tb, svc)
+	return svc, runEngine(tb, svc, db, *o.automations)
+}
+
+// SimHouse is House over the simulated home.
+func SimHouse(tb testing.TB, opts ...Option) (*service.Service, *sim.Home, *automation.Engine) {
+	tb.Helper()
+	reg := devices.NewRegistry(0)
+	tb.Cleanup(reg.Close)
+	home := sim.NewHome(sim.Options{})
+	home.Register(reg)
+	svc, eng := House(tb, reg, 0, opts...)
+	return svc, home, eng
+}
+
+// runEngine runs an engine over svc and db until the test ends, and waits
+// for it to stop before the service and the store do.
+func runEngine(tb testing.TB, svc *service.Service, db *store.DB, cfg automation.Config) *automation.Engine {
+	tb.Helper()
+	cfg.Service, cfg.Store = svc, db
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	eng := automation.New(cfg)
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- eng.Run(ctx) }()
+	tb.Cleanup(func() {
+		stop()
+		if err := <-done; err != nil {
+			tb.Errorf("the automation engine stopped: %v", err)
+		}
+	})
+	return eng
 }
 
 var httpClient = &http.Client{Timeout: 10 * time.Second}

@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -136,6 +137,52 @@ func TestRealMCPClients(t *testing.T) {
 		decodeJSON(t, []byte(out), &seen)
 		if seen.Tools != len(allTools) || seen.BadKey.Code == 0 || seen.BadKey.Ms > 10000 {
 			t.Fatalf("%+v", seen)
+		}
+	})
+	t.Run("typescript-sdk-automation-by-name", func(t *testing.T) {
+		t.Parallel()
+		// What an assistant sends for "when the office motion sensor
+		// detects motion after sunset, turn the desk lamp on at 30 % and
+		// put it back after 5 minutes" (the demo home has no hallway).
+		calls, err := json.Marshal([]map[string]any{
+			{"name": "create_automation", "arguments": map[string]any{
+				"name":          "Office motion after sunset",
+				"trigger":       map[string]any{"type": "sensor", "device": "Office Motion", "reading": "motion", "to": "detected"},
+				"conditions":    []any{map[string]any{"type": "sun", "sun": "down"}},
+				"actions":       []any{map[string]any{"type": "light", "lights": []string{"Desk Lamp"}, "state": map[string]any{"on": true, "brightness": 30}}},
+				"restore_after": "5m",
+			}},
+			{"name": "explain_automation", "arguments": map[string]any{"automation": "office motion after sunset"}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var answers []struct {
+			IsError    bool
+			Text       string
+			Structured struct {
+				ID, Sentence, Explanation string
+				Rule                      struct{ Trigger struct{ Device string } }
+			}
+		}
+		out, _ := node(t, append(env, "BIFROST_CALLS="+string(calls)), "calls.mjs")
+		decodeJSON(t, []byte(out), &answers)
+		if len(answers) != 2 || answers[0].IsError || answers[1].IsError {
+			t.Fatalf("%+v", answers)
+		}
+		created, explained := answers[0], answers[1]
+		sentence := created.Structured.Sentence
+		for _, want := range []string{"Office Motion", "sunset", "Desk Lamp", "30", "5 minutes"} {
+			if !strings.Contains(sentence, want) {
+				t.Errorf("the sentence %q does not say %q", sentence, want)
+			}
+		}
+		if !strings.Contains(created.Text, sentence) {
+			t.Errorf("the answer's text %q does not read the rule back", created.Text)
+		}
+		if explained.Structured.ID != created.Structured.ID || explained.Text == "" ||
+			explained.Structured.Rule.Trigger.Device != "sim:office-motion" {
+			t.Errorf("explain_automation: %+v", explained)
 		}
 	})
 	t.Run("inspector-cli", func(t *testing.T) {

@@ -19,7 +19,7 @@ func (t *tools) powerTools() []mcpserver.ServerTool {
 			writes, object(map[string]schema{
 				"device": str("the device's name or id"),
 				"on":     boolean(""),
-			}, "device", "on"), powerSchema),
+			}, "device", "on"), told("the device, as list_power_devices")),
 			Handler: handle(t, t.setPower)},
 	}
 }
@@ -55,22 +55,26 @@ func (t *tools) setPower(ctx context.Context, a setPowerArgs) (result, error) {
 
 var tvArg = map[string]schema{"tv": str("the TV's name or id")}
 
+// tvOut is the answer of a tool that works a TV's remote, in the shape
+// list_remotes declares.
+var tvOut = told("the TV, as list_remotes")
+
 func (t *tools) remoteTools() []mcpserver.ServerTool {
 	return []mcpserver.ServerTool{
 		{Tool: newTool("list_remotes", "TV remotes: the app in front and the apps each TV can open.",
 			reads, noArgs, open(map[string]schema{"remotes": array("", remoteSchema)})),
 			Handler: handle(t, t.listRemotes)},
 		{Tool: newTool("press_remote_key", "Press a key on a TV's remote.",
-			acts, object(with(tvArg, map[string]schema{"key": enum("", devices.RemoteKeys)}), "tv", "key"), remoteSchema),
+			acts, object(with(tvArg, map[string]schema{"key": enum("", devices.RemoteKeys)}), "tv", "key"), tvOut),
 			Handler: handle(t, t.pressKey)},
 		{Tool: newTool("launch_app", "Open an app on a TV: its name, package id, or a deep link (a URL).",
-			writes, object(with(tvArg, map[string]schema{"app": str("")}), "tv", "app"), remoteSchema),
+			writes, object(with(tvArg, map[string]schema{"app": str("")}), "tv", "app"), tvOut),
 			Handler: handle(t, t.launchApp)},
 		{Tool: newTool("type_text", "Type into the text field a TV shows (a search box).",
 			acts, object(with(tvArg, map[string]schema{"text": str("")}), "tv", "text"),
 			open(map[string]schema{"id": str(""), "name": str(""), "typed": str("")})),
 			Handler: handle(t, t.typeText)},
-		{Tool: newTool("play_on", `Do what was said on a TV: "Netflix" opens the app; "Bob's Burgers" searches the TV's apps and plays the best match; failing both, reopens the app last used. Says which it did.`,
+		{Tool: newTool("play_on", `Do what was said on a TV: "Netflix" opens the app; "Bob's Burgers" searches its apps and plays the best match; failing both, reopens the last app. Says which.`,
 			acts, object(with(tvArg, map[string]schema{"query": str("an app or a title, as said")}), "tv", "query"),
 			open(map[string]schema{
 				"device": str(""),

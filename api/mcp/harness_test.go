@@ -18,17 +18,18 @@ import (
 
 	"github.com/bifrost-hub/bifrost/api"
 	"github.com/bifrost-hub/bifrost/api/apitest"
-	"github.com/bifrost-hub/bifrost/api/mcp"
+	"github.com/bifrost-hub/bifrost/automation"
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/sim"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
 // hub is a real hub behind a real HTTP server: SQLite in a temp dir, the
-// simulated home, the service and the whole API, with a control key and a
-// read key.
+// simulated home, the service, the automation engine and the whole API,
+// with a control key and a read key.
 type hub struct {
 	svc     *service.Service
+	eng     *automation.Engine
 	home    *sim.Home
 	handler http.Handler
 	srv     *httptest.Server
@@ -36,14 +37,19 @@ type hub struct {
 	read    string
 }
 
+// engineConfig places the test hub in Berlin, so rules may use the sun.
+var engineConfig = automation.Config{Latitude: ptr(52.52), Longitude: ptr(13.405)}
+
+func ptr[T any](v T) *T { return &v }
+
 // system is the context of the hub itself (creating and revoking keys).
 var system = service.WithPrincipal(context.Background(), service.System)
 
 func newHub(tb testing.TB) *hub {
 	tb.Helper()
-	svc, home := mcp.NewHouse(tb)
-	a := api.New(api.Config{Service: svc})
-	h := &hub{svc: svc, home: home, handler: a.Handler()}
+	svc, home, eng := apitest.SimHouse(tb, apitest.WithAutomations(engineConfig))
+	a := api.New(api.Config{Service: svc, Automations: eng})
+	h := &hub{svc: svc, eng: eng, home: home, handler: a.Handler()}
 	h.srv = httptest.NewServer(h.handler)
 	tb.Cleanup(func() { a.CloseStreams(); h.srv.Close() })
 	h.control = newKey(tb, svc, "control", service.ScopeControl)

@@ -44,13 +44,9 @@ type summary struct {
 }
 
 // summarySchema is told rather than spelt out, to keep tools/list small.
-var summarySchema = open(map[string]schema{
-	"devices": integer("", 1, 0),
-	"rooms": array("id, name, devices, occupied; lights, power, media: {on, off, offline}; lights.brightness: [min, max] of the lit; "+
-		"playing: [{name, now_playing}]; offline: names; more_offline, more_playing: counts not named; scenes", anyObject),
-	"no_room": described(schema{"type": "object"}, "as a room, for the devices in none"),
-	"scenes":  array("home scenes", str("")),
-})
+var summarySchema = told("devices: count; rooms: [{id, name, devices, occupied, lights|power|media: {on, off, offline}, " +
+	"lights.brightness: [min, max] lit, playing: [{name, now_playing}], offline: names, more_offline, more_playing: counts, scenes}]; " +
+	"no_room: as a room, for the devices in none; scenes: home scenes")
 
 func homeOf(h service.Home) home {
 	v := home{
@@ -286,18 +282,13 @@ func (t *tools) houseTools() []mcpserver.ServerTool {
 			})),
 			Handler: handle(t, t.listSensors)},
 		{Tool: newTool("scan_devices", "Look for new devices on every adapter that can; says how long to wait.",
-			acts, noArgs, open(map[string]schema{
-				"adapters":     array("", str("")),
-				"failed":       array("", open(map[string]schema{"name": str(""), "error": str("")})),
-				"wait_seconds": integer("", 1, 0),
-				"message":      str(""),
-			})),
+			acts, noArgs, told("adapters: names; failed: [{name, error}]; wait_seconds; message")),
 			Handler: handle(t, t.scan)},
 		{Tool: newTool("undo", "Revert this key's last change (within 10 minutes) on exactly the devices it touched.",
 			acts, noArgs, open(map[string]schema{
 				"action":      str(""),
 				"age_seconds": integer("", 1, 0),
-				"result":      fanoutSchema,
+				"result":      fanoutOut,
 				"message":     str(""),
 			})),
 			Handler: handle(t, t.undo)},

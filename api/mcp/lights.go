@@ -13,12 +13,12 @@ import (
 // patchProps are the fields of a light write, shared by set_light and
 // set_room.
 var patchProps = map[string]schema{
-	"on":         boolean("turn on (true) or off (false)"),
-	"brightness": integer("percent; 0 turns the light off", 0, 100),
+	"on":         boolean(""),
+	"brightness": integer("percent; 0 turns it off", 0, 100),
 	"hex":        str("colour as RRGGBB, e.g. FF8800"),
-	"kelvin":     integer("white temperature, e.g. 2700 warm, 6500 cool; kept within the light's range", 1, 0),
-	"effect":     str("an effect the light has (list_light_effects)"),
-	"preset":     str("a gel or light source by name (list_color_presets)"),
+	"kelvin":     integer("white, 2700 warm to 6500 cool; kept in the light's range", 1, 0),
+	"effect":     str("see list_light_effects"),
+	"preset":     str("a gel or light source: list_color_presets"),
 }
 
 // patchArgs are the light-write arguments.
@@ -47,7 +47,7 @@ func (t *tools) lightTools() []mcpserver.ServerTool {
 		{Tool: newTool("list_color_presets", "Gels and light sources for set_light's preset.",
 			reads, noArgs, open(map[string]schema{"presets": array("", presetSchema)})),
 			Handler: handle(t, t.listPresets)},
-		{Tool: newTool("set_light", "Change one light, several, or all. Give only what should change, and at most one of hex, kelvin, effect and preset; each of those, and brightness, also turns the light on.",
+		{Tool: newTool("set_light", "Change one light, several, or all: give only what should change, at most one of hex, kelvin, effect and preset; each of those, and brightness, turns the light on.",
 			writes, object(with(patchProps, map[string]schema{
 				"light":  str(`one light's name or id, or "all"`),
 				"lights": array("several lights' names or ids", str("")),
@@ -103,7 +103,7 @@ type lightWrite struct {
 }
 
 var lightWriteSchema = open(with(fanoutSchema.props(), map[string]schema{
-	"light": lightSchema,
+	"light": told("one light's state, as list_lights"),
 	"notes": array("", str("")),
 }))
 

@@ -2,7 +2,8 @@
 // Context Protocol over Streamable HTTP at /mcp (stateless, JSON answers)
 // and over the legacy HTTP+SSE transport at /sse and /message, built on
 // mark3labs/mcp-go. Its tools, the bifrost://home resource and its prompts
-// call the service and nothing else; every rule about the home lives there.
+// call the service (and the automation engine) and nothing else; every
+// rule about the home lives there.
 //
 // Every request passes the same guard before any MCP processing: an
 // allowed Origin (when one is sent) and a valid bfr_ API key, whose
@@ -18,6 +19,7 @@ import (
 	mcplib "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
+	"github.com/bifrost-hub/bifrost/automation"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -34,12 +36,16 @@ Name targets by id or by name: an exact id, an exact name (any case), or part of
 Writes are sparse: give only what should change. A colour (hex), temperature (kelvin), effect or brightness turns a light on. set_room without "on" changes only the lights that are already lit; with "on" it is power intent for the whole room.
 Problems with a device (offline, cannot do that, value out of range) come back as tool errors with the reason; nothing else changed.
 undo reverts the last change made with this key, within 10 minutes.
+Automations are rules the house runs by itself; create_automation answers with the rule read back as a sentence: say it to the user to confirm.
 A read-only key sees only the tools that read.`
 
 // Config configures the MCP surface.
 type Config struct {
 	Service *service.Service
-	Logger  *slog.Logger
+	// Automations is the automation engine; without one no automation
+	// tool is listed.
+	Automations *automation.Engine
+	Logger      *slog.Logger
 	// Version is reported to clients as the server's version.
 	Version string
 	// AllowedOrigins are the browser origins (scheme://host[:port]) allowed
@@ -88,7 +94,7 @@ func New(cfg Config) *Server {
 		mcpserver.WithCacheHints(0, mcplib.CacheScopePrivate),
 		mcpserver.WithHooks(hooks),
 	)
-	t := &tools{svc: s.svc, log: s.log}
+	t := &tools{svc: s.svc, eng: cfg.Automations, log: s.log}
 	s.mcp.AddTools(t.all()...)
 	s.mcp.AddResource(homeResource(), t.readHome)
 	s.mcp.AddPrompts(prompts()...)

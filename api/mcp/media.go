@@ -13,22 +13,27 @@ import (
 
 var deviceArg = map[string]schema{"device": str("the media player's name or id")}
 
+// playerOut is the answer of a tool about one player: its state, in the
+// shape list_media_devices declares (not repeated, to keep tools/list
+// small).
+var playerOut = told("the player, as list_media_devices")
+
 func (t *tools) mediaTools() []mcpserver.ServerTool {
 	return []mcpserver.ServerTool{
 		{Tool: newTool("list_media_devices", "Speakers, the receiver and TVs with power, volume, source and what is playing.",
 			reads, noArgs, open(map[string]schema{"media": array("", mediaSchema)})),
 			Handler: handle(t, t.listMedia)},
 		{Tool: newTool("get_media_state", "One media player's live state, with the sources it can switch to.",
-			reads, object(deviceArg, "device"), mediaSchema),
+			reads, object(deviceArg, "device"), told("the player, as list_media_devices, with its sources")),
 			Handler: handle(t, t.getMedia)},
-		{Tool: newTool("set_media", "Change a media player: power, volume, mute, source or transport; only what is given changes. A source bound to a receiver sends volume and mute there.",
+		{Tool: newTool("set_media", "Change a media player's power, volume, mute, source or transport: only what is given. A source bound to a receiver sends volume and mute there.",
 			acts, object(with(deviceArg, map[string]schema{
 				"power":     boolean(""),
 				"volume":    integer("", 0, 100),
 				"mute":      boolean(""),
 				"source":    str("an input or app from get_media_state's sources"),
 				"transport": enum("", service.TransportCommands),
-			}), "device"), mediaSchema),
+			}), "device"), playerOut),
 			Handler: handle(t, t.setMedia)},
 		{Tool: newTool("list_media_favorites", "A player's favourites (stations, playlists, albums).",
 			reads, object(deviceArg, "device"), open(map[string]schema{
@@ -39,28 +44,28 @@ func (t *tools) mediaTools() []mcpserver.ServerTool {
 			})),
 			Handler: handle(t, t.favorites)},
 		{Tool: newTool("play_media_favorite", "Play one of a player's favourites, by id, title or part of a title.",
-			writes, object(with(deviceArg, map[string]schema{"favorite": str("")}), "device", "favorite"), mediaSchema),
+			writes, object(with(deviceArg, map[string]schema{"favorite": str("")}), "device", "favorite"), playerOut),
 			Handler: handle(t, t.playFavorite)},
 		{Tool: newTool("cast_media", "Play content on a player by content id (a URL or a provider's id) and type.",
 			writes, object(with(deviceArg, map[string]schema{
 				"content_id":   str("a URL or a provider's content id"),
 				"content_type": enum("", service.CastTypes),
-			}), "device", "content_id", "content_type"), mediaSchema),
+			}), "device", "content_id", "content_type"), playerOut),
 			Handler: handle(t, t.cast)},
 		{Tool: newTool("group_speakers", "Make speakers play in sync with one speaker (which keeps playing what it plays).",
 			writes, object(map[string]schema{
 				"speaker": str("the speaker to follow"),
 				"members": array("speakers to join it", str("")),
-			}, "speaker", "members"), fanoutSchema),
+			}, "speaker", "members"), fanoutOut),
 			Handler: handle(t, t.group)},
 		{Tool: newTool("ungroup_speaker", "Make a speaker play on its own again.",
-			writes, object(map[string]schema{"speaker": str("")}, "speaker"), mediaSchema),
+			writes, object(map[string]schema{"speaker": str("")}, "speaker"), playerOut),
 			Handler: handle(t, t.ungroup)},
-		{Tool: newTool("bind_receiver", `Route a source's volume, mute and power through a receiver, on one of its inputs; receiver "" removes the binding.`,
+		{Tool: newTool("bind_receiver", `Route a source's volume, mute and power through a receiver, on one of its inputs; receiver "" unbinds.`,
 			writes, object(with(deviceArg, map[string]schema{
 				"receiver": str("the receiver's name or id"),
 				"input":    str("the receiver input the source is on"),
-			}), "device", "receiver"), mediaSchema),
+			}), "device", "receiver"), playerOut),
 			Handler: handle(t, t.bindReceiver)},
 	}
 }

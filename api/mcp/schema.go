@@ -28,8 +28,14 @@ func open(props map[string]schema) schema {
 }
 
 // anyObject is an object schema that says nothing of its properties (an
-// output another tool's schema declares).
+// output another tool's schema declares). Shared: never describe it; use
+// told for an object schema with a description.
 var anyObject = schema{"type": "object"}
+
+// told is an object schema whose properties its description tells.
+func told(desc string) schema {
+	return described(schema{"type": "object"}, desc)
+}
 
 func str(desc string) schema {
 	return described(schema{"type": "string"}, desc)

@@ -10,25 +10,29 @@ import (
 	"log/slog"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	mcplib "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
+	"github.com/bifrost-hub/bifrost/automation"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
-// tools serves the tool calls from the service: decode the arguments,
-// call one service method, shape the answer.
+// tools serves the tool calls from the service and the automation
+// engine: decode the arguments, call one method, shape the answer.
 type tools struct {
 	svc *service.Service
+	eng *automation.Engine // nil: no automation tools
 	log *slog.Logger
 }
 
-// all is every tool, in the order of the table.
+// all is every tool, in the order of the table, then the
+// automations'.
 func (t *tools) all() []mcpserver.ServerTool {
 	return slices.Concat(t.homeTools(), t.lightTools(), t.sceneTools(), t.mediaTools(),
-		t.powerTools(), t.remoteTools(), t.houseTools())
+		t.powerTools(), t.remoteTools(), t.houseTools(), t.automationTools())
 }
 
 // result is what a tool answers: a short text for people and the
@@ -44,19 +48,21 @@ type result struct {
 type kind int
 
 const (
-	reads  kind = iota // changes nothing
-	writes             // changes state; asking twice does what asking once did
-	acts               // changes state; asking twice does it twice (a key press, a new scene)
+	reads   kind = iota // changes nothing
+	writes              // changes state; asking twice does what asking once did
+	acts                // changes state; asking twice does it twice (a key press, a new scene)
+	deletes             // removes something for good; asking twice does what asking once did
 )
 
 // newTool declares a tool. Annotations are true: only reads are read-only,
-// no tool deletes anything (so none is destructive), and none reaches
-// beyond the house.
+// only deletes are destructive, and no tool reaches beyond the house.
 func newTool(name, desc string, k kind, in, out schema) mcplib.Tool {
 	a := mcplib.ToolAnnotation{ReadOnlyHint: mcplib.ToBoolPtr(k == reads), OpenWorldHint: mcplib.ToBoolPtr(false)}
 	if k != reads {
-		a.DestructiveHint = mcplib.ToBoolPtr(false)
-		a.IdempotentHint = mcplib.ToBoolPtr(k == writes)
+		a.DestructiveHint = mcplib.ToBoolPtr(k == deletes)
+	}
+	if k == writes || k == deletes {
+		a.IdempotentHint = mcplib.ToBoolPtr(true) // false is the default: left out
 	}
 	return mcplib.Tool{Name: name, Description: desc, RawInputSchema: in.raw(), RawOutputSchema: out.raw(), Annotations: a}
 }
@@ -140,10 +146,35 @@ func decodeArgs(raw json.RawMessage, v any) error {
 		}
 		return service.Errorf(service.EINVALID, "%s must be %s, not %s", mismatch.Field, jsonKind(mismatch.Type), mismatch.Value)
 	}
+	var syntax *json.SyntaxError
 	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		if !topLevel(raw, name) {
+			// A field of an object inside the arguments (a rule's trigger).
+			return service.Errorf(service.EINVALID, "unknown field %s; the input schema lists the fields", name)
+		}
 		return service.Errorf(service.EINVALID, "unknown argument %s; arguments: %s", name, strings.Join(argNames(reflect.TypeOf(v).Elem()), ", "))
 	}
-	return service.Errorf(service.EINVALID, "the arguments are not valid JSON: %v", err)
+	if errors.As(err, &syntax) {
+		return service.Errorf(service.EINVALID, "the arguments are not valid JSON: %v", err)
+	}
+	// A value's own decoder refused it (a duration such as "2 mins").
+	return service.Errorf(service.EINVALID, "%v", err)
+}
+
+// topLevel reports whether quoted (a field name as encoding/json quotes
+// it) is one of the arguments themselves rather than a field of an object
+// among them.
+func topLevel(raw json.RawMessage, quoted string) bool {
+	name, err := strconv.Unquote(quoted)
+	if err != nil {
+		return true
+	}
+	var args map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &args); err != nil {
+		return true
+	}
+	_, ok := args[name]
+	return ok
 }
 
 // argNames lists the JSON names of an arguments struct's fields,

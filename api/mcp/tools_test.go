@@ -33,7 +33,12 @@ var allTools = map[string]bool{
 	"list_power_devices": true, "set_power": false,
 	"list_remotes": true, "press_remote_key": false, "launch_app": false, "type_text": false, "play_on": false,
 	"list_sensors": true, "scan_devices": false, "undo": false,
+	"list_automations": true, "create_automation": false, "update_automation": false,
+	"delete_automation": false, "run_automation": false, "explain_automation": true,
 }
+
+// destructive are the tools that remove something for good.
+var destructive = map[string]bool{"delete_automation": true}
 
 // Budgets for an assistant's context, in bytes of the whole JSON-RPC
 // answer as sent (a kB of 1000 bytes, the stricter reading). A tool
@@ -179,8 +184,8 @@ func checkTools(t *testing.T, tools []mcplib.Tool) {
 			t.Errorf("%s: readOnlyHint %v, want %v", tool.Name, a.ReadOnlyHint, readOnly)
 		case a.OpenWorldHint == nil || *a.OpenWorldHint:
 			t.Errorf("%s: openWorldHint must be false", tool.Name)
-		case !readOnly && (a.DestructiveHint == nil || *a.DestructiveHint):
-			t.Errorf("%s: no tool deletes anything, so none is destructive", tool.Name)
+		case !readOnly && (a.DestructiveHint == nil || *a.DestructiveHint != destructive[tool.Name]):
+			t.Errorf("%s: destructiveHint %v, want %v (only a delete is destructive)", tool.Name, a.DestructiveHint, destructive[tool.Name])
 		case tool.InputSchema.Type != "object" || tool.OutputSchema.Type != "object":
 			t.Errorf("%s: input %q, output %q, want object schemas", tool.Name, tool.InputSchema.Type, tool.OutputSchema.Type)
 		}
@@ -349,6 +354,12 @@ func TestEveryToolAnswersTextAndMatchingStructuredContent(t *testing.T) {
 		{"list_sensors", nil, "Occupancy: "},
 		{"scan_devices", nil, ""},
 		{"undo", nil, "Undid"},
+		{"create_automation", officeAtNight, "When Office Motion"},
+		{"list_automations", nil, "1 automation"},
+		{"update_automation", map[string]any{"automation": "office at night", "enabled": false}, "off"},
+		{"run_automation", map[string]any{"automation": "Office at night"}, "Desk Lamp"},
+		{"explain_automation", map[string]any{"automation": "Office at night"}, "Desk Lamp"},
+		{"delete_automation", map[string]any{"automation": "Office at night"}, `Deleted automation "Office at night"`},
 	}
 	seen := map[string]bool{}
 	for _, tc := range calls {

@@ -364,6 +364,10 @@ var fanoutSchema = open(map[string]schema{
 	"failed":  array("", open(map[string]schema{"name": str(""), "error": str(""), "code": str("")})),
 })
 
+// fanoutOut is a fan-out's answer where set_room's schema already spelt
+// it out.
+var fanoutOut = told("applied, failed: as set_room")
+
 func fanoutOf(r service.FanoutResult) fanout {
 	v := fanout{Applied: make([]string, 0, len(r.Applied))}
 	for _, o := range r.Applied {

@@ -18,13 +18,17 @@ import (
 	"github.com/labstack/echo/v4"
 
 	v1 "github.com/bifrost-hub/bifrost/api/v1"
+	"github.com/bifrost-hub/bifrost/automation"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
 // Config configures the session API and the web UI.
 type Config struct {
-	Service  *service.Service
-	Accounts *service.Accounts
+	Service *service.Service
+	// Automations is the automation engine whose rules the web UI
+	// manages; nil when the hub runs none.
+	Automations *automation.Engine
+	Accounts    *service.Accounts
 	// Integrations are the settings of Settings → Integrations; nil
 	// when the hub offers none.
 	Integrations *service.Integrations
@@ -65,7 +69,7 @@ func Register(e *echo.Echo, cfg Config) error {
 	}
 	// The home's resources are /api/v1's own handlers, behind a session;
 	// but the web UI draws every device, so its snapshot is never a summary.
-	for _, r := range v1.Resources(cfg.Service) {
+	for _, r := range v1.Resources(cfg.Service, cfg.Automations) {
 		if r.Method == http.MethodGet && r.Path == "/home" {
 			r.Handle = v1.WholeHome(cfg.Service)
 		}

@@ -65,7 +65,9 @@ func decodeError(err error) error {
 	if field, ok := unknownField(err); ok {
 		return service.Errorf(service.EINVALID, "unknown field %q", field).With("field", field)
 	}
-	return echo.NewHTTPError(http.StatusBadRequest, "malformed JSON: "+err.Error())
+	// What is left is a value's own decoder refusing it (a duration such
+	// as "2 mins"): well-formed JSON that does not fit.
+	return service.Errorf(service.EINVALID, "%v", err)
 }
 
 // typeError names the field whose value has the wrong type.

@@ -19,16 +19,19 @@ import (
 	"github.com/getkin/kin-openapi/routers/legacy"
 
 	"github.com/bifrost-hub/bifrost/api"
+	"github.com/bifrost-hub/bifrost/api/apitest"
+	"github.com/bifrost-hub/bifrost/automation"
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/sim"
 	"github.com/bifrost-hub/bifrost/service"
-	"github.com/bifrost-hub/bifrost/service/servicetest"
 )
 
 // harness is a real hub: SQLite in a temp dir, the simulated home, the
-// service, and the whole HTTP server, with a control key and a read key.
+// service, the automation engine, and the whole HTTP server, with a
+// control key and a read key.
 type harness struct {
 	svc     *service.Service
+	eng     *automation.Engine
 	home    *sim.Home
 	srv     *api.Server
 	handler http.Handler
@@ -39,14 +42,19 @@ type harness struct {
 	router routers.Router
 }
 
+// engineConfig places the test hub in Berlin, so rules may use the sun.
+var engineConfig = automation.Config{Latitude: ptr(52.52), Longitude: ptr(13.405)}
+
+func ptr[T any](v T) *T { return &v }
+
 // system is the context of the hub itself (creating and revoking keys).
 var system = service.WithPrincipal(context.Background(), service.System)
 
 func newHarness(tb testing.TB) *harness {
 	tb.Helper()
-	svc, home := servicetest.SimHouse(tb)
-	srv := api.New(api.Config{Service: svc})
-	h := &harness{svc: svc, home: home, srv: srv, handler: srv.Handler()}
+	svc, home, eng := apitest.SimHouse(tb, apitest.WithAutomations(engineConfig))
+	srv := api.New(api.Config{Service: svc, Automations: eng})
+	h := &harness{svc: svc, eng: eng, home: home, srv: srv, handler: srv.Handler()}
 	h.control = newKey(tb, svc, "control", service.ScopeControl)
 	h.read = newKey(tb, svc, "read", service.ScopeRead)
 	h.doc, h.router = loadDocument(tb, h.handler)

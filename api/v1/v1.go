@@ -8,28 +8,32 @@ package v1
 import (
 	"net/http"
 	"net/url"
+	"slices"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/bifrost-hub/bifrost/api/keyauth"
+	"github.com/bifrost-hub/bifrost/automation"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
-// handlers serves /api/v1 from the service.
+// handlers serves /api/v1 from the service and the automation engine.
 type handlers struct {
 	svc     *service.Service
+	eng     *automation.Engine // nil: the hub runs no automations
 	answers answers
 }
 
 // Register mounts /api/v1 on g. Every route but the OpenAPI document
 // requires an API key. The key check is attached per route rather than to
 // the group, so an unknown path stays a 404 and a wrong method a 405.
-func Register(g *echo.Group, svc *service.Service) {
+// Without an engine (eng nil) the automation routes are not mounted.
+func Register(g *echo.Group, svc *service.Service, eng *automation.Engine) {
 	h := &handlers{svc: svc}
 	g.GET("/openapi.json", serveDocument)
 	auth := keyauth.Middleware(svc)
 	g.GET("/events", h.events, auth)
-	for _, r := range Resources(svc) {
+	for _, r := range Resources(svc, eng) {
 		g.Add(r.Method, r.Path, r.Handle, auth)
 	}
 }
@@ -41,13 +45,16 @@ type Route struct {
 }
 
 // Resources are the home's resource routes as /api/v1 serves them (all but
-// its event stream and document). The session API mounts the same
-// handlers behind its own authentication, so the two cannot drift apart.
-func Resources(svc *service.Service) []Route {
-	return (&handlers{svc: svc}).routes()
+// its event stream and document), with the automations' when eng is not
+// nil. The session API mounts the same handlers behind its own
+// authentication, so the two cannot drift apart.
+func Resources(svc *service.Service, eng *automation.Engine) []Route {
+	h := &handlers{svc: svc, eng: eng}
+	return slices.Concat(h.routes(), h.automationRoutes())
 }
 
-// routes is the whole API, in the order of the OpenAPI document.
+// routes is the house's part of the API, in the order of the OpenAPI
+// document.
 func (h *handlers) routes() []Route {
 	const get, put, post, patch, del = http.MethodGet, http.MethodPut, http.MethodPost, http.MethodPatch, http.MethodDelete
 	return []Route{

@@ -37,10 +37,11 @@ type Config struct {
 	// Integrations); never logged.
 	Secret string
 
-	Media  MediaConfig  // Sonos speakers and Onkyo receivers
-	TV     TVConfig     // Android TVs and Rokus
-	Neewer NeewerConfig // Neewer lights over Bluetooth LE
-	MQTT   MQTTConfig   // MQTT devices
+	Media    MediaConfig    // Sonos speakers and Onkyo receivers
+	TV       TVConfig       // Android TVs and Rokus
+	Location LocationConfig // where the hub is, for sunrise and sunset
+	Neewer   NeewerConfig   // Neewer lights over Bluetooth LE
+	MQTT     MQTTConfig     // MQTT devices
 }
 
 // DefaultConfig returns the configuration used when nothing is set.
@@ -70,6 +71,9 @@ func (c Config) Validate() error {
 	}
 	if c.DeviceTimeout <= 0 {
 		return fmt.Errorf("device-timeout: %s is not a positive duration", c.DeviceTimeout)
+	}
+	if err := c.Location.validate(); err != nil {
+		return err
 	}
 	return c.Neewer.validate()
 }
@@ -122,7 +126,7 @@ func (c *Config) options() []option {
 			Usage: "comma-separated browser `origins` (https://host:port) allowed to call /mcp; default: the hub's own host and localhost"},
 		{Name: "secret", Env: "BIFROST_SECRET", Secret: true, Value: (*stringValue)(&c.Secret),
 			Usage: "random `string` (16+ characters, e.g. from openssl rand -base64 32) whose key encrypts the passwords saved in the web UI"},
-	}, slices.Concat(c.Media.options(), c.TV.options(), c.Neewer.options(), c.MQTT.options())...)
+	}, slices.Concat(c.Location.options(), c.Media.options(), c.TV.options(), c.Neewer.options(), c.MQTT.options())...)
 }
 
 // pick returns the options named, in the order given.

@@ -250,3 +250,22 @@ func TestAllowedOrigins(t *testing.T) {
 		}
 	}
 }
+
+func TestLocation(t *testing.T) {
+	cfg, err := parseServe(t, []string{"--latitude", "52.52"}, env{"BIFROST_LONGITUDE": "13.405"})
+	if err != nil || cfg.Location.Latitude.ptr() == nil || *cfg.Location.Longitude.ptr() != 13.405 {
+		t.Fatalf("%+v %v", cfg.Location, err)
+	}
+	for _, c := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"--latitude", "52.52"}, "give both"},
+		{[]string{"--latitude", "95", "--longitude", "0"}, "between -90 and 90"},
+		{[]string{"--latitude", "north", "--longitude", "0"}, "not a number"},
+	} {
+		if _, err := parseServe(t, c.args, env{}); err == nil || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("%v: %v; want an error saying %q", c.args, err, c.says)
+		}
+	}
+}

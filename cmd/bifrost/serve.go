@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/bifrost-hub/bifrost/api"
+	"github.com/bifrost-hub/bifrost/automation"
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/neewer"
 	"github.com/bifrost-hub/bifrost/devices/sim"
@@ -48,6 +49,7 @@ type Main struct {
 	accounts *service.Accounts
 	// integrations are the settings of the web UI's Settings → Integrations.
 	integrations *service.Integrations
+	automations  *automation.Engine
 	server       *http.Server
 	addr         net.Addr
 
@@ -137,6 +139,7 @@ func (m *Main) startService(ctx, actx context.Context) error {
 		return fmt.Errorf("record devices: %w", err)
 	}
 	m.goRun(actx, "service", m.service.Run)
+	m.startAutomations(actx)
 	// Devices added by address at run time come back in the background:
 	// one that does not answer delays nothing else.
 	m.goRun(actx, "restore", func(ctx context.Context) error {
@@ -165,7 +168,8 @@ func (m *Main) startHTTP() error {
 	}
 	srv := api.New(api.Config{Service: m.service, Logger: m.Logger, Accounts: m.accounts,
 		TrustedProxies: m.Config.TrustedProxies.Prefixes(), SecureCookies: m.Config.SecureCookies,
-		AllowedOrigins: m.Config.AllowedOrigins, Version: version, Integrations: m.integrations})
+		AllowedOrigins: m.Config.AllowedOrigins, Version: version, Integrations: m.integrations,
+		Automations: m.automations})
 	m.server = &http.Server{
 		Handler:           srv.Handler(),
 		ReadHeaderTimeout: readHeaderTimeout,

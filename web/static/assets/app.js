@@ -8,6 +8,7 @@ import * as dashboard from './dashboard.js';
 import * as rooms from './rooms.js';
 import * as devices from './devices.js';
 import * as scenes from './scenes.js';
+import * as automations from './automations.js';
 import * as settings from './settings.js';
 
 const pages = {
@@ -15,6 +16,7 @@ const pages = {
   '/rooms': { title: 'Rooms', module: rooms },
   '/devices': { title: 'Devices', module: devices },
   '/scenes': { title: 'Scenes', module: scenes },
+  '/automations': { title: 'Automations', module: automations },
   '/settings': { title: 'Settings', module: settings },
 };
 
@@ -231,7 +233,24 @@ function onEvent(e) {
     }
   }
   if (e.type === 'key' || (e.type === 'scene' && e.action === 'activated')) return; // the devices report their own changes
+  if (e.type === 'automation' && app.path !== '/automations') return; // a rule fired or changed: only its page shows rules
   app.refresh();
+}
+
+// Event types the page follows besides those api.js's follow() listens
+// for: an EventSource hears only the types it is asked for.
+const moreEventTypes = ['automation'];
+
+function listenMore(es) {
+  for (const t of moreEventTypes) {
+    es.addEventListener(t, (msg) => {
+      try {
+        onEvent(JSON.parse(msg.data));
+      } catch (err) {
+        console.error('bad event', err);
+      }
+    });
+  }
 }
 
 function startEvents() {
@@ -254,6 +273,7 @@ function startEvents() {
       }
     }
   });
+  listenMore(app.stream);
 }
 
 function stopEvents() {

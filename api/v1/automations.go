@@ -1,0 +1,145 @@
+package v1
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/bifrost-hub/bifrost/automation"
+	"github.com/bifrost-hub/bifrost/service"
+)
+
+// maxTrace is the most trace entries one answer holds: all the engine
+// keeps of a rule.
+const maxTrace = automation.TraceKeep
+
+// ruleBody is the body of POST /automations and PUT /automations/{id}:
+// what a rule is. What the hub keeps about a rule (its id, sentence, last
+// run, timestamps) is not part of it, and is refused by name like any
+// other unknown field.
+type ruleBody struct {
+	Name       string                 `json:"name"`
+	Enabled    *bool                  `json:"enabled"`
+	Trigger    automation.Trigger     `json:"trigger"`
+	Conditions []automation.Condition `json:"conditions"`
+	Actions    []automation.Action    `json:"actions"`
+	// Cooldown and RestoreAfter are durations: "2m", "1h30m", or seconds.
+	Cooldown     automation.Duration  `json:"cooldown"`
+	RestoreAfter *automation.Duration `json:"restore_after"`
+}
+
+// rule is the body as the engine takes it; a rule runs unless the body
+// says "enabled": false.
+func (b ruleBody) rule() automation.Rule {
+	return automation.Rule{
+		Name: b.Name, Enabled: b.Enabled == nil || *b.Enabled,
+		Trigger: b.Trigger, Conditions: b.Conditions, Actions: b.Actions,
+		Cooldown: b.Cooldown, RestoreAfter: b.RestoreAfter,
+	}
+}
+
+// automationRoutes are the rules' routes, when the hub runs an engine.
+func (h *handlers) automationRoutes() []Route {
+	if h.eng == nil {
+		return nil
+	}
+	const get, put, post, patch, del = http.MethodGet, http.MethodPut, http.MethodPost, http.MethodPatch, http.MethodDelete
+	return []Route{
+		{get, "/automations", h.listAutomations},
+		{post, "/automations", h.createAutomation},
+		{get, "/automations/:id", h.getAutomation},
+		{put, "/automations/:id", h.replaceAutomation},
+		{patch, "/automations/:id", h.updateAutomation},
+		{del, "/automations/:id", h.deleteAutomation},
+		{post, "/automations/:id/run", h.runAutomation},
+		{post, "/automations/:id/duplicate", h.duplicateAutomation},
+		{get, "/automations/:id/trace", h.traceAutomation},
+	}
+}
+
+func (h *handlers) listAutomations(c echo.Context) error {
+	vs, err := h.eng.List(c.Request().Context())
+	if vs == nil {
+		vs = []automation.View{}
+	}
+	return Reply(c, http.StatusOK, vs, err)
+}
+
+func (h *handlers) getAutomation(c echo.Context) error {
+	v, err := h.eng.Get(c.Request().Context(), Param(c, "id"))
+	return Reply(c, http.StatusOK, v, err)
+}
+
+func (h *handlers) createAutomation(c echo.Context) error {
+	var b ruleBody
+	if err := Decode(c, &b); err != nil {
+		return err
+	}
+	v, err := h.eng.Create(c.Request().Context(), b.rule())
+	return Reply(c, http.StatusCreated, v, err)
+}
+
+// replaceAutomation replaces a rule whole: what the body leaves out is
+// gone (no conditions, no cooldown, nothing put back).
+func (h *handlers) replaceAutomation(c echo.Context) error {
+	var b ruleBody
+	if err := Decode(c, &b); err != nil {
+		return err
+	}
+	v, err := h.eng.Replace(c.Request().Context(), Param(c, "id"), b.rule())
+	return Reply(c, http.StatusOK, v, err)
+}
+
+// updateAutomation changes what the patch gives: enable, disable, rename,
+// or replace a part (the trigger, the conditions, the actions).
+func (h *handlers) updateAutomation(c echo.Context) error {
+	var p automation.Patch
+	if err := Decode(c, &p); err != nil {
+		return err
+	}
+	v, err := h.eng.Update(c.Request().Context(), Param(c, "id"), p)
+	return Reply(c, http.StatusOK, v, err)
+}
+
+func (h *handlers) deleteAutomation(c echo.Context) error {
+	return NoContent(c, h.eng.Delete(c.Request().Context(), Param(c, "id")))
+}
+
+// runAutomation runs a rule's actions now. Actions that fail are in the
+// answer: a run that reached the rule is a 200 whatever its outcome.
+func (h *handlers) runAutomation(c echo.Context) error {
+	res, err := h.eng.RunNow(c.Request().Context(), Param(c, "id"))
+	return Reply(c, http.StatusOK, res, err)
+}
+
+func (h *handlers) duplicateAutomation(c echo.Context) error {
+	v, err := h.eng.Duplicate(c.Request().Context(), Param(c, "id"))
+	return Reply(c, http.StatusCreated, v, err)
+}
+
+func (h *handlers) traceAutomation(c echo.Context) error {
+	limit, err := traceLimit(c.QueryParam("limit"))
+	if err != nil {
+		return err
+	}
+	ts, err := h.eng.Trace(c.Request().Context(), Param(c, "id"), limit)
+	if ts == nil {
+		ts = []automation.TraceEntry{}
+	}
+	return Reply(c, http.StatusOK, ts, err)
+}
+
+// traceLimit reads ?limit=: how many decisions, newest first (all that
+// are kept when not given).
+func traceLimit(s string) (int, error) {
+	if s == "" {
+		return maxTrace, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > maxTrace {
+		return 0, service.Errorf(service.EINVALID, "limit must be a whole number from 1 to %d, not %q", maxTrace, s).
+			With("field", "limit").With("min", 1).With("max", maxTrace)
+	}
+	return n, nil
+}
