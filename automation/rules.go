@@ -294,6 +294,7 @@ func (e *Engine) saved(ctx context.Context, r Rule, action string) View {
 	v := e.view(nm, e.rules[r.ID])
 	e.mu.Unlock()
 	e.publish(action, r.ID, v)
+	e.svc.Audit(ctx, "automation."+action, r.Name, nil)
 	return v
 }
 
@@ -350,6 +351,7 @@ func (e *Engine) Delete(ctx context.Context, ref string) error {
 	}
 	e.mu.Unlock()
 	e.publish("deleted", r.ID, nil)
+	e.svc.Audit(ctx, "automation.deleted", r.Name, nil)
 	return nil
 }
 

@@ -346,14 +346,17 @@ func TestRunNowAndItsRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var byRule int
+	var byRule, saved int
 	for _, a := range audit {
 		if a.ActorKind == "automation" && a.ActorID == v.ID && a.ActorName == "Evening" {
 			byRule++
 		}
+		if a.Action == "automation.created" && a.Target == "Evening" && a.ActorKind != "automation" {
+			saved++
+		}
 	}
-	if byRule != 2 {
-		t.Fatalf("audit log %+v; want both writes by the rule", audit)
+	if byRule != 2 || saved != 1 {
+		t.Fatalf("audit log %+v; want both writes by the rule, and its creation by the caller", audit)
 	}
 
 	// A rule fired by its trigger acts as the rule too.

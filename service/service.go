@@ -237,6 +237,12 @@ func (s *Service) audit(ctx context.Context, action, target string, err error, d
 	}
 }
 
+// Audit records a change the caller in ctx made through another part of
+// the hub (an automation saved or deleted) in the audit log.
+func (s *Service) Audit(ctx context.Context, action, target string, err error) {
+	s.audit(ctx, action, target, err, "")
+}
+
 // AuditLog returns the newest audit entries.
 func (s *Service) AuditLog(ctx context.Context, limit int) ([]AuditEntry, error) {
 	if err := authorize(ctx, ScopeRead); err != nil {
