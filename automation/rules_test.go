@@ -166,7 +166,13 @@ func TestValidation(t *testing.T) {
 		}, service.EINVALID, "actions[0].state", "has no favourites"},
 		{"two remote commands in one", func(r *automation.Rule) {
 			r.Actions = []automation.Action{{Type: automation.ActRemote, Device: "Living Room TV", State: state(`{"key": "home", "app": "Netflix"}`)}}
-		}, service.EINVALID, "actions[0].state", "exactly one of key, app and text"},
+		}, service.EINVALID, "actions[0].state", "exactly one of key, text and app"},
+		{"a colour temperature no lamp has", func(r *automation.Rule) {
+			r.Actions[0].State = state(`{"on": true, "kelvin": 99999}`)
+		}, service.EINVALID, "actions[0].state", "kelvin 99999 is not a colour temperature"},
+		{"a volume past 100", func(r *automation.Rule) {
+			r.Actions = []automation.Action{{Type: automation.ActMedia, Device: "Living Room TV", State: state(`{"volume": 140}`)}}
+		}, service.EINVALID, "actions[0].state", "volume 140 is out of range"},
 		{"an unknown scene", func(r *automation.Rule) {
 			r.Actions = []automation.Action{{Type: automation.ActScene, Scene: "Disco"}}
 		}, service.ENOTFOUND, "actions[0].scene", "no scene matches"},

@@ -632,6 +632,17 @@ func (c checker) deviceAction(f string, a Action) (Action, []string, error) {
 	return a, []string{"device:" + string(id)}, err
 }
 
+// serviceInvalid is the service's refusal of a state, said of the field.
+func serviceInvalid(field string, err error) error {
+	e := invalid(field, "%s", service.ErrorMessage(err))
+	for k, v := range service.ErrorDetails(err) {
+		if k != "field" {
+			e = e.With(k, v)
+		}
+	}
+	return e
+}
+
 // lightPatch checks a light or room state and writes it in its one
 // spelling.
 func lightPatch(field string, raw json.RawMessage) (json.RawMessage, error) {
@@ -639,11 +650,8 @@ func lightPatch(field string, raw json.RawMessage) (json.RawMessage, error) {
 	if err := decodeState(raw, &p); err != nil {
 		return nil, invalid(field, "%v; a light state has on, brightness, hex, color, kelvin, color_temp_mirek, effect, gm or preset, such as {\"on\": true, \"brightness\": 30}", err)
 	}
-	switch {
-	case p.Empty():
-		return nil, invalid(field, "nothing to change: give on, brightness, hex, color, kelvin, color_temp_mirek, effect, gm or preset")
-	case p.Brightness != nil && (*p.Brightness < 0 || *p.Brightness > 100):
-		return nil, invalid(field, "brightness %d is out of range: use 0–100 (percent)", *p.Brightness).With("min", 0).With("max", 100)
+	if err := p.Check(); err != nil {
+		return nil, serviceInvalid(field, err)
 	}
 	return json.Marshal(p)
 }
@@ -662,16 +670,15 @@ func mediaPatch(field string, raw json.RawMessage, m service.Media) (json.RawMes
 	if err := decodeState(raw, &s); err != nil {
 		return nil, invalid(field, "%v; a media state has power, volume, mute, source, transport or favorite", err)
 	}
-	p := s.MediaPatch
 	switch {
 	case s.patchEmpty() && s.Favorite == nil:
 		return nil, invalid(field, "nothing to change: give power, volume, mute, source, transport or favorite")
-	case p.Volume != nil && (*p.Volume < 0 || *p.Volume > 100):
-		return nil, invalid(field, "volume %d is out of range: use 0–100", *p.Volume).With("min", 0).With("max", 100)
-	case p.Transport != nil && !slices.Contains(service.TransportCommands, *p.Transport):
-		return nil, choice(field, *p.Transport, service.TransportCommands...)
-	case p.Source != nil && strings.TrimSpace(*p.Source) == "":
-		return nil, invalid(field, "source may not be empty")
+	case !s.patchEmpty():
+		if err := s.MediaPatch.Check(); err != nil {
+			return nil, serviceInvalid(field, err)
+		}
+	}
+	switch {
 	case s.Favorite != nil && strings.TrimSpace(*s.Favorite) == "":
 		return nil, invalid(field, "favorite may not be empty: give a favourite's title")
 	case s.Favorite != nil && !m.Favorites:
@@ -686,19 +693,8 @@ func remotePatch(field string, raw json.RawMessage) (json.RawMessage, error) {
 	if err := decodeState(raw, &c); err != nil {
 		return nil, invalid(field, "%v; a remote state is {\"key\": …}, {\"app\": …} or {\"text\": …}", err)
 	}
-	n := 0
-	for _, s := range []string{c.Key, c.App, c.Text} {
-		if strings.TrimSpace(s) != "" {
-			n++
-		}
-	}
-	switch {
-	case n != 1:
-		return nil, invalid(field, "give exactly one of key, app and text")
-	case c.HoldSecs < 0 || c.HoldSecs > service.MaxHold.Seconds():
-		return nil, invalid(field, "hold_secs must be between 0 and %g", service.MaxHold.Seconds())
-	case c.HoldSecs > 0 && c.Key == "":
-		return nil, invalid(field, "hold_secs holds a key: give key with it")
+	if err := c.Check(); err != nil {
+		return nil, serviceInvalid(field, err)
 	}
 	return json.Marshal(c)
 }

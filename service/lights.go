@@ -485,3 +485,8 @@ func withoutGM(p LightPatch) LightPatch {
 	p.GM = nil
 	return p
 }
+
+// Check refuses a patch no lamp could take (what SetLight refuses before it
+// asks a lamp): for callers that keep a patch to send later, such as an
+// automation's action.
+func (p LightPatch) Check() error { return checkPatch(p) }

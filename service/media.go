@@ -546,3 +546,7 @@ func (s *Service) checkBinding(ctx context.Context, inv inventory, rec DeviceRec
 	in, err := resolve(recv.Name+" input", input, st.Sources, self, self)
 	return recv.ID, in, err
 }
+
+// Check refuses a patch no player could take (what SetMedia refuses
+// before it asks a player).
+func (p MediaPatch) Check() error { return checkMediaPatch(p) }

@@ -299,3 +299,7 @@ func remoteSummary(c RemoteCommand) string {
 	}
 	return "text"
 }
+
+// Check refuses a command no remote could take (what RemoteCommand
+// refuses before it asks a TV).
+func (c RemoteCommand) Check() error { return checkRemoteCommand(&c) }
