@@ -23,6 +23,9 @@ type Integrations struct {
 	mqtt       MQTTRunner // nil when nothing runs MQTT (tests)
 	settleTime time.Duration
 
+	fixedLocation Location       // the configuration's, when it gives one
+	onLocation    LocationRunner // nil when nothing uses the location
+
 	mu sync.Mutex // serialises saves and the restarts they cause
 }
 
@@ -37,6 +40,11 @@ type IntegrationsConfig struct {
 	// SettleTime bounds how long a save waits to tell whether the adapter
 	// connects (default 5s).
 	SettleTime time.Duration
+	// Latitude and Longitude are the configuration's location, which wins
+	// over one saved in Settings; nil when it gives none.
+	Latitude, Longitude *float64
+	// Location is told the location when it changes (the automations).
+	Location LocationRunner
 }
 
 // IntegrationRecord is an integration's settings as stored.
@@ -104,7 +112,8 @@ func NewIntegrations(svc *Service, cfg IntegrationsConfig) (*Integrations, error
 	if err != nil {
 		return nil, err
 	}
-	in := &Integrations{svc: svc, store: cfg.Store, box: box, mqtt: cfg.MQTT, settleTime: cfg.SettleTime}
+	in := &Integrations{svc: svc, store: cfg.Store, box: box, mqtt: cfg.MQTT, settleTime: cfg.SettleTime,
+		fixedLocation: Location{Latitude: cfg.Latitude, Longitude: cfg.Longitude}, onLocation: cfg.Location}
 	if in.settleTime <= 0 {
 		in.settleTime = defaultSettleTime
 	}

@@ -55,3 +55,32 @@ func (h *handlers) hasIntegrations() error {
 	}
 	return nil
 }
+
+// locationSettings answers the hub's location and whether the
+// configuration fixes it.
+func (h *handlers) locationSettings(c echo.Context) error {
+	if err := h.hasIntegrations(); err != nil {
+		return err
+	}
+	v, err := h.integ.Location(c.Request().Context())
+	return v1.Reply(c, http.StatusOK, v, err)
+}
+
+// location is the body of PUT /integrations/location: both, or both null
+// to clear it.
+type location struct {
+	Latitude  *float64 `json:"latitude"`
+	Longitude *float64 `json:"longitude"`
+}
+
+func (h *handlers) saveLocation(c echo.Context) error {
+	if err := h.hasIntegrations(); err != nil {
+		return err
+	}
+	var b location
+	if err := v1.Decode(c, &b); err != nil {
+		return err
+	}
+	v, err := h.integ.SaveLocation(c.Request().Context(), b.Latitude, b.Longitude)
+	return v1.Reply(c, http.StatusOK, v, err)
+}

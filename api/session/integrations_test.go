@@ -150,3 +150,72 @@ func TestIntegrationsAPI_Absent(t *testing.T) {
 	b := h.login(t, "admin", password)
 	h.must(t, http.StatusNotFound, req{method: "GET", path: "/api/integrations/mqtt", session: b})
 }
+
+// locationRunner records the locations it is told.
+type locationRunner struct{ told [][2]*float64 }
+
+func (l *locationRunner) SetLocation(lat, lon *float64) { l.told = append(l.told, [2]*float64{lat, lon}) }
+
+func TestLocationSettings(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "bifrost.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	svc := service.New(service.Config{Store: db})
+	acc := service.NewAccounts(svc)
+	runner := &locationRunner{}
+	in, err := service.NewIntegrations(svc, service.IntegrationsConfig{Store: db, Location: runner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &hub{svc: svc, acc: acc, handler: api.New(api.Config{Service: svc, Accounts: acc, Integrations: in}).Handler()}
+	code, _ := acc.SetupCode(ctx)
+	if _, err := acc.Setup(ctx, "192.0.2.1", code, "admin", password); err != nil {
+		t.Fatal(err)
+	}
+	b := h.login(t, "admin", password)
+
+	var loc service.Location
+	h.must(t, http.StatusOK, req{method: "GET", path: "/api/integrations/location", session: b}).decode(t, &loc)
+	if loc.Latitude != nil || loc.Fixed {
+		t.Fatalf("before a save: %+v", loc)
+	}
+	for _, bad := range []string{`{"latitude": 91, "longitude": 0}`, `{"latitude": 52.5}`, `{"latitude": 52.5, "longitude": 200}`, `{"lat": 1}`} {
+		h.must(t, http.StatusUnprocessableEntity, req{method: "PUT", path: "/api/integrations/location", body: bad, session: b})
+	}
+	if len(runner.told) != 0 {
+		t.Fatalf("a refused location reached the automations: %v", runner.told)
+	}
+	h.must(t, http.StatusOK, req{method: "PUT", path: "/api/integrations/location", body: `{"latitude": 52.52, "longitude": 13.405}`, session: b})
+	if len(runner.told) != 1 || *runner.told[0][0] != 52.52 || *runner.told[0][1] != 13.405 {
+		t.Fatalf("the automations were told %v", runner.told)
+	}
+	h.must(t, http.StatusOK, req{method: "GET", path: "/api/integrations/location", session: b}).decode(t, &loc)
+	if loc.Latitude == nil || *loc.Latitude != 52.52 {
+		t.Fatalf("after a save: %+v", loc)
+	}
+	// A new start hands the saved location over.
+	runner2 := &locationRunner{}
+	in2, err := service.NewIntegrations(svc, service.IntegrationsConfig{Store: db, Location: runner2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := in2.StartLocation(ctx); err != nil || len(runner2.told) != 1 || *runner2.told[0][0] != 52.52 {
+		t.Fatalf("at start the automations were told %v (%v)", runner2.told, err)
+	}
+	// The configuration wins and cannot be changed here.
+	lat, lon := 40.0, -105.0
+	fixed, err := service.NewIntegrations(svc, service.IntegrationsConfig{Store: db, Latitude: &lat, Longitude: &lon})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h2 := &hub{svc: svc, acc: acc, handler: api.New(api.Config{Service: svc, Accounts: acc, Integrations: fixed}).Handler()}
+	b2 := h2.login(t, "admin", password)
+	h2.must(t, http.StatusOK, req{method: "GET", path: "/api/integrations/location", session: b2}).decode(t, &loc)
+	if !loc.Fixed || *loc.Latitude != 40 {
+		t.Fatalf("with the configuration's location: %+v", loc)
+	}
+	h2.must(t, http.StatusConflict, req{method: "PUT", path: "/api/integrations/location", body: `{"latitude": 1, "longitude": 1}`, session: b2})
+}

@@ -115,6 +115,8 @@ func (h *handlers) routes() []route {
 		{get, "/integrations/mqtt", signedIn, h.mqttSettings},
 		{put, "/integrations/mqtt", signedIn, h.saveMQTT},
 		{del, "/integrations/mqtt", signedIn, h.deleteMQTT},
+		{get, "/integrations/location", signedIn, h.locationSettings},
+		{put, "/integrations/location", signedIn, h.saveLocation},
 
 		{get, "/audit", signedIn, h.audit},
 		{get, "/events", signedIn, h.events},

@@ -8,11 +8,12 @@ import { mqttSection } from './integrations.js';
 let keysBox = null; // the keys table on the page, redrawn on key events
 
 export async function render(app) {
-  const [keys, users, audit, mqtt] = await Promise.all([
+  const [keys, users, audit, mqtt, location] = await Promise.all([
     app.run(() => get('/api-keys')),
     app.run(() => get('/users')),
     app.run(() => get('/audit?limit=100')),
     app.session.user.admin ? app.run(() => get('/integrations/mqtt')) : null,
+    app.session.user.admin ? app.run(() => get('/integrations/location')) : null,
   ]);
   keysBox = h('div', { class: 'table-wrap' });
   drawKeys(app, keys || []);
@@ -26,7 +27,40 @@ export async function render(app) {
       keysBox),
     usersSection(app, users || []),
     mqtt ? mqttSection(app, mqtt) : null,
+    location ? locationSection(app, location) : null,
     auditSection(audit || []));
+}
+
+// locationSection is where the hub is, for automations' sunrise and sunset.
+function locationSection(app, loc) {
+  const num = (id, v, min, max) => h('input', {
+    type: 'number', id, step: 'any', min, max, value: v ?? '', disabled: loc.fixed, inputmode: 'decimal',
+  });
+  const lat = num('loc-lat', loc.latitude, -90, 90);
+  const lon = num('loc-lon', loc.longitude, -180, 180);
+  const save = h('button', { type: 'submit', text: 'Save location', disabled: loc.fixed });
+  const error = h('p', { class: 'error', role: 'alert', id: 'loc-error' });
+  const form = h('form', { class: 'inline-form', 'aria-label': 'Location' },
+    field('Latitude', lat, 'Degrees north, e.g. 52.52; south is negative.'),
+    field('Longitude', lon, 'Degrees east, e.g. 13.405; west is negative.'),
+    save, error);
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    error.textContent = '';
+    const value = (el) => (el.value.trim() === '' ? null : Number(el.value));
+    try {
+      await busy(save, () => put('/integrations/location', { latitude: value(lat), longitude: value(lon) }));
+      toast(value(lat) === null ? 'Location cleared' : 'Location saved: sunrise and sunset are now computed for it');
+    } catch (e) {
+      error.textContent = e.message;
+    }
+  });
+  return h('section', { class: 'card', 'aria-labelledby': 'location-title' },
+    h('h2', { id: 'location-title', text: 'Location' }),
+    h('p', { class: 'note', text: loc.fixed
+      ? 'Set by BIFROST_LATITUDE and BIFROST_LONGITUDE; change it there.'
+      : 'Where the hub is, for automations at sunrise and sunset. Computed here; nothing is sent anywhere.' }),
+    form);
 }
 
 // onEvent redraws the keys table when a key is made or revoked anywhere;
