@@ -76,11 +76,12 @@ func plan(actions []Action) []step {
 
 // continuation is a run's steps still to come after a delay.
 type continuation struct {
-	rule  Rule
-	token uint64
-	kind  string
-	steps []step // the next first
-	due   time.Time
+	rule    Rule
+	token   uint64
+	kind    string
+	step    int       // the step that comes next, an index into plan(rule.Actions)
+	started time.Time // when the run began
+	due     time.Time
 }
 
 // execute runs a rule's actions as the rule: the first step now, the rest
@@ -89,39 +90,72 @@ func (e *Engine) execute(ctx context.Context, r Rule, kind, why string, at time.
 	steps := plan(r.Actions)
 	results, applied := e.runStep(ctx, r, steps[0].actions, at, true)
 	if len(steps) > 1 {
-		e.schedule(r, kind, token, steps[1:], at)
+		e.schedule(r, kind, token, 1, at, at)
 	}
 	res := runResult(r, results, applied, steps[1:])
 	e.record(TraceEntry{At: at, RuleID: r.ID, Kind: kind, Why: why, Actions: results, Outcome: res.Outcome})
 	return res
 }
 
-// schedule keeps a run's later steps, unless a newer run of the rule has
-// begun.
-func (e *Engine) schedule(r Rule, kind string, token uint64, steps []step, from time.Time) {
+// schedule keeps a run's step (an index into its plan) to come after its
+// delay from from, in memory and in the Store, unless a newer run of the
+// rule has begun.
+func (e *Engine) schedule(r Rule, kind string, token uint64, step int, started, from time.Time) {
+	steps := plan(r.Actions)
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if rs := e.rules[r.ID]; rs != nil && rs.token == token {
-		rs.cont = &continuation{rule: r, token: token, kind: kind, steps: steps, due: from.Add(steps[0].wait)}
+	rs := e.rules[r.ID]
+	if rs == nil || rs.token != token || step >= len(steps) {
+		return
+	}
+	c := &continuation{rule: r, token: token, kind: kind, step: step, started: started, due: from.Add(steps[step].wait)}
+	rs.cont, rs.stored = c, true
+	p := PendingRun{RuleID: r.ID, Kind: kind, Step: step, Due: c.due, Started: started}
+	e.writes.add("pending run", func(ctx context.Context, st Store) error { return st.SaveRun(ctx, p) })
+}
+
+// dropRun deletes a rule's pending run from the Store, if it has one.
+// e.mu is held.
+func (e *Engine) dropRun(rs *ruleState) {
+	if rs.stored {
+		rs.stored = false
+		e.deleteRun(rs.rule.ID)
 	}
 }
 
-// resume runs a run's next step after its delay.
+func (e *Engine) deleteRun(ruleID string) {
+	e.writes.add("pending run", func(ctx context.Context, st Store) error { return st.DeleteRun(ctx, ruleID) })
+}
+
+// resume runs a run's next step after its delay. It is recorded as the
+// run's (RunStarted): the rule's last run and cooldown still count from
+// the run's start.
 func (e *Engine) resume(ctx context.Context, c *continuation, now time.Time) {
 	e.mu.Lock()
 	rs := e.rules[c.rule.ID]
 	current := rs != nil && rs.token == c.token
 	e.mu.Unlock()
-	if !current {
+	steps := plan(c.rule.Actions)
+	if !current || c.step >= len(steps) {
 		return
 	}
-	results, applied := e.runStep(ctx, c.rule, c.steps[0].actions, now, false)
-	if len(c.steps) > 1 {
-		e.schedule(c.rule, c.kind, c.token, c.steps[1:], c.due)
+	results, applied := e.runStep(ctx, c.rule, steps[c.step].actions, now, false)
+	if ctx.Err() != nil {
+		return // the engine stopped: the step is still pending in the Store
 	}
+	if c.step+1 < len(steps) {
+		e.schedule(c.rule, c.kind, c.token, c.step+1, c.started, c.due)
+	} else {
+		e.mu.Lock()
+		if rs := e.rules[c.rule.ID]; rs != nil && rs.token == c.token {
+			e.dropRun(rs)
+		}
+		e.mu.Unlock()
+	}
+	started := c.started
 	e.record(TraceEntry{
-		At: now, RuleID: c.rule.ID, Kind: c.kind, Why: "its wait of " + words(c.steps[0].wait) + " was over",
-		Actions: results, Outcome: outcomeOf(results, applied),
+		At: now, RuleID: c.rule.ID, Kind: c.kind, Why: "its wait of " + words(steps[c.step].wait) + " was over",
+		Actions: results, Outcome: outcomeOf(results, applied), RunStarted: &started,
 	})
 }
 
@@ -138,7 +172,13 @@ func (e *Engine) runStep(ctx context.Context, r Rule, actions []Action, at time.
 			touched = r.Actions
 		}
 		held = e.targets(ctx, touched)
-		e.hold(ctx, r, held, at.Add(d))
+		for _, done := range e.hold(ctx, r, held, at.Add(d)) {
+			// A restore of a device under way: it lands first.
+			select {
+			case <-done:
+			case <-ctx.Done():
+			}
+		}
 	}
 	nm := e.names(ctx)
 	results := make([]ActionResult, 0, len(actions))
@@ -273,22 +313,16 @@ func (e *Engine) targets(ctx context.Context, actions []Action) []devices.ID {
 	return ids
 }
 
-// roomTargets are the members a room action reaches: its lights, and its
-// power devices and players for a bare on or off.
+// roomTargets are the members a room action reaches, as the service's
+// SetRoom picks them.
 func (e *Engine) roomTargets(ctx context.Context, a Action) []devices.ID {
-	r, err := e.svc.GetRoom(ctx, a.Room)
 	var p service.RoomPatch
-	if err != nil || decodeState(a.State, &p) != nil {
+	if decodeState(a.State, &p) != nil {
 		return nil
 	}
-	rest := p
-	rest.On = nil
-	bare := p.On != nil && rest.Empty()
-	var ids []devices.ID
-	for _, m := range r.Members {
-		if m.Kind == devices.KindLight || (bare && (m.Kind == devices.KindPower || m.Kind == devices.KindMedia)) {
-			ids = append(ids, m.ID)
-		}
+	ids, err := e.svc.RoomTargets(ctx, a.Room, p)
+	if err != nil {
+		return nil
 	}
 	return ids
 }

@@ -77,6 +77,9 @@ type TraceEntry struct {
 	// Outcome is a run's or a restore's outcome: "ok", "partial",
 	// "failed".
 	Outcome string `json:"outcome,omitempty"`
+	// RunStarted is, for a run's later step (after a delay), when the run
+	// began: its last run and cooldown count from then.
+	RunStarted *time.Time `json:"run_started,omitempty"`
 }
 
 // ActionResult is how one action went.
@@ -115,6 +118,8 @@ type Engine struct {
 	base   context.Context // what runs started by events and the clock live in
 	closed bool            // Run has ended: nothing more is started in the background
 	runs   sync.WaitGroup  // runs and restores started in the background
+	active int             // how many of them are running now
+	idle   *sync.Cond      // on e.mu: signalled as one ends
 
 	writes writer // the Store writes decisions make, in order
 
@@ -139,6 +144,7 @@ func New(cfg Config) *Engine {
 		rules: map[string]*ruleState{}, watch: newWatchIndex(), holds: map[devices.ID]*heldDevice{},
 		base: context.Background(),
 	}
+	e.idle = sync.NewCond(&e.mu)
 	e.writes.init(cfg.Store, cfg.Logger)
 	return e
 }
@@ -153,7 +159,7 @@ type Store interface {
 	GetAutomation(ctx context.Context, id string) (Rule, error) // service ENOTFOUND when missing
 	CreateAutomation(ctx context.Context, r Rule) error         // ECONFLICT on a name in use (any case)
 	UpdateAutomation(ctx context.Context, r Rule) error         // ENOTFOUND, ECONFLICT
-	DeleteAutomation(ctx context.Context, id string) error      // and its trace, holds and timers
+	DeleteAutomation(ctx context.Context, id string) error      // and its trace, holds, timers and pending runs
 
 	// AddTrace records a decision and keeps the newest TraceKeep per rule.
 	AddTrace(ctx context.Context, t TraceEntry) error
@@ -168,6 +174,22 @@ type Store interface {
 	SaveTimer(ctx context.Context, t Timer) error
 	DeleteTimer(ctx context.Context, ruleID string) error
 	ListTimers(ctx context.Context) ([]Timer, error)
+
+	// Runs: a rule's run waiting out a delay, its later steps to come.
+	SaveRun(ctx context.Context, p PendingRun) error
+	DeleteRun(ctx context.Context, ruleID string) error
+	ListRuns(ctx context.Context) ([]PendingRun, error)
+}
+
+// PendingRun is a run of a rule waiting out a delay: the step that comes
+// next (an index into the rule's actions cut at its delays; 1 is the one
+// after the first delay), when it is due, and when the run began.
+type PendingRun struct {
+	RuleID  string    `json:"rule_id"`
+	Kind    string    `json:"kind"` // Fired or Ran
+	Step    int       `json:"step"`
+	Due     time.Time `json:"due"`
+	Started time.Time `json:"started"`
 }
 
 // Hold is a device a rule's "put things back" will restore.

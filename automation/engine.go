@@ -70,6 +70,7 @@ func (e *Engine) launch(fn func(ctx context.Context)) {
 	ctx, closed := e.base, e.closed
 	if !closed {
 		e.runs.Add(1)
+		e.active++
 	}
 	e.mu.Unlock()
 	if closed {
@@ -78,8 +79,25 @@ func (e *Engine) launch(fn func(ctx context.Context)) {
 	}
 	go func() {
 		defer e.runs.Done()
+		defer func() {
+			e.mu.Lock()
+			e.active--
+			e.idle.Broadcast()
+			e.mu.Unlock()
+		}()
 		fn(ctx)
 	}()
+}
+
+// quiesce waits until nothing runs in the background and every Store
+// write queued so far is done (for tests: what is started has finished).
+func (e *Engine) quiesce() {
+	e.mu.Lock()
+	for e.active > 0 {
+		e.idle.Wait()
+	}
+	e.mu.Unlock()
+	e.writes.wait()
 }
 
 func (e *Engine) now() time.Time { return e.cfg.Now() }
@@ -115,6 +133,10 @@ func (e *Engine) ready(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	pending, err := e.st.ListRuns(ctx)
+	if err != nil {
+		return err
+	}
 	states := make([]*ruleState, 0, len(rules))
 	for _, r := range rules {
 		rs := &ruleState{rule: r}
@@ -131,6 +153,7 @@ func (e *Engine) ready(ctx context.Context) error {
 	e.mu.Unlock()
 	e.loadTimers(timers)
 	e.loadHolds(holds)
+	e.loadRuns(pending, e.now())
 	e.refresh(e.reader(ctx), e.now(), false)
 	e.loaded.Store(true)
 	return nil
@@ -143,14 +166,47 @@ func (e *Engine) lastRuns(ctx context.Context, rs *ruleState) error {
 		return err
 	}
 	for _, t := range trace {
+		at := runStart(t)
 		if (t.Kind == Fired || t.Kind == Ran) && rs.lastRun.IsZero() {
-			rs.lastRun, rs.lastOutcome = t.At, t.Outcome
+			rs.lastRun, rs.lastOutcome = at, t.Outcome
 		}
 		if t.Kind == Fired && rs.lastFired.IsZero() {
-			rs.lastFired = t.At
+			rs.lastFired = at
 		}
 	}
 	return nil
+}
+
+// runStart is when the run a trace entry records began: its own time, or
+// for a later step, the run's.
+func runStart(t TraceEntry) time.Time {
+	if t.RunStarted != nil {
+		return *t.RunStarted
+	}
+	return t.At
+}
+
+// resumeLimit is how overdue a run's later step may be at start and still
+// run.
+const resumeLimit = 24 * time.Hour
+
+// loadRuns takes up the runs a restart interrupted during a delay: their
+// next step runs when due (at once when overdue, up to resumeLimit).
+func (e *Engine) loadRuns(pending []PendingRun, now time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, p := range pending {
+		rs := e.rules[p.RuleID]
+		if rs == nil {
+			continue // the store dropped it with its rule
+		}
+		if (p.Kind == Fired && !rs.rule.Enabled) || p.Step <= 0 || p.Step >= len(plan(rs.rule.Actions)) || now.Sub(p.Due) > resumeLimit {
+			e.deleteRun(p.RuleID)
+			continue
+		}
+		rs.cont = &continuation{rule: rs.rule, token: rs.token, kind: p.Kind, step: p.Step, started: p.Started, due: p.Due}
+		rs.stored = true
+	}
 }
 
 // loadTimers takes up the countdowns a restart interrupted; one whose
@@ -236,7 +292,30 @@ func (e *Engine) handle(ctx context.Context, ev service.Event) {
 	}
 	if held {
 		e.checkHeld(ctx, id)
+		if isOnline(ev) {
+			e.retryOnline(id, now)
+		}
 	}
+}
+
+// isOnline reports whether an event says a device changed and is online.
+func isOnline(ev service.Event) bool {
+	if ev.Action != "changed" {
+		return false
+	}
+	switch v := ev.Data.(type) {
+	case service.Light:
+		return v.Online
+	case service.PowerView:
+		return v.Online
+	case service.Media:
+		return v.Online
+	case service.DeviceView:
+		return v.Online
+	case service.SensorView:
+		return v.Online
+	}
+	return false
 }
 
 // roomsAffected lists the watched rooms whose occupancy an event may have
@@ -346,15 +425,12 @@ func (e *Engine) Tick(now time.Time) {
 			conts = append(conts, c)
 		}
 	}
-	restores := e.dueHolds(now)
 	e.mu.Unlock()
 	e.fireAll(ctx, fires)
 	for _, c := range conts {
 		e.launch(func(ctx context.Context) { e.resume(ctx, c, now) })
 	}
-	for ruleID, hs := range restores {
-		e.launch(func(ctx context.Context) { e.restore(ctx, ruleID, hs, now) })
-	}
+	e.launchRestores(now)
 }
 
 // dueFirings returns what of rs is due at now: a countdown run out while
@@ -479,6 +555,7 @@ func (e *Engine) claim(r Rule, at time.Time, byTrigger bool) (uint64, bool) {
 	}
 	rs.token++
 	rs.cont = nil
+	e.dropRun(rs)
 	return rs.token, true
 }
 
@@ -487,7 +564,7 @@ func (e *Engine) claim(r Rule, at time.Time, byTrigger bool) (uint64, bool) {
 func (e *Engine) record(t TraceEntry) {
 	e.mu.Lock()
 	if rs := e.rules[t.RuleID]; rs != nil && (t.Kind == Fired || t.Kind == Ran) {
-		rs.lastRun, rs.lastOutcome = t.At, t.Outcome
+		rs.lastRun, rs.lastOutcome = runStart(t), t.Outcome
 	}
 	e.writes.add("trace", func(ctx context.Context, st Store) error { return st.AddTrace(ctx, t) })
 	e.mu.Unlock()

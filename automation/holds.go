@@ -27,6 +27,35 @@ type heldDevice struct {
 	// while any is, the device's state is the rule's own doing.
 	running int
 	gen     uint64 // moves on every change, so a check made meanwhile is dropped
+
+	// restoring says a restore of the device is under way; done is closed
+	// when it ends. The hold stays in the engine meanwhile, so a run that
+	// takes the device again keeps its capture.
+	restoring bool
+	done      chan struct{}
+	// tries counts the restores the device did not take (offline,
+	// unreachable, refused); the next is at retryAt, or when the device
+	// reports online.
+	tries   int
+	retryAt time.Time
+}
+
+// Retrying a restore the device did not take: after retryFirst, doubling
+// to retryMost, or at once when the device reports online; giveUpAfter its
+// time, the hold is let go.
+const (
+	retryFirst  = 30 * time.Second
+	retryMost   = 10 * time.Minute
+	giveUpAfter = 24 * time.Hour
+)
+
+// retryDelay is the wait before the next restore after tries that failed.
+func retryDelay(tries int) time.Duration {
+	d := retryFirst
+	for i := 1; i < tries && d < retryMost; i++ {
+		d *= 2
+	}
+	return min(d, retryMost)
 }
 
 // Tolerances within which a held device still shows the state the rule
@@ -56,8 +85,10 @@ func (e *Engine) loadHolds(holds []Hold) {
 
 // hold captures the devices a run of r is about to change (ids) and holds
 // them, and every other device r holds, until until. A device another rule
-// holds is taken over, with that rule's capture.
-func (e *Engine) hold(ctx context.Context, r Rule, ids []devices.ID, until time.Time) {
+// holds is taken over, with that rule's capture; so is one whose restore is
+// under way: it returns those restores, which the run waits for before it
+// changes the devices.
+func (e *Engine) hold(ctx context.Context, r Rule, ids []devices.ID, until time.Time) []chan struct{} {
 	prior, err := e.svc.Snapshot(ctx, ids)
 	if err != nil {
 		e.log.Warn("automation: capturing state to put back", "rule", r.ID, "err", err)
@@ -67,9 +98,13 @@ func (e *Engine) hold(ctx context.Context, r Rule, ids []devices.ID, until time.
 		captured[p.DeviceID] = p
 	}
 	var taken []Hold
+	var waits []chan struct{}
 	e.mu.Lock()
 	for _, id := range ids {
 		h := e.holds[id]
+		if h != nil && h.restoring {
+			waits = append(waits, h.done)
+		}
 		p, known := captured[id]
 		switch {
 		case h == nil && !known:
@@ -86,6 +121,7 @@ func (e *Engine) hold(ctx context.Context, r Rule, ids []devices.ID, until time.
 		h.Until = until
 		h.running++
 		h.gen++
+		h.tries, h.retryAt = 0, time.Time{}
 		e.saveHold(h.Hold)
 	}
 	for _, h := range e.holds {
@@ -96,6 +132,7 @@ func (e *Engine) hold(ctx context.Context, r Rule, ids []devices.ID, until time.
 	}
 	e.mu.Unlock()
 	e.handedOver(r, taken)
+	return waits
 }
 
 // handedOver tells each rule whose device another took over.
@@ -150,7 +187,8 @@ func (e *Engine) settle(ctx context.Context, r Rule, ids []devices.ID) {
 func (e *Engine) checkHeld(ctx context.Context, id devices.ID) {
 	e.mu.Lock()
 	h := e.holds[id]
-	if h == nil || h.running > 0 {
+	if h == nil || h.running > 0 || h.restoring || h.tries > 0 {
+		// A device that has not taken its restore yet is still owed it.
 		e.mu.Unlock()
 		return
 	}
@@ -161,7 +199,7 @@ func (e *Engine) checkHeld(ctx context.Context, id devices.ID) {
 		return
 	}
 	e.mu.Lock()
-	if e.holds[id] != h || h.gen != gen || h.running > 0 {
+	if e.holds[id] != h || h.gen != gen || h.running > 0 || h.restoring || h.tries > 0 {
 		e.mu.Unlock()
 		return
 	}
@@ -202,62 +240,145 @@ func (e *Engine) current(ctx context.Context, id devices.ID) (service.SceneEntry
 	return s[0], true
 }
 
-// dueHolds takes the holds due at now out of the engine, by rule. A hold
-// whose rule is still changing it waits for the run. e.mu is held.
-func (e *Engine) dueHolds(now time.Time) map[string][]Hold {
-	var due map[string][]Hold
-	for id, h := range e.holds {
-		if h.running > 0 || now.Before(h.Until) {
+// dueRestore is a hold whose restore is under way, as it was when the
+// restore began.
+type dueRestore struct {
+	h     *heldDevice
+	hold  Hold
+	gen   uint64
+	tries int
+}
+
+// dueHolds marks the holds due at now as restoring and returns them, by
+// rule; they stay in the engine until the restore ends. A hold whose rule
+// is still changing it waits for the run; one whose device did not take a
+// restore waits for its retry. e.mu is held.
+func (e *Engine) dueHolds(now time.Time) map[string][]dueRestore {
+	var due map[string][]dueRestore
+	for _, h := range e.holds {
+		if h.running > 0 || h.restoring || now.Before(h.Until) || now.Before(h.retryAt) {
 			continue
 		}
 		if due == nil {
-			due = map[string][]Hold{}
+			due = map[string][]dueRestore{}
 		}
-		due[h.RuleID] = append(due[h.RuleID], h.Hold)
-		delete(e.holds, id)
+		h.restoring, h.done = true, make(chan struct{})
+		due[h.RuleID] = append(due[h.RuleID], dueRestore{h: h, hold: h.Hold, gen: h.gen, tries: h.tries})
 	}
 	return due
 }
 
+// launchRestores puts back what is due at now, in the background.
+func (e *Engine) launchRestores(now time.Time) {
+	e.mu.Lock()
+	restores := e.dueHolds(now)
+	e.mu.Unlock()
+	for ruleID, hs := range restores {
+		e.launch(func(ctx context.Context) { e.restore(ctx, ruleID, hs, now) })
+	}
+}
+
+// retryOnline restores at once a held device that did not take its
+// restore, now that it reports online.
+func (e *Engine) retryOnline(id devices.ID, now time.Time) {
+	e.mu.Lock()
+	h := e.holds[id]
+	retry := h != nil && h.tries > 0 && !h.restoring
+	if retry {
+		h.retryAt = time.Time{}
+	}
+	e.mu.Unlock()
+	if retry {
+		e.launchRestores(now)
+	}
+}
+
 // restore puts a rule's due holds back, as the rule. A device changed
-// since by someone else is let go instead. A restore cut short by the
-// engine stopping stays in the Store, for the next start.
-func (e *Engine) restore(ctx context.Context, ruleID string, holds []Hold, now time.Time) {
+// since by someone else is let go instead. A hold is deleted once its
+// device took the restore; one whose device did not (offline,
+// unreachable, refused) stays, and is tried again when the device reports
+// online or after a while, until giveUpAfter its time. A hold the rule took
+// again while it was being restored goes on, with its first capture. A
+// restore cut short by the engine stopping stays in the Store, for the
+// next start.
+func (e *Engine) restore(ctx context.Context, ruleID string, due []dueRestore, now time.Time) {
+	var back []service.SceneEntry
+	var names []string
+	gone := map[devices.ID]bool{}
+	applied := map[devices.ID]bool{}
+	firstTry := false
+	var err error
+	var res service.FanoutResult
+	defer func() {
+		e.mu.Lock()
+		for _, d := range due {
+			d.h.restoring = false
+			close(d.h.done)
+		}
+		e.mu.Unlock()
+	}()
 	r, ok := e.rule(ruleID)
 	if !ok {
 		return
 	}
 	ctx = asRule(ctx, r)
-	var back []service.SceneEntry
-	var names []string
-	var gone []Hold
 	nm := e.names(ctx)
-	for _, h := range holds {
-		if cur, ok := e.current(ctx, devices.ID(h.DeviceID)); ok && !sameState(cur, h.Applied) {
-			gone = append(gone, h)
-			continue
+	for _, d := range due {
+		id := devices.ID(d.hold.DeviceID)
+		if d.tries == 0 {
+			firstTry = true
+			if cur, ok := e.current(ctx, id); ok && !sameState(cur, d.hold.Applied) {
+				gone[id] = true
+				continue
+			}
 		}
-		back = append(back, h.Prior)
-		names = append(names, nm.device(h.DeviceID))
+		back = append(back, d.hold.Prior)
+		names = append(names, nm.device(d.hold.DeviceID))
 	}
-	var res service.FanoutResult
-	var err error
 	if len(back) > 0 {
 		res, err = e.svc.Restore(ctx, back)
 	}
 	if ctx.Err() != nil {
 		return
 	}
+	if err == nil {
+		for _, o := range res.Applied {
+			applied[o.ID] = true
+		}
+	}
+	var released, gaveUp []Hold
 	e.mu.Lock()
-	for _, h := range holds {
-		e.deleteHold(h)
+	for _, d := range due {
+		id := devices.ID(d.hold.DeviceID)
+		if e.holds[id] != d.h || d.h.gen != d.gen {
+			continue // taken again meanwhile, released or deleted: the hold goes on as it is now
+		}
+		switch {
+		case gone[id]:
+			released = append(released, d.hold)
+		case applied[id]:
+		case now.Sub(d.hold.Until) >= giveUpAfter:
+			gaveUp = append(gaveUp, d.hold)
+		default:
+			d.h.tries++
+			d.h.retryAt = now.Add(retryDelay(d.h.tries))
+			continue
+		}
+		delete(e.holds, id)
+		e.deleteHold(d.hold)
 	}
 	e.mu.Unlock()
-	for _, h := range gone {
+	for _, h := range released {
 		e.released(h, now)
 	}
-	if len(back) > 0 {
+	if len(back) > 0 && (firstTry || len(applied) > 0) {
 		e.record(restoredEntry(r, now, names, res, err))
+	}
+	for _, h := range gaveUp {
+		e.record(TraceEntry{
+			At: now, RuleID: h.RuleID, Kind: Released, Outcome: "failed",
+			Why: fmt.Sprintf("%s did not take being put back within %s of its time, so it is let go as it is", nm.device(h.DeviceID), words(giveUpAfter)),
+		})
 	}
 }
 

@@ -26,13 +26,14 @@ func waitBrightness(tb testing.TB, l *sim.Light, b int) {
 	})
 }
 
-// keepsBrightness checks that a light is on at brightness b, and stays.
-func keepsBrightness(tb testing.TB, l *sim.Light, b int) {
-	tb.Helper()
-	waitBrightness(tb, l, b)
-	time.Sleep(20 * time.Millisecond)
+// keepsBrightness checks that a light is on at brightness b, and stays so
+// once the engine has caught up.
+func (h *house) keepsBrightness(l *sim.Light, b int) {
+	h.t.Helper()
+	waitBrightness(h.t, l, b)
+	h.quiet()
 	if on, got := lit(l); !on || got != b {
-		tb.Fatalf("%s is on=%v at %d %%, want on at %d %%", l.Info().Name, on, got, b)
+		h.t.Fatalf("%s is on=%v at %d %%, want on at %d %%", l.Info().Name, on, got, b)
 	}
 }
 
@@ -61,7 +62,7 @@ func TestPutThingsBackAfterTheTime(t *testing.T) {
 		t.Fatalf("view holds %v until %v", v.Holding, v.RestoreAt)
 	}
 	h.at(t0.Add(5*time.Minute - time.Second))
-	keepsBrightness(t, h.hallLight, 30)
+	h.keepsBrightness(h.hallLight, 30)
 	h.at(t0.Add(5 * time.Minute))
 	waitBrightness(t, h.hallLight, 60)
 	h.waitKinds(r.ID, automation.Fired, automation.Restored)
@@ -88,7 +89,7 @@ func TestPutThingsBackRefireExtendsAndKeepsTheFirstCapture(t *testing.T) {
 	h.motion(h.hallMotion, true) // again, while the light is held at 30 %
 	h.waitKinds(r.ID, automation.Fired, automation.Fired)
 	h.at(t0.Add(5 * time.Minute))
-	keepsBrightness(t, h.hallLight, 30)
+	h.keepsBrightness(h.hallLight, 30)
 	h.at(t0.Add(8 * time.Minute))
 	waitBrightness(t, h.hallLight, 60) // the first capture, not the rule's own 30 %
 	h.waitKinds(r.ID, automation.Fired, automation.Fired, automation.Restored)
@@ -117,7 +118,7 @@ func TestPutThingsBackOverlappingRulesInheritTheEarlierCapture(t *testing.T) {
 		t.Fatalf("why = %q", why)
 	}
 	h.at(t0.Add(5 * time.Minute)) // the first rule's time: it no longer holds the light
-	keepsBrightness(t, h.hallLight, 80)
+	h.keepsBrightness(h.hallLight, 80)
 	h.at(t0.Add(11 * time.Minute))
 	waitBrightness(t, h.hallLight, 60) // back to before either rule
 	h.waitKinds(b.ID, automation.Fired, automation.Restored)
@@ -166,7 +167,7 @@ func TestPutThingsBackManualChangeReleasesThatDevice(t *testing.T) {
 	}
 	h.at(t0.Add(5 * time.Minute))
 	waitBrightness(t, h.hallLight, 60)
-	keepsBrightness(t, h.hallLamp, 100)
+	h.keepsBrightness(h.hallLamp, 100)
 	h.waitKinds(v.ID, automation.Fired, automation.Released, automation.Restored)
 }
 
@@ -236,7 +237,7 @@ func TestDelayRunsTheRestLater(t *testing.T) {
 	waitBrightness(t, h.hallLight, 90)
 	h.waitKinds(v.ID, automation.Fired)
 	h.at(t0.Add(4 * time.Minute))
-	keepsBrightness(t, h.hallLight, 90)
+	h.keepsBrightness(h.hallLight, 90)
 	h.at(t0.Add(5 * time.Minute))
 	waitFor(t, "the hallway light off after the delay", func() bool { on, _ := lit(h.hallLight); return !on })
 	h.waitKinds(v.ID, automation.Fired, automation.Fired)

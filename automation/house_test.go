@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -72,6 +73,10 @@ type house struct {
 
 	mu    sync.Mutex
 	heard []service.Event // what the engine has handled
+
+	// gate, while a test holds it, stops the engine after the event it is
+	// handling: the events after it wait on the bus.
+	gate sync.Mutex
 }
 
 // newHouse builds the house, with extra devices; start runs an engine
@@ -119,6 +124,8 @@ func (h *house) start() *automation.Engine {
 		Service: h.svc, Store: h.db, Now: h.clock.Now, Location: zone, Latitude: h.lat, Longitude: h.lon,
 	})
 	automation.OnHandled(eng, func(ev service.Event) {
+		h.gate.Lock()
+		h.gate.Unlock() //nolint:staticcheck // a gate: wait until the test opens it
 		h.mu.Lock()
 		h.heard = append(h.heard, ev)
 		h.mu.Unlock()
@@ -292,17 +299,35 @@ func (h *house) waitKinds(id string, want ...string) {
 	waitFor(h.t, fmt.Sprintf("the decisions %v", want), func() bool { return slices.Equal(h.kinds(id), want) })
 }
 
-// stillKinds checks that a rule's decisions are want, and stay so for a
-// moment (nothing more is on its way).
+// stillKinds checks that a rule's decisions are want, and stay so once
+// the engine has caught up (nothing more is on its way).
 func (h *house) stillKinds(id string, want ...string) {
 	h.t.Helper()
 	h.waitKinds(id, want...)
-	time.Sleep(20 * time.Millisecond)
+	h.quiet()
 	if got := h.kinds(id); !slices.Equal(got, want) {
 		for _, e := range h.trace(id) {
 			h.t.Logf("%v %s: %s", e.At.In(zone), e.Kind, e.Why)
 		}
 		h.t.Fatalf("decisions = %v, want %v", got, want)
+	}
+}
+
+// markers numbers the marker events quiet sends.
+var markers atomic.Int64
+
+// quiet waits until the engine has caught up with the house: it has
+// handled a marker event published after everything before (the bus keeps
+// their order), and the runs and restores it started have ended, with
+// their writes. Twice, so the events those runs caused are handled too.
+func (h *house) quiet() {
+	h.t.Helper()
+	for range 2 {
+		id := fmt.Sprintf("marker-%d", markers.Add(1))
+		mark := h.mark()
+		h.svc.Events().Publish(service.Event{Type: "test", ID: id, Action: "marker"})
+		h.waitHeard("the engine to handle "+id, mark, func(ev service.Event) bool { return ev.ID == id })
+		automation.Quiesce(h.eng)
 	}
 }
 

@@ -8,8 +8,10 @@
 package automation
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -184,8 +186,11 @@ func (d Duration) String() string {
 // MarshalJSON writes d as a string.
 func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
 
-// UnmarshalJSON reads "15m" or a number of seconds.
+// UnmarshalJSON reads "15m" or a number of seconds. What is not a
+// duration is a *json.UnmarshalTypeError, so that encoding/json names the
+// field it was decoding ("restore_after").
 func (d *Duration) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
 	if len(b) > 0 && b[0] == '"' {
 		var s string
 		if err := json.Unmarshal(b, &s); err != nil {
@@ -193,17 +198,45 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 		}
 		v, err := ParseDuration(s)
 		if err != nil {
-			return err
+			return &json.UnmarshalTypeError{Value: notDuration("string " + strconv.Quote(s)), Type: durationType}
 		}
 		*d = v
 		return nil
 	}
+	if string(b) == "null" {
+		return nil
+	}
 	var secs float64
 	if err := json.Unmarshal(b, &secs); err != nil {
-		return fmt.Errorf("a duration is a string such as \"15m\" or a number of seconds")
+		return &json.UnmarshalTypeError{Value: notDuration(jsonValueKind(b)), Type: durationType}
 	}
 	*d = Duration(secs * float64(time.Second))
 	return nil
+}
+
+// notDuration is an UnmarshalTypeError's Value for what is not a
+// duration: its JSON kind (and a string's text), saying so, for surfaces
+// that render the error from its type alone.
+func notDuration(what string) string { return what + ", which is not a duration" }
+
+var durationType = reflect.TypeFor[Duration]()
+
+// jsonValueKind names a JSON value's kind as encoding/json does in its
+// errors.
+func jsonValueKind(b []byte) string {
+	switch {
+	case len(b) == 0:
+		return "value"
+	case b[0] == 't' || b[0] == 'f':
+		return "bool"
+	case b[0] == '[':
+		return "array"
+	case b[0] == '{':
+		return "object"
+	case b[0] == '"':
+		return "string"
+	}
+	return "number"
 }
 
 // ParseDuration reads "15m", "1h30m", "90s", "-30m", or a bare number of

@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base32"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/bifrost-hub/bifrost/service"
 )
@@ -197,7 +199,7 @@ func (e *Engine) Create(ctx context.Context, r Rule) (View, error) {
 	if err := e.st.CreateAutomation(ctx, r); err != nil {
 		return View{}, stored(err)
 	}
-	return e.saved(ctx, r, "created"), nil
+	return e.saved(ctx, r, "created", true), nil
 }
 
 // Replace replaces a rule whole (PUT); its id and creation time stay.
@@ -283,45 +285,79 @@ func (e *Engine) update(ctx context.Context, old, r Rule) (View, error) {
 	if err := e.st.UpdateAutomation(ctx, r); err != nil {
 		return View{}, stored(err)
 	}
-	return e.saved(ctx, r, "changed"), nil
+	return e.saved(ctx, r, "changed", false), nil
 }
 
-// saved puts a rule just stored to work, and announces it.
-func (e *Engine) saved(ctx context.Context, r Rule, action string) View {
-	e.install(ctx, r)
+// saved puts a rule just stored to work, and announces it. A rule
+// deleted meanwhile (a Delete racing an update) stays deleted, and is
+// shown as it was saved.
+func (e *Engine) saved(ctx context.Context, r Rule, action string, created bool) View {
+	e.install(ctx, r, created)
 	nm := e.names(ctx)
 	e.mu.Lock()
-	v := e.view(nm, e.rules[r.ID])
+	var v View
+	if rs := e.rules[r.ID]; rs != nil {
+		v = e.view(nm, rs)
+	} else {
+		v = View{Rule: r, Sentence: nm.sentence(r)}
+	}
 	e.mu.Unlock()
 	e.publish(action, r.ID, v)
 	e.svc.Audit(ctx, "automation."+action, r.Name, nil)
 	return v
 }
 
-// install puts a rule, new or changed, to work: its subject is read now,
-// as the baseline, so only the next transition fires it; a countdown or
-// delayed steps of the old version are dropped. Its holds stay.
-func (e *Engine) install(ctx context.Context, r Rule) {
+// install puts a rule, new or changed, to work. A new rule, a changed
+// trigger, or a rule enabled again takes its subject as it is now, as the
+// baseline, so only the next transition fires it. A change that leaves the
+// trigger and the enabled flag alone (a name, a cooldown, conditions,
+// actions, "put things back") keeps the trigger's level, a "stays … for"
+// countdown under way and a run's delayed steps. Disabling cancels the
+// countdown and the delayed steps. Its holds stay. An update of a rule
+// deleted meanwhile installs nothing.
+func (e *Engine) install(ctx context.Context, r Rule, created bool) {
 	s := e.triggerSubject(e.reader(ctx), r.Trigger)
 	lvl := r.Trigger.level(s, levelUnknown)
 	now := e.now()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	rs := e.rules[r.ID]
-	if rs == nil {
+	switch {
+	case rs == nil && !created:
+		return
+	case rs == nil:
 		rs = &ruleState{}
 		e.rules[r.ID] = rs
-	} else {
+	default:
 		e.watch.remove(rs)
 	}
-	if rs.timer != nil {
-		rs.timer = nil
-		e.deleteTimer(r.ID)
+	old := rs.rule
+	sameTrigger := !created && sameTrigger(old.Trigger, r.Trigger)
+	if !r.Enabled || !sameTrigger || !old.Enabled {
+		// The countdown starts again from a baseline (or not at all).
+		if rs.timer != nil {
+			rs.timer = nil
+			e.deleteTimer(r.ID)
+		}
+		rs.level = lvl
 	}
-	rs.rule, rs.level, rs.cont = r, lvl, nil
-	rs.token++
-	rs.next = e.nextAt(r, now)
+	if !r.Enabled && old.Enabled {
+		rs.cont = nil
+		rs.token++ // a step being resumed now is dropped
+		e.dropRun(rs)
+	}
+	rs.rule = r
+	if !sameTrigger || rs.next.IsZero() {
+		rs.next = e.nextAt(r, now)
+	}
 	e.watch.add(rs)
+}
+
+// sameTrigger reports whether two triggers are the same.
+func sameTrigger(a, b Trigger) bool {
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && string(ja) == string(jb)
 }
 
 // Delete removes a rule, its holds (without putting them back) and
@@ -340,7 +376,7 @@ func (e *Engine) Delete(ctx context.Context, ref string) error {
 	e.mu.Lock()
 	if rs := e.rules[r.ID]; rs != nil {
 		e.watch.remove(rs)
-		rs.cont, rs.timer = nil, nil
+		rs.cont, rs.timer, rs.stored = nil, nil, false
 		rs.token++
 		delete(e.rules, r.ID)
 	}
@@ -369,7 +405,7 @@ func (e *Engine) Duplicate(ctx context.Context, ref string) (View, error) {
 	if err := e.st.CreateAutomation(ctx, r); err != nil {
 		return View{}, stored(err)
 	}
-	return e.saved(ctx, r, "created"), nil
+	return e.saved(ctx, r, "created", true), nil
 }
 
 // copyName is the first free "<name> (copy)", "<name> (copy 2)", ….
@@ -381,7 +417,12 @@ func (e *Engine) copyName(name string) string {
 		}
 		base := name
 		if len(base)+len(suffix) > maxName {
-			base = strings.TrimSpace(base[:maxName-len(suffix)])
+			// Cut whole characters, never a byte of one.
+			for len(base)+len(suffix) > maxName {
+				_, size := utf8.DecodeLastRuneInString(base)
+				base = base[:len(base)-size]
+			}
+			base = strings.TrimSpace(base)
 		}
 		if e.nameFree(base+suffix, "") == nil {
 			return base + suffix

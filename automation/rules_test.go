@@ -108,11 +108,11 @@ func TestValidation(t *testing.T) {
 		}, service.EINVALID, "trigger.to", `trigger.to: "sideways" is not valid; valid: occupied, empty`},
 		{"an unknown room", func(r *automation.Rule) {
 			r.Trigger = automation.Trigger{Type: automation.TriggerOccupancy, Room: "Cellar", To: automation.Empty}
-		}, service.ENOTFOUND, "trigger.room", "trigger.room: no room matches"},
+		}, service.EINVALID, "trigger.room", "trigger.room: no room matches \"Cellar\"; valid: Bedroom, Hallway"},
 		{"a room without a presence sensor", func(r *automation.Rule) {
 			r.Trigger = automation.Trigger{Type: automation.TriggerOccupancy, Room: "Kitchen", To: automation.Empty}
 		}, service.EINVALID, "trigger.room", "Kitchen has no presence sensor"},
-		{"an unknown sensor", func(r *automation.Rule) { r.Trigger.Device = "Attic Motion" }, service.ENOTFOUND, "trigger.device", "no sensor matches"},
+		{"an unknown sensor", func(r *automation.Rule) { r.Trigger.Device = "Attic Motion" }, service.EINVALID, "trigger.device", "no sensor matches"},
 		{"a threshold on a reading the sensor lacks", func(r *automation.Rule) {
 			r.Trigger = automation.Trigger{Type: automation.TriggerSensor, Device: "Office Motion", Reading: "humidity", Above: ptr(60.0)}
 		}, service.EINVALID, "trigger.reading", "Office Motion reports no humidity; valid: motion, illuminance"},
@@ -127,7 +127,7 @@ func TestValidation(t *testing.T) {
 		{"a negative for", func(r *automation.Rule) { r.Trigger.For = dur(-time.Minute) }, service.EINVALID, "trigger.for", "negative"},
 		{"a power device that is not one", func(r *automation.Rule) {
 			r.Trigger = automation.Trigger{Type: automation.TriggerPower, Device: "Office Motion", To: automation.On}
-		}, service.ENOTFOUND, "trigger.device", "no light, power device or media player matches"},
+		}, service.EINVALID, "trigger.device", "no light, power device or media player matches"},
 		{"a bad time of day", func(r *automation.Rule) {
 			r.Trigger = automation.Trigger{Type: automation.TriggerTime, At: "25:00"}
 		}, service.EINVALID, "trigger.at", `"25:00" is not a time of day`},
@@ -157,7 +157,7 @@ func TestValidation(t *testing.T) {
 			r.Actions[0].State = state(`{"brightnes": 30}`)
 		}, service.EINVALID, "actions[0].state", `unknown field "brightnes"`},
 		{"an empty light patch", func(r *automation.Rule) { r.Actions[0].State = state(`{}`) }, service.EINVALID, "actions[0].state", "nothing to change"},
-		{"an unknown light", func(r *automation.Rule) { r.Actions[0].Lights = []string{"Hallway Light", "Garage"} }, service.ENOTFOUND, "actions[0].lights[1]", "no light matches"},
+		{"an unknown light", func(r *automation.Rule) { r.Actions[0].Lights = []string{"Hallway Light", "Garage"} }, service.EINVALID, "actions[0].lights[1]", "no light matches \"Garage\"; valid: "},
 		{"a power state without on", func(r *automation.Rule) {
 			r.Actions = []automation.Action{{Type: automation.ActPower, Device: "Porch Switch", State: state(`{"power": true}`)}}
 		}, service.EINVALID, "actions[0].state", `{"on": true}`},
@@ -175,10 +175,25 @@ func TestValidation(t *testing.T) {
 		}, service.EINVALID, "actions[0].state", "volume 140 is out of range"},
 		{"an unknown scene", func(r *automation.Rule) {
 			r.Actions = []automation.Action{{Type: automation.ActScene, Scene: "Disco"}}
-		}, service.ENOTFOUND, "actions[0].scene", "no scene matches"},
+		}, service.EINVALID, "actions[0].scene", "no scene matches"},
 		{"two commands for one target", func(r *automation.Rule) {
 			r.Actions = append(r.Actions, setLight("hallway light", `{"brightness": 20}`))
-		}, service.EINVALID, "actions[1]", "actions[0] already changes this target"},
+		}, service.EINVALID, "actions[1]", "actions[0] already changes Hallway Light"},
+		{"a room and a light of it", func(r *automation.Rule) {
+			r.Actions = []automation.Action{
+				{Type: automation.ActRoom, Room: "Hallway", State: state(`{"brightness": 40}`)},
+				setLight("Hallway Lamp", `{"on": true}`),
+			}
+		}, service.EINVALID, "actions[1]", "actions[0] already changes Hallway Lamp"},
+		{"all lights and one of them", func(r *automation.Rule) {
+			r.Actions = []automation.Action{setLight("Desk Lamp", `{"on": false}`), setLight("all", `{"on": true}`)}
+		}, service.EINVALID, "actions[1]", "actions[0] already changes Desk Lamp"},
+		{"a power action and the room's bare off", func(r *automation.Rule) {
+			r.Actions = []automation.Action{
+				{Type: automation.ActPower, Device: "Desk Fan", State: state(`{"on": true}`)},
+				{Type: automation.ActRoom, Room: "Office", State: state(`{"on": false}`)},
+			}
+		}, service.EINVALID, "actions[1]", "actions[0] already changes Desk Fan"},
 		{"a delay without a wait", func(r *automation.Rule) {
 			r.Actions = append(r.Actions, automation.Action{Type: automation.ActDelay})
 		}, service.EINVALID, "actions[1].wait", "give a duration"},
@@ -205,9 +220,27 @@ func TestValidation(t *testing.T) {
 	if opts, _ := service.ErrorDetails(err)["options"].([]string); !slices.Equal(opts, []string{"detected", "clear"}) {
 		t.Errorf("options = %v", service.ErrorDetails(err)["options"])
 	}
-	// A negative sun offset is fine; so is a change by id or by name.
+	// The same device in two steps (a delay between) is fine.
+	h.create(onMotion("Twice",
+		automation.Action{Type: automation.ActRoom, Room: "Hallway", State: state(`{"on": true}`)},
+		automation.Action{Type: automation.ActDelay, Wait: dur(time.Minute)},
+		setLight("Hallway Lamp", `{"on": false}`),
+	))
+	// A negative sun offset is fine; so is a change by id or by name; an
+	// offset past 12 hours either way is not.
 	h2 := newHouse(t).located()
 	h2.start()
+	for _, off := range []time.Duration{13 * time.Hour, -12*time.Hour - time.Minute, 400 * 24 * time.Hour} {
+		_, err := h2.eng.Create(h2.ctx, automation.Rule{
+			Name: "Far", Enabled: true,
+			Trigger: automation.Trigger{Type: automation.TriggerSun, Event: "sunset", Offset: dur(off)},
+			Actions: []automation.Action{{Type: automation.ActPower, Device: "sim:porch-switch", State: state(`{"on": true}`)}},
+		})
+		wantCode(t, err, service.EINVALID)
+		if f := service.ErrorDetails(err)["field"]; f != "trigger.offset" {
+			t.Errorf("offset %s: field %v (%v)", off, f, err)
+		}
+	}
 	h2.create(automation.Rule{
 		Name: "Dusk", Enabled: true,
 		Trigger: automation.Trigger{Type: automation.TriggerSun, Event: "Sunset", Offset: dur(-30 * time.Minute)},

@@ -25,6 +25,9 @@ type ruleState struct {
 
 	token uint64        // numbers the rule's runs; a run's later steps go on only while it is the newest
 	cont  *continuation // a run's steps still to come after a delay
+	// stored says the Store has a pending run of the rule (a
+	// continuation, or one being resumed now).
+	stored bool
 }
 
 // level is whether a trigger's state holds: not known yet, no, or yes.

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/service"
@@ -26,6 +27,9 @@ var (
 
 // maxName is the longest a rule's name may be.
 const maxName = 100
+
+// maxSunOffset bounds a sun trigger's offset, either way.
+const maxSunOffset = Duration(12 * time.Hour)
 
 // invalid is an EINVALID error about one field: its message begins with
 // the field, and its details name it.
@@ -51,9 +55,15 @@ func choose(field, value string, options ...string) (string, error) {
 }
 
 // about puts the field in front of an error from the service (a name that
-// matches nothing, or more than one thing), keeping its code and details.
+// matches nothing, or more than one thing), keeping its details. A target
+// that matches nothing is a fault of the rule's body, so EINVALID (a 422
+// naming the field and the valid names), never ENOTFOUND.
 func about(field string, err error) error {
-	out := service.Errorf(service.ErrorCode(err), "%s: %s", field, service.ErrorMessage(err))
+	code := service.ErrorCode(err)
+	if code == service.ENOTFOUND {
+		code = service.EINVALID
+	}
+	out := service.Errorf(code, "%s: %s", field, service.ErrorMessage(err))
 	for k, v := range service.ErrorDetails(err) {
 		out.With(k, v)
 	}
@@ -214,6 +224,9 @@ func (c checker) trigger(t Trigger) (Trigger, error) {
 	}
 	if t.Event, err = choose(f+".event", t.Event, Sunrise, Sunset); err != nil {
 		return t, err
+	}
+	if t.Offset > maxSunOffset || t.Offset < -maxSunOffset {
+		return t, invalid(f+".offset", "%s is too far from %s: give an offset within %s either way, such as \"-30m\"", t.Offset, t.Event, maxSunOffset)
 	}
 	t.Days, err = days(f+".days", t.Days)
 	return t, err
@@ -431,7 +444,7 @@ func (c checker) powered(field, ref string) (string, error) {
 		return "", about(field, clash)
 	}
 	opts := c.poweredNames()
-	return "", service.Errorf(service.ENOTFOUND, "%s: no light, power device or media player matches %q; valid: %s",
+	return "", service.Errorf(service.EINVALID, "%s: no light, power device or media player matches %q; valid: %s",
 		field, ref, strings.Join(opts, ", ")).With("options", opts).With("field", field)
 }
 
@@ -497,10 +510,11 @@ func (c checker) actions(list []Action) ([]Action, error) {
 		return nil, invalid("actions", "a rule needs at least one action; valid: %s", strings.Join(actionTypes, ", ")).With("options", actionTypes)
 	}
 	out := make([]Action, len(list))
-	seen := map[string]int{}
+	seen := map[devices.ID]int{}
+	var nm *names
 	for i, a := range list {
 		f := fmt.Sprintf("actions[%d]", i)
-		a, targets, err := c.action(f, a)
+		a, _, err := c.action(f, a)
 		if err != nil {
 			return nil, err
 		}
@@ -508,14 +522,39 @@ func (c checker) actions(list []Action) ([]Action, error) {
 		if a.Type == ActDelay {
 			clear(seen)
 		}
-		for _, t := range targets {
-			if j, dup := seen[t]; dup {
-				return nil, invalid(f, "actions[%d] already changes this target; put both changes in one action's state, so it takes one command", j)
+		for _, id := range c.reach(a) {
+			if j, dup := seen[id]; dup {
+				if nm == nil {
+					n := c.e.names(c.ctx)
+					nm = &n
+				}
+				return nil, invalid(f, "actions[%d] already changes %s; put both changes in one action's state, so it takes one command", j, nm.device(string(id)))
 			}
-			seen[t] = i
+			seen[id] = i
 		}
 	}
 	return out, nil
+}
+
+// reach lists the devices a checked action may change: a room's members
+// that its state can reach (whether lit or not), a scene's, every light
+// for "all". Each device once.
+func (c checker) reach(a Action) []devices.ID {
+	if a.Type == ActRoom {
+		var p service.RoomPatch
+		if decodeState(a.State, &p) != nil {
+			return nil
+		}
+		if p.On == nil {
+			// Which lights are lit when the rule runs is not known now:
+			// any of them may be.
+			on := true
+			p.On = &on
+		}
+		ids, _ := c.e.svc.RoomTargets(c.ctx, a.Room, p)
+		return ids
+	}
+	return c.e.targets(c.ctx, []Action{a})
 }
 
 // action checks one action and returns it with its targets (for the

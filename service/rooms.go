@@ -236,7 +236,7 @@ func (s *Service) SetRoom(ctx context.Context, ref string, p RoomPatch) (FanoutR
 	targets := roomTargets(membersOf(inv, r), p)
 	u := s.undoable(ctx, "room "+r.Name)
 	res := s.fanout(ctx, targets, func(ctx context.Context, rec DeviceRecord) error {
-		if rec.Kind == devices.KindLight && p.On == nil && !s.isLit(rec) {
+		if s.skipsUnlit(rec, p) {
 			return errSkipped
 		}
 		s.capture(u, rec)
@@ -245,6 +245,38 @@ func (s *Service) SetRoom(ctx context.Context, ref string, p RoomPatch) (FanoutR
 	s.audit(ctx, "room.set", r.Name, res.err(), patchSummary(p))
 	s.keepIfApplied(ctx, u, res)
 	return res, nil
+}
+
+// RoomTargets lists the devices SetRoom would change with p now: the
+// members roomTargets picks, less the unlit lights a patch without On
+// skips. It is the same rule SetRoom applies, for callers that must know
+// beforehand what a room patch touches (an automation capturing state to
+// put back, checking one command per device).
+func (s *Service) RoomTargets(ctx context.Context, ref string, p RoomPatch) ([]devices.ID, error) {
+	if err := authorize(ctx, ScopeRead); err != nil {
+		return nil, err
+	}
+	inv, err := s.inventory(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r, err := resolve("room", ref, inv.rooms, roomID, roomName)
+	if err != nil {
+		return nil, err
+	}
+	var ids []devices.ID
+	for _, rec := range roomTargets(membersOf(inv, r), p) {
+		if !s.skipsUnlit(rec, p) {
+			ids = append(ids, rec.ID)
+		}
+	}
+	return ids, nil
+}
+
+// skipsUnlit reports whether a room patch leaves a member alone: a light
+// that is not lit, when the patch does not say On.
+func (s *Service) skipsUnlit(rec DeviceRecord, p RoomPatch) bool {
+	return rec.Kind == devices.KindLight && p.On == nil && !s.isLit(rec)
 }
 
 // roomTargets picks which members a room patch may reach: its enabled

@@ -326,3 +326,45 @@ func (db *DB) ListTimers(ctx context.Context) ([]automation.Timer, error) {
 	}
 	return list, rows.Err()
 }
+
+// SaveRun stores a rule's run waiting out a delay, replacing the one it
+// had. A missing rule is ENOTFOUND.
+func (db *DB) SaveRun(ctx context.Context, p automation.PendingRun) error {
+	if p.Step <= 0 {
+		return fmt.Errorf("store: a pending run of automation %q needs a step after the first, not %d", p.RuleID, p.Step)
+	}
+	return db.write(ctx, func(tx *sql.Tx) error {
+		if err := ensureAutomation(ctx, tx, p.RuleID); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `
+			INSERT INTO automation_runs (rule_id, kind, step, due, started) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (rule_id) DO UPDATE SET kind = excluded.kind, step = excluded.step, due = excluded.due, started = excluded.started`,
+			p.RuleID, p.Kind, p.Step, formatTime(p.Due), formatTime(p.Started))
+		return err
+	})
+}
+
+// DeleteRun deletes a rule's pending run; none is no error.
+func (db *DB) DeleteRun(ctx context.Context, ruleID string) error {
+	_, err := db.db.ExecContext(ctx, `DELETE FROM automation_runs WHERE rule_id = ?`, ruleID)
+	return err
+}
+
+// ListRuns returns every pending run, soonest due first.
+func (db *DB) ListRuns(ctx context.Context) ([]automation.PendingRun, error) {
+	rows, err := db.db.QueryContext(ctx, `SELECT rule_id, kind, step, due, started FROM automation_runs ORDER BY due, rule_id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	list := []automation.PendingRun{}
+	for rows.Next() {
+		var p automation.PendingRun
+		if err := rows.Scan(&p.RuleID, &p.Kind, &p.Step, timeCol{&p.Due}, timeCol{&p.Started}); err != nil {
+			return nil, err
+		}
+		list = append(list, p)
+	}
+	return list, rows.Err()
+}

@@ -296,6 +296,47 @@ func TestAutomationTimers(t *testing.T) {
 	assertCode(t, db.SaveTimer(ctx, automation.Timer{RuleID: "au_missing", Due: t0}), service.ENOTFOUND)
 }
 
+func TestAutomationRuns(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	MustCreateAutomation(t, db, testRule("au_1", "Porch"))
+	MustCreateAutomation(t, db, testRule("au_2", "Hall"))
+	for _, p := range []automation.PendingRun{
+		{RuleID: "au_1", Kind: automation.Fired, Step: 1, Started: t0, Due: t0.Add(15 * time.Minute)},
+		{RuleID: "au_2", Kind: automation.Ran, Step: 1, Started: t0, Due: t0.Add(5 * time.Minute)},
+		{RuleID: "au_1", Kind: automation.Fired, Step: 2, Started: t0, Due: t0.Add(20 * time.Minute)}, // its next step
+	} {
+		if err := db.SaveRun(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list, err := db.ListRuns(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 2 || list[0].RuleID != "au_2" || list[1].RuleID != "au_1" || list[1].Step != 2 || list[1].Kind != automation.Fired || list[0].Kind != automation.Ran {
+		t.Fatalf("runs = %+v, want one per rule, soonest first", list)
+	}
+	assertTime(t, "started", list[1].Started, t0)
+	assertTime(t, "due", list[1].Due, t0.Add(20*time.Minute))
+	if err := db.DeleteRun(ctx, "au_2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.DeleteRun(ctx, "au_2"); err != nil {
+		t.Fatalf("deleting a run already gone = %v, want nil", err)
+	}
+	if err := db.DeleteAutomation(ctx, "au_1"); err != nil {
+		t.Fatal(err)
+	}
+	if list, _ := db.ListRuns(ctx); len(list) != 0 {
+		t.Fatalf("runs after deletes = %+v, want none", list)
+	}
+	assertCode(t, db.SaveRun(ctx, automation.PendingRun{RuleID: "au_missing", Kind: automation.Fired, Step: 1, Due: t0}), service.ENOTFOUND)
+	if err := db.SaveRun(ctx, automation.PendingRun{RuleID: "au_2", Kind: automation.Fired, Step: 0, Due: t0}); err == nil {
+		t.Fatal("a pending run of the first step was stored")
+	}
+}
+
 func TestAutomation_DeleteTakesItsRows(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpen(t)

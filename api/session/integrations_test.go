@@ -154,7 +154,9 @@ func TestIntegrationsAPI_Absent(t *testing.T) {
 // locationRunner records the locations it is told.
 type locationRunner struct{ told [][2]*float64 }
 
-func (l *locationRunner) SetLocation(lat, lon *float64) { l.told = append(l.told, [2]*float64{lat, lon}) }
+func (l *locationRunner) SetLocation(lat, lon *float64) {
+	l.told = append(l.told, [2]*float64{lat, lon})
+}
 
 func TestLocationSettings(t *testing.T) {
 	ctx := context.Background()

@@ -138,11 +138,10 @@ func TestAutomationBodiesAreCheckedAndErrorsSayHowToCorrect(t *testing.T) {
 			t.Errorf("%s: %+v", tc.field, e)
 		}
 	}
-	// A duration's own decoder says what a duration is (encoding/json
-	// does not tell it which field it was decoding).
+	// A bad duration says what a duration is, and names its field.
 	for _, bad := range []string{`"5 minutes later"`, `true`} {
 		e := h.fail(t, h.control, http.MethodPost, base, with(`"5m"`, bad), http.StatusUnprocessableEntity, "invalid")
-		if !strings.Contains(e.Message, "duration") {
+		if !strings.Contains(e.Message, "duration") || e.Field != "restore_after" || !strings.HasPrefix(e.Message, "restore_after") {
 			t.Errorf("restore_after %s: %+v", bad, e)
 		}
 	}
@@ -154,8 +153,9 @@ func TestAutomationBodiesAreCheckedAndErrorsSayHowToCorrect(t *testing.T) {
 	if e.Field == "" || !slices.Contains(e.Options, "occupancy") {
 		t.Errorf("an unknown trigger type: %+v", e)
 	}
-	e = h.fail(t, h.control, http.MethodPost, base, with(`"Office Motion"`, `"Hallway Motion"`), http.StatusNotFound, "not_found")
-	if !strings.Contains(e.Message, "Hallway Motion") || !slices.Contains(e.Options, "Office Motion") {
+	// An unknown target is a fault of the body: a 422 naming the field.
+	e = h.fail(t, h.control, http.MethodPost, base, with(`"Office Motion"`, `"Hallway Motion"`), http.StatusUnprocessableEntity, "invalid")
+	if !strings.Contains(e.Message, "Hallway Motion") || !slices.Contains(e.Options, "Office Motion") || e.Field != "trigger.device" {
 		t.Errorf("an unknown sensor: %+v", e)
 	}
 	h.fail(t, h.control, http.MethodPost, base, with(`"actions": [{"type": "light", "lights": ["Desk Lamp"], "state": {"on": true, "brightness": 30}}]`, `"actions": []`),

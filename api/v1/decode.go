@@ -12,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/bifrost-hub/bifrost/automation"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -97,6 +98,9 @@ func unknownField(err error) (string, bool) {
 func jsonKind(t reflect.Type) string {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
+	}
+	if t == reflect.TypeFor[automation.Duration]() {
+		return `a duration such as "15m", "1h30m" or "90s", or a number of seconds`
 	}
 	switch t.Kind() {
 	case reflect.Bool:
