@@ -122,6 +122,7 @@ type Engine struct {
 	idle   *sync.Cond      // on e.mu: signalled as one ends
 
 	writes writer // the Store writes decisions make, in order
+	place  place  // where the hub is, for the sun
 
 	// handled, when set (by tests, before Run), hears each event once Run
 	// has handled it.
@@ -146,6 +147,7 @@ func New(cfg Config) *Engine {
 	}
 	e.idle = sync.NewCond(&e.mu)
 	e.writes.init(cfg.Store, cfg.Logger)
+	e.place.set(cfg.Latitude, cfg.Longitude)
 	return e
 }
 

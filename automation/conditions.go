@@ -36,11 +36,12 @@ func (e *Engine) condition(ctx context.Context, c Condition, at time.Time) verdi
 		in, err := InWindow(at, c.After, c.Before, c.Days, e.cfg.Location)
 		return verdict{holds: in, known: err == nil}
 	case CondSun:
-		if e.cfg.Latitude == nil || e.cfg.Longitude == nil {
+		lat, lon, located := e.place.get()
+		if !located {
 			return verdict{}
 		}
 		is := Down
-		if SunUp(at.In(e.cfg.Location), *e.cfg.Latitude, *e.cfg.Longitude) {
+		if SunUp(at.In(e.cfg.Location), lat, lon) {
 			is = Up
 		}
 		return verdict{holds: is == c.Sun, known: true, is: is}

@@ -466,10 +466,11 @@ func (e *Engine) nextAt(r Rule, now time.Time) time.Time {
 		}
 		return next
 	case TriggerSun:
-		if e.cfg.Latitude == nil || e.cfg.Longitude == nil {
+		lat, lon, located := e.place.get()
+		if !located {
 			return time.Time{}
 		}
-		next, ok := NextSun(now, t.Event, t.Offset.D(), t.Days, *e.cfg.Latitude, *e.cfg.Longitude, e.cfg.Location)
+		next, ok := NextSun(now, t.Event, t.Offset.D(), t.Days, lat, lon, e.cfg.Location)
 		if !ok {
 			return time.Time{}
 		}

@@ -471,8 +471,8 @@ func (c checker) poweredNames() []string {
 // located refuses a sun trigger or condition when the hub has no
 // location.
 func (c checker) located(field string) error {
-	if c.e.cfg.Latitude == nil || c.e.cfg.Longitude == nil {
-		return invalid(field, "sunrise and sunset need the hub's location: set BIFROST_LATITUDE and BIFROST_LONGITUDE")
+	if _, _, ok := c.e.place.get(); !ok {
+		return invalid(field, "sunrise and sunset need the hub's location: set it in Settings → Location, or set BIFROST_LATITUDE and BIFROST_LONGITUDE")
 	}
 	return nil
 }

@@ -59,11 +59,16 @@ func (m *Main) startMQTT(ctx context.Context) {
 // alone that cannot work stop the start, as they always have; saved ones
 // do not, so that they can be fixed in the web UI.
 func (m *Main) startIntegrations(ctx context.Context) error {
-	in, err := service.NewIntegrations(m.service, service.IntegrationsConfig{Store: m.db, Secret: m.Config.Secret, MQTT: m.mqtt})
+	loc := m.Config.Location
+	in, err := service.NewIntegrations(m.service, service.IntegrationsConfig{Store: m.db, Secret: m.Config.Secret, MQTT: m.mqtt,
+		Latitude: loc.Latitude.ptr(), Longitude: loc.Longitude.ptr(), Location: m.automations})
 	if err != nil {
 		return err
 	}
 	m.integrations = in
+	if err := in.StartLocation(ctx); err != nil {
+		m.Logger.Error("the location saved in Settings cannot be read", "err", err)
+	}
 	saved, err := in.StartMQTT(ctx)
 	switch {
 	case err == nil:
