@@ -255,3 +255,28 @@ func ParseDuration(s string) (Duration, error) {
 	}
 	return Duration(v), nil
 }
+
+// Input is a rule as callers write it: the body of POST and PUT
+// /api/v1/automations, and create_automation's arguments. What the hub
+// keeps about a rule (its id, sentence, last run, times) is not part of
+// it.
+type Input struct {
+	Name       string      `json:"name"`
+	Enabled    *bool       `json:"enabled"`
+	Trigger    Trigger     `json:"trigger"`
+	Conditions []Condition `json:"conditions"`
+	Actions    []Action    `json:"actions"`
+	// Cooldown and RestoreAfter are durations: "2m", "1h30m", or seconds.
+	Cooldown     Duration  `json:"cooldown"`
+	RestoreAfter *Duration `json:"restore_after"`
+}
+
+// Rule is the input as the engine takes it: a rule runs unless the input
+// says "enabled": false.
+func (in Input) Rule() Rule {
+	return Rule{
+		Name: in.Name, Enabled: in.Enabled == nil || *in.Enabled,
+		Trigger: in.Trigger, Conditions: in.Conditions, Actions: in.Actions,
+		Cooldown: in.Cooldown, RestoreAfter: in.RestoreAfter,
+	}
+}

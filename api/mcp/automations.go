@@ -155,28 +155,10 @@ func (t *tools) listAutomations(ctx context.Context, _ struct{}) (result, error)
 
 // ruleArgs are a rule as create_automation takes it: the body of POST
 // /api/v1/automations.
-type ruleArgs struct {
-	Name         string                 `json:"name"`
-	Enabled      *bool                  `json:"enabled"`
-	Trigger      automation.Trigger     `json:"trigger"`
-	Conditions   []automation.Condition `json:"conditions"`
-	Actions      []automation.Action    `json:"actions"`
-	Cooldown     automation.Duration    `json:"cooldown"`
-	RestoreAfter *automation.Duration   `json:"restore_after"`
-}
-
-// rule is the arguments as the engine takes them; a rule runs unless
-// they say "enabled": false.
-func (a ruleArgs) rule() automation.Rule {
-	return automation.Rule{
-		Name: a.Name, Enabled: a.Enabled == nil || *a.Enabled,
-		Trigger: a.Trigger, Conditions: a.Conditions, Actions: a.Actions,
-		Cooldown: a.Cooldown, RestoreAfter: a.RestoreAfter,
-	}
-}
+type ruleArgs = automation.Input
 
 func (t *tools) createAutomation(ctx context.Context, a ruleArgs) (result, error) {
-	v, err := t.eng.Create(ctx, a.rule())
+	v, err := t.eng.Create(ctx, a.Rule())
 	if err != nil {
 		return result{}, err
 	}

@@ -15,29 +15,9 @@ import (
 const maxTrace = automation.TraceKeep
 
 // ruleBody is the body of POST /automations and PUT /automations/{id}:
-// what a rule is. What the hub keeps about a rule (its id, sentence, last
-// run, timestamps) is not part of it, and is refused by name like any
-// other unknown field.
-type ruleBody struct {
-	Name       string                 `json:"name"`
-	Enabled    *bool                  `json:"enabled"`
-	Trigger    automation.Trigger     `json:"trigger"`
-	Conditions []automation.Condition `json:"conditions"`
-	Actions    []automation.Action    `json:"actions"`
-	// Cooldown and RestoreAfter are durations: "2m", "1h30m", or seconds.
-	Cooldown     automation.Duration  `json:"cooldown"`
-	RestoreAfter *automation.Duration `json:"restore_after"`
-}
-
-// rule is the body as the engine takes it; a rule runs unless the body
-// says "enabled": false.
-func (b ruleBody) rule() automation.Rule {
-	return automation.Rule{
-		Name: b.Name, Enabled: b.Enabled == nil || *b.Enabled,
-		Trigger: b.Trigger, Conditions: b.Conditions, Actions: b.Actions,
-		Cooldown: b.Cooldown, RestoreAfter: b.RestoreAfter,
-	}
-}
+// what a rule is. What the hub keeps about a rule is refused by name like
+// any other unknown field.
+type ruleBody = automation.Input
 
 // automationRoutes are the rules' routes, when the hub runs an engine.
 func (h *handlers) automationRoutes() []Route {
@@ -76,7 +56,7 @@ func (h *handlers) createAutomation(c echo.Context) error {
 	if err := Decode(c, &b); err != nil {
 		return err
 	}
-	v, err := h.eng.Create(c.Request().Context(), b.rule())
+	v, err := h.eng.Create(c.Request().Context(), b.Rule())
 	return Reply(c, http.StatusCreated, v, err)
 }
 
@@ -87,7 +67,7 @@ func (h *handlers) replaceAutomation(c echo.Context) error {
 	if err := Decode(c, &b); err != nil {
 		return err
 	}
-	v, err := h.eng.Replace(c.Request().Context(), Param(c, "id"), b.rule())
+	v, err := h.eng.Replace(c.Request().Context(), Param(c, "id"), b.Rule())
 	return Reply(c, http.StatusOK, v, err)
 }
 
