@@ -20,3 +20,16 @@ func Sleep(ctx context.Context, d time.Duration) bool {
 		return true
 	}
 }
+
+// BeforeDeadline gives up a little before ctx's deadline, so a caller
+// bounding the command by that deadline (the registry's worker) gets the
+// adapter's own error, naming what went unanswered, rather than a bare
+// timeout.
+func BeforeDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	d, ok := ctx.Deadline()
+	if !ok {
+		return context.WithCancel(ctx)
+	}
+	margin := min(time.Until(d)/10, 100*time.Millisecond)
+	return context.WithDeadline(ctx, d.Add(-margin))
+}

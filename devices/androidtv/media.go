@@ -144,7 +144,7 @@ func (t *TV) wake(ctx context.Context) error {
 		return invalid("its Wake-on-LAN address: %v", err)
 	}
 	targets := append(slices.Clone(t.a.cfg.WakeTargets), net.JoinHostPort(addr.Host, strconv.Itoa(9)))
-	wctx, cancel := beforeDeadline(ctx)
+	wctx, cancel := devices.BeforeDeadline(ctx)
 	defer cancel()
 	for first := true; ; first = false {
 		if err := wol.Send(wctx, hw, targets); err != nil && first {

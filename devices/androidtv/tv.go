@@ -226,7 +226,7 @@ const settleTime = 3 * time.Second
 // settle waits as await does, for at most settleTime and a little less
 // than ctx allows; not getting there is no error.
 func (t *TV) settle(ctx context.Context, cond func() bool) bool {
-	ctx, cancel := beforeDeadline(ctx)
+	ctx, cancel := devices.BeforeDeadline(ctx)
 	defer cancel()
 	ctx, cancel2 := context.WithTimeout(ctx, settleTime)
 	defer cancel2()
@@ -291,17 +291,4 @@ func (t *TV) write(conn *tls.Conn, deadline time.Time, msgs ...*atvwire.RemoteMe
 		return err
 	}
 	return nil
-}
-
-// beforeDeadline gives up a little before ctx's deadline, so a caller
-// bounding the command by that deadline (the registry's worker) gets the
-// adapter's own error, naming what went unanswered, rather than a bare
-// timeout.
-func beforeDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
-	d, ok := ctx.Deadline()
-	if !ok {
-		return context.WithCancel(ctx)
-	}
-	margin := min(time.Until(d)/10, 100*time.Millisecond)
-	return context.WithDeadline(ctx, d.Add(-margin))
 }

@@ -318,7 +318,7 @@ func (r *receiver) warmingUp(zone int) bool {
 
 // ask sends m once and waits for an answer.
 func (r *receiver) ask(ctx context.Context, m eiscp.Message, answers []string) (eiscp.Message, error) {
-	ctx, cancel := beforeDeadline(ctx)
+	ctx, cancel := devices.BeforeDeadline(ctx)
 	defer cancel()
 	w := &waiter{commands: answers, reply: make(chan eiscp.Message, 1)}
 	r.mu.Lock()
@@ -391,17 +391,4 @@ func (r *receiver) isOnline() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.online
-}
-
-// beforeDeadline gives up a little before ctx's deadline, so a caller
-// bounding the command by that deadline (the registry's worker) gets the
-// adapter's own error, naming what went unanswered, rather than a bare
-// timeout.
-func beforeDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
-	d, ok := ctx.Deadline()
-	if !ok {
-		return context.WithCancel(ctx)
-	}
-	margin := min(time.Until(d)/10, 100*time.Millisecond)
-	return context.WithDeadline(ctx, d.Add(-margin))
 }

@@ -358,16 +358,3 @@ func (d *Device) send(ctx context.Context, req request) error {
 	}
 	return err
 }
-
-// beforeDeadline gives up a little before ctx's deadline, so a caller
-// bounding the command by that deadline (the registry's worker) gets the
-// adapter's own error, saying what went unanswered, rather than a bare
-// timeout.
-func beforeDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
-	dl, ok := ctx.Deadline()
-	if !ok {
-		return context.WithCancel(ctx)
-	}
-	margin := min(time.Until(dl)/10, 100*time.Millisecond)
-	return context.WithDeadline(ctx, dl.Add(-margin))
-}

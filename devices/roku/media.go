@@ -191,7 +191,7 @@ func (d *Device) wakeTargets(host string) []string {
 // wakeUp sends magic packets (again every wakeResend) until the device
 // answers a poll or ctx ends.
 func (d *Device) wakeUp(ctx context.Context, hw net.HardwareAddr, targets []string) error {
-	ctx, cancel := beforeDeadline(ctx)
+	ctx, cancel := devices.BeforeDeadline(ctx)
 	defer cancel()
 	d.a.log.Info("waking roku", "id", d.id, "mac", hw.String())
 	var sent time.Time

@@ -106,7 +106,7 @@ func (s *Speaker) moveTo(base string) {
 // deadline, so the caller's bound sees the adapter's own error. A player
 // that does not answer is marked offline.
 func (s *Speaker) call(ctx context.Context, svc upnp.Service, action string, args ...upnp.Arg) (upnp.Values, error) {
-	cctx, cancel := beforeDeadline(ctx)
+	cctx, cancel := devices.BeforeDeadline(ctx)
 	defer cancel()
 	v, err := s.a.client.Call(cctx, s.baseURL(), svc, action, args...)
 	if err == nil {
@@ -157,19 +157,6 @@ func (s *Speaker) setOnline(on bool) {
 		s.a.log.Info("player availability", "player", s.info.Name, "online", on)
 		s.a.cfg.Registry.Changed(s.info.ID)
 	}
-}
-
-// beforeDeadline gives up a little before ctx's deadline, so a caller
-// bounding a command by that deadline (the registry's worker) gets the
-// adapter's own error, naming what went unanswered, rather than a bare
-// timeout.
-func beforeDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
-	d, ok := ctx.Deadline()
-	if !ok {
-		return context.WithCancel(ctx)
-	}
-	margin := min(time.Until(d)/10, 100*time.Millisecond)
-	return context.WithDeadline(ctx, d.Add(-margin))
 }
 
 // errOffline is the error of a player the adapter knows is offline; the
