@@ -12,7 +12,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -84,17 +83,7 @@ func House(tb testing.TB, reg *devices.Registry, readTimeout time.Duration, opts
 	if o.automations == nil {
 		return servicetest.New(tb, reg, readTimeout), nil
 	}
-	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(tb.TempDir(), "bifrost.db"))
-	if err != nil {
-		tb.Fatalf("opening store: %v", err)
-	}
-	tb.Cleanup(func() { _ = db.Close() })
-	svc := service.New(service.Config{Store: db, Registry: reg, ReadTimeout: readTimeout})
-	if err := svc.Sync(ctx); err != nil {
-		tb.Fatalf("syncing inventory: %v", err)
-	}
-	servicetest.Run(tb, svc)
+	svc, db := servicetest.NewWithStore(tb, reg, readTimeout)
 	return svc, runEngine(tb, svc, db, *o.automations)
 }
 

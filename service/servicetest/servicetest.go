@@ -19,6 +19,14 @@ import (
 // read (0: the service's default).
 func New(tb testing.TB, reg *devices.Registry, readTimeout time.Duration) *service.Service {
 	tb.Helper()
+	svc, _ := NewWithStore(tb, reg, readTimeout)
+	return svc
+}
+
+// NewWithStore is New and its store, for tests that run more over the same
+// database (an automation engine).
+func NewWithStore(tb testing.TB, reg *devices.Registry, readTimeout time.Duration) (*service.Service, *store.DB) {
+	tb.Helper()
 	ctx := context.Background()
 	db, err := store.Open(ctx, filepath.Join(tb.TempDir(), "bifrost.db"))
 	if err != nil {
@@ -30,7 +38,7 @@ func New(tb testing.TB, reg *devices.Registry, readTimeout time.Duration) *servi
 		tb.Fatalf("syncing inventory: %v", err)
 	}
 	Run(tb, svc)
-	return svc
+	return svc, db
 }
 
 // Run runs svc's change loop until the test ends, and waits for it to
