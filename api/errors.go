@@ -21,6 +21,7 @@ var statusOf = map[string]int{
 	service.EFORBIDDEN:    http.StatusForbidden,
 	service.EUNREACHABLE:  http.StatusBadGateway,
 	service.EUNSUPPORTED:  http.StatusUnprocessableEntity,
+	service.EDEVICE:       http.StatusBadGateway,
 	service.ETOOMANY:      http.StatusTooManyRequests,
 	service.EINTERNAL:     http.StatusInternalServerError,
 }
@@ -73,7 +74,7 @@ func (s *Server) renderError(err error, c echo.Context) {
 		body[k] = v
 	}
 	body["error"] = e.code
-	body["message"] = e.message
+	body["message"] = service.Sentence(e.message)
 	if err := c.JSON(e.status, body); err != nil {
 		s.log.Warn("writing error response", "err", err)
 	}
@@ -94,7 +95,7 @@ func classify(err error, req *http.Request) apiError {
 	code := service.ErrorCode(err)
 	status, ok := statusOf[code]
 	if !ok || code == service.EINTERNAL {
-		return apiError{status: http.StatusInternalServerError, code: service.EINTERNAL, message: "internal error"}
+		return apiError{status: http.StatusInternalServerError, code: service.EINTERNAL, message: "Internal error"}
 	}
 	return apiError{status: status, code: code, message: service.ErrorMessage(err), details: service.ErrorDetails(err)}
 }
@@ -112,7 +113,7 @@ func fromHTTPError(he *echo.HTTPError, req *http.Request) apiError {
 	msg, _ := he.Message.(string)
 	switch {
 	case status >= http.StatusInternalServerError:
-		msg = "internal error"
+		msg = "Internal error"
 	case status == http.StatusNotFound && (msg == "" || msg == http.StatusText(status)):
 		msg = fmt.Sprintf("no endpoint %s %s", req.Method, req.URL.Path)
 	case status == http.StatusMethodNotAllowed:

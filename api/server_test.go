@@ -122,7 +122,7 @@ func TestInternalErrorIsGenericAndLoggedOnce(t *testing.T) {
 	f := newFixture(t, 0)
 	f.srv.Echo().GET("/broken", func(echo.Context) error { return errSecret })
 	rec := f.get(t, "/broken", nil)
-	if rec.Code != http.StatusInternalServerError || body(t, rec)["message"] != "internal error" {
+	if rec.Code != http.StatusInternalServerError || body(t, rec)["message"] != "Internal error" {
 		t.Fatalf("%d %s", rec.Code, rec.Body)
 	}
 	if n := strings.Count(f.logs.String(), errSecret.Error()); n != 1 {

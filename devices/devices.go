@@ -108,6 +108,10 @@ type LightCaps struct {
 	// colour temperature (Neewer bi-colour panels).
 	GM      bool     `json:"gm,omitempty"`
 	Effects []string `json:"effects,omitempty"`
+	// Segments is how many addressable colour segments the light has (an
+	// RGBIC strip, a WLED strip), numbered from 0; 0 when it has none. A
+	// light with segments implements Segmenter.
+	Segments int `json:"segments,omitempty"`
 }
 
 // HasTemperature reports whether the light takes a colour temperature.
@@ -162,6 +166,31 @@ type Light interface {
 	SetLight(ctx context.Context, c LightChange) (LightState, error)
 }
 
+// SegmentChange is a sparse, already validated change to one segment of
+// an addressable strip: nil fields are left as they are, and at least one
+// is set.
+type SegmentChange struct {
+	// Index is the segment, from 0 to LightCaps.Segments-1.
+	Index int
+	// RGB is the segment's colour packed as 0xRRGGBB.
+	RGB *uint32
+	// Brightness is the segment's own brightness, 0–100 %; 0 darkens the
+	// segment.
+	Brightness *int
+}
+
+// Segmenter is a light whose segments take colours of their own. A light
+// takes them when it implements Segmenter and its LightCaps.Segments is
+// above 0.
+type Segmenter interface {
+	// SetSegments applies the changes, each to the segment it names, as
+	// one command; segments not named are left as they are. Segment state
+	// is write-only: LightState does not report it. A change naming a
+	// segment the light does not have is an error wrapping ErrInvalid; a
+	// light without segments answers ErrUnsupported.
+	SetSegments(ctx context.Context, segs []SegmentChange) error
+}
+
 // NowPlaying is what a media player is playing.
 type NowPlaying struct {
 	Title  string `json:"title,omitempty"`
@@ -206,6 +235,21 @@ type MediaPlayer interface {
 	Device
 	MediaState(ctx context.Context) (MediaState, error)
 	SetMedia(ctx context.Context, c MediaChange) (MediaState, error)
+}
+
+// Media classes: what sort of player a device is, as people tell them
+// apart.
+const (
+	MediaReceiver = "receiver"
+	MediaSpeaker  = "speaker"
+	MediaTV       = "tv"
+	MediaZone     = "zone" // a receiver's second or third zone
+)
+
+// MediaClasser is a player that says which media class it is. A player
+// that does not is a TV when it is also a remote, a speaker otherwise.
+type MediaClasser interface {
+	MediaClass() string
 }
 
 // Favorite is a saved station, playlist or track.

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/bifrost-hub/bifrost/devices"
 )
@@ -18,6 +20,7 @@ const (
 	EFORBIDDEN    = "forbidden"    // credentials lack the scope
 	EUNREACHABLE  = "unreachable"  // a device did not answer
 	EUNSUPPORTED  = "unsupported"  // the device cannot do this
+	EDEVICE       = "device_error" // the device or its provider refused what it was asked
 	ETOOMANY      = "too_many"     // rate limited
 	EINTERNAL     = "internal"     // a bug or a broken dependency
 )
@@ -67,19 +70,20 @@ func ErrorCode(err error) string {
 	return EINTERNAL
 }
 
-// ErrorMessage returns the message of err meant for a person; internal
-// errors get a generic message so nothing internal leaks.
+// ErrorMessage returns the message of err meant for a person, as a
+// sentence; internal errors get a generic message so nothing internal
+// leaks.
 func ErrorMessage(err error) string {
 	var e *Error
 	switch {
 	case err == nil:
 		return ""
 	case errors.As(err, &e):
-		return e.Message
+		return sentence(e.Message)
 	case ErrorCode(err) == EINTERNAL:
-		return "internal error"
+		return "Internal error"
 	}
-	return err.Error()
+	return sentence(err.Error())
 }
 
 // ErrorDetails returns the details of an *Error in err's chain.
@@ -103,6 +107,10 @@ func deviceError(name string, err error) error {
 	}
 	code := ErrorCode(err)
 	text := deviceText(err)
+	if text != "" && strings.Contains(strings.ToLower(text), strings.ToLower(name)) {
+		// The adapter named the device already: say it once.
+		return Errorf(code, "%s", sentence(text))
+	}
 	switch {
 	case code == EUNREACHABLE && text == "":
 		return Errorf(code, "%s is unreachable", name)
@@ -140,4 +148,16 @@ func deviceText(err error) string {
 		}
 	}
 	return text
+}
+
+// Sentence is s with its first letter in upper case: messages are
+// sentences.
+func Sentence(s string) string { return sentence(s) }
+
+func sentence(s string) string {
+	r, size := utf8.DecodeRuneInString(s)
+	if r == utf8.RuneError || unicode.IsUpper(r) {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[size:]
 }

@@ -14,6 +14,9 @@ type capsRecord struct {
 	Light     *devices.LightCaps `json:"light,omitempty"`
 	PowerKind string             `json:"power_kind,omitempty"`
 	Media     bool               `json:"media,omitempty"`
+	// MediaClass is the player's class (devices.MediaReceiver, …), when
+	// the adapter says it.
+	MediaClass string `json:"media_class,omitempty"`
 	Favorites bool               `json:"favorites,omitempty"`
 	Cast      bool               `json:"cast,omitempty"`
 	Group     bool               `json:"group,omitempty"`
@@ -31,6 +34,9 @@ func capsOf(d devices.Device) capsRecord {
 		c.PowerKind = p.PowerKind()
 	}
 	_, c.Media = d.(devices.MediaPlayer)
+	if mc, ok := d.(devices.MediaClasser); ok {
+		c.MediaClass = mc.MediaClass()
+	}
 	_, c.Favorites = d.(devices.FavoritePlayer)
 	_, c.Cast = d.(devices.Caster)
 	_, c.Group = d.(devices.Grouper)

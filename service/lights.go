@@ -178,9 +178,15 @@ func (s *Service) applyLight(ctx context.Context, rec DeviceRecord, p LightPatch
 	if !ok {
 		return LightResult{}, Errorf(EUNSUPPORTED, "%s is not a light", rec.Name)
 	}
-	change, applied, notes, err := buildLightChange(rec.Name, ld.LightCaps(), p)
+	change, applied, notes, err := buildLightChange(rec.Name, ld.LightCaps(), s.model.state(rec.ID).light, p)
 	if err != nil {
 		return LightResult{}, err
+	}
+	if change == (devices.LightChange{}) {
+		// Nothing to send (no effect to clear): the light stays as it is.
+		if cur := s.model.state(rec.ID).light; cur != nil {
+			return LightResult{ID: rec.ID, Name: rec.Name, State: *cur, Notes: notes}, nil
+		}
 	}
 	// Superseded or not, the state is that of the command that ran; it is
 	// recorded in the model inside the worker, in the device's order.
@@ -217,12 +223,33 @@ func lightKey(c devices.LightChange) string {
 
 // buildLightChange turns a caller's patch into a change the lamp can take:
 // nonsense is refused with the valid range or options, values outside the
-// lamp's range are clamped (and said so in notes).
-func buildLightChange(name string, caps devices.LightCaps, p LightPatch) (devices.LightChange, AppliedLight, []string, error) {
+// lamp's range are clamped (and said so in notes). cur is the light's last
+// known state (nil when unknown). An explicit off turns the light off and
+// sends nothing else: a full state such as {on:false, brightness:80} must
+// not light the lamp.
+func buildLightChange(name string, caps devices.LightCaps, cur *devices.LightState, p LightPatch) (devices.LightChange, AppliedLight, []string, error) {
 	var c devices.LightChange
 	var notes []string
 	if err := checkPatch(p); err != nil {
 		return c, AppliedLight{}, nil, err
+	}
+	if p.On != nil && !*p.On {
+		c.On = p.On
+		if !withoutOn(p).Empty() {
+			notes = append(notes, "off: the other fields were not sent")
+		}
+		return c, appliedOf(c), notes, nil
+	}
+	if p.Effect != nil && IsNoEffect(*p.Effect) {
+		if p.Hex != nil || p.Color != nil || p.Kelvin != nil || p.Mirek != nil || p.Preset != nil {
+			p.Effect = nil // the colour asked for replaces any effect
+		} else {
+			var n string
+			p, n = clearEffect(caps, cur, p)
+			if n != "" {
+				notes = append(notes, n)
+			}
+		}
 	}
 	bri, _ := patchBrightness(p) // checked by checkPatch
 	c.On = p.On
@@ -250,6 +277,46 @@ func buildLightChange(name string, caps devices.LightCaps, p LightPatch) (device
 	return c, appliedOf(c), notes, nil
 }
 
+// NoEffect is the effect name that clears a running effect.
+const NoEffect = "no_effect"
+
+// IsNoEffect reports whether e asks to clear the effect ("no_effect", or
+// "none").
+func IsNoEffect(e string) bool {
+	e = strings.TrimSpace(e)
+	return strings.EqualFold(e, NoEffect) || strings.EqualFold(e, "none")
+}
+
+// clearEffect turns "no effect" into what the light can show instead: a
+// light running an effect goes back to a warm white (or a white colour on
+// a colour-only lamp); a light running none is left as it is.
+func clearEffect(caps devices.LightCaps, cur *devices.LightState, p LightPatch) (LightPatch, string) {
+	p.Effect = nil
+	if cur == nil || cur.Mode != devices.ModeEffect {
+		return p, ""
+	}
+	switch {
+	case caps.HasTemperature():
+		k := min(max(warmWhite, caps.KelvinMin), caps.KelvinMax)
+		p.Kelvin = &k
+	case caps.Color:
+		white := "FFFFFF"
+		p.Hex = &white
+	default:
+		return p, ""
+	}
+	return p, "the effect was cleared: the light shows a white"
+}
+
+// warmWhite is the white a light returns to when its effect is cleared.
+const warmWhite = 2700
+
+// withoutOn is p without its on.
+func withoutOn(p LightPatch) LightPatch {
+	p.On = nil
+	return p
+}
+
 // checkPatch refuses what no lamp could take: an empty patch, several
 // colour modes at once, values that are nonsense rather than out of range.
 func checkPatch(p LightPatch) error {
@@ -260,14 +327,15 @@ func checkPatch(p LightPatch) error {
 		return Errorf(EINVALID, "nothing to change: give on, brightness, hex, color, kelvin, color_temp_mirek, gm, effect or preset")
 	}
 	if p.GM != nil && (*p.GM < minGM || *p.GM > maxGM) {
-		return Errorf(EINVALID, "gm %d is out of range: use %d (green) to %d (magenta), 0 neutral", *p.GM, minGM, maxGM).
+		return Errorf(EINVALID, "The green–magenta shift (gm) %d is out of range: use %d (green) to %d (magenta), 0 neutral", *p.GM, minGM, maxGM).
 			With("min", minGM).With("max", maxGM)
 	}
 	if p.GM != nil && (p.Hex != nil || p.Color != nil || p.Effect != nil || p.Preset != nil) {
-		return Errorf(EINVALID, "gm shifts a white: give it alone or with kelvin, not with a colour, effect or preset")
+		return Errorf(EINVALID, "The green–magenta shift (gm) shifts a white: give it alone or with kelvin, not with a colour, effect or preset")
 	}
 	modes := 0
-	for _, set := range []bool{p.Hex != nil, p.Color != nil, p.Kelvin != nil || p.Mirek != nil, p.Effect != nil, p.Preset != nil} {
+	effect := p.Effect != nil && !IsNoEffect(*p.Effect)
+	for _, set := range []bool{p.Hex != nil, p.Color != nil, p.Kelvin != nil || p.Mirek != nil, effect, p.Preset != nil} {
 		if set {
 			modes++
 		}
@@ -285,11 +353,11 @@ func checkPatch(p LightPatch) error {
 			With("min", minKelvin).With("max", maxKelvin)
 	}
 	if p.Mirek != nil && (*p.Mirek < minMirek || *p.Mirek > maxMirek) {
-		return Errorf(EINVALID, "color_temp_mirek %d is out of range: use %d–%d", *p.Mirek, minMirek, maxMirek).
+		return Errorf(EINVALID, "The colour temperature (color_temp_mirek) %d is out of range: use %d–%d mirek", *p.Mirek, minMirek, maxMirek).
 			With("min", minMirek).With("max", maxMirek)
 	}
 	if p.Color != nil && (p.Color.X < 0 || p.Color.X > 1 || p.Color.Y < 0 || p.Color.Y > 1 || math.IsNaN(p.Color.X) || math.IsNaN(p.Color.Y)) {
-		return Errorf(EINVALID, "color x and y must each be between 0 and 1")
+		return Errorf(EINVALID, "The colour's x and y must each be between 0 and 1")
 	}
 	if p.Hex != nil {
 		if _, err := color.ParseHex(*p.Hex); err != nil {

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 
@@ -34,6 +35,7 @@ func (s *Service) ListMedia(ctx context.Context) ([]Media, error) {
 	if err != nil {
 		return nil, err
 	}
+	recs = listedMedia(inv, recs) // companions read through their primaries
 	out := make([]Media, len(recs))
 	for i, rec := range recs {
 		out[i] = s.mediaView(inv, rec)
@@ -46,7 +48,7 @@ func (s *Service) GetMedia(ctx context.Context, ref string) (Media, error) {
 	if err := authorize(ctx, ScopeRead); err != nil {
 		return Media{}, err
 	}
-	inv, rec, err := s.findMedia(ctx, ref)
+	inv, rec, err := s.findMediaToRead(ctx, ref)
 	if err != nil {
 		return Media{}, err
 	}
@@ -58,28 +60,47 @@ func (s *Service) findMedia(ctx context.Context, ref string) (inventory, DeviceR
 	if err != nil {
 		return inv, DeviceRecord{}, err
 	}
-	rec, err := resolve("media device", ref, recs, recID, recName)
+	rec, err := resolveMedia(inv, recs, ref, false)
 	return inv, rec, err
 }
 
-// mediaView is a player as the model knows it; a source bound to a
-// receiver shows the receiver's volume and mute.
+// mediaView is a player as the model knows it, as the effective device
+// (withCompanions); a source bound to a receiver shows the receiver's
+// volume and mute.
 func (s *Service) mediaView(inv inventory, rec DeviceRecord) Media {
+	m := s.withCompanions(inv, rec, s.ownMedia(inv, rec))
+	if rs := s.model.state(m.Receiver); m.State != nil && m.Receiver != "" && rs.online && rs.media != nil {
+		m.State.Volume, m.State.Muted = rs.media.Volume, rs.media.Muted
+	}
+	return m
+}
+
+// ownMedia is one player's own view, as its adapter reports it.
+func (s *Service) ownMedia(inv inventory, rec DeviceRecord) Media {
 	c := inv.capsOf(rec)
 	st := s.model.state(rec.ID)
 	m := Media{
 		DeviceView: s.viewWith(inv, rec, st), Receiver: devices.ID(rec.Settings[settingReceiver]),
 		Favorites: c.Favorites, Cast: c.Cast, Group: c.Group, RemoteDevice: c.Remote,
+		Class: mediaClass(c), ReceiverInput: rec.Settings[settingReceiverInput],
 	}
-	if !st.online || st.media == nil {
-		return m
+	if st.online && st.media != nil {
+		ms := *st.media
+		m.State = &ms
 	}
-	ms := *st.media
-	if rs := s.model.state(m.Receiver); m.Receiver != "" && rs.online && rs.media != nil {
-		ms.Volume, ms.Muted = rs.media.Volume, rs.media.Muted
-	}
-	m.State = &ms
 	return m
+}
+
+// mediaClass is the class a player says it is, else a TV when it is a
+// remote too, else a speaker.
+func mediaClass(c capsRecord) string {
+	switch {
+	case c.MediaClass != "":
+		return c.MediaClass
+	case c.Remote:
+		return devices.MediaTV
+	}
+	return devices.MediaSpeaker
 }
 
 // knownMedia is a player's last known state, or an unreachable error when
@@ -95,7 +116,8 @@ func (s *Service) knownMedia(rec DeviceRecord) (devices.MediaState, error) {
 // SetMedia applies a sparse change to a media player. For a source bound to
 // a receiver, volume and mute go to the receiver, powering the source on
 // wakes the receiver on the bound input, and powering it off takes the
-// receiver down too.
+// receiver down too. For a primary, each field goes to the member of the
+// merged device that carries it (applyMerged).
 func (s *Service) SetMedia(ctx context.Context, ref string, p MediaPatch) (Media, error) {
 	if err := authorize(ctx, ScopeControl); err != nil {
 		return Media{}, err
@@ -103,21 +125,34 @@ func (s *Service) SetMedia(ctx context.Context, ref string, p MediaPatch) (Media
 	if err := checkMediaPatch(p); err != nil {
 		return Media{}, err
 	}
-	_, rec, err := s.findMedia(ctx, ref)
+	inv, rec, err := s.findMedia(ctx, ref)
 	if err != nil {
 		return Media{}, err
+	}
+	if p.Transport != nil && *p.Transport == TransportToggle {
+		t := s.toggled(s.playbackMember(inv, rec))
+		p.Transport = &t
 	}
 	u := s.undoable(ctx, "media "+rec.Name)
 	if p.Power != nil || p.Volume != nil || p.Source != nil || p.Mute != nil {
 		s.captureMediaChange(ctx, u, rec)
 	}
-	_, err = s.applyMedia(ctx, rec, p)
+	err = s.applyMerged(ctx, u, inv, rec, p)
 	s.audit(ctx, "media.set", rec.Name, err, mediaSummary(p))
 	if err != nil {
 		return Media{}, err
 	}
 	s.keep(ctx, u)
 	return s.mediaChanged(ctx, rec, false), nil
+}
+
+// toggled is what "toggle" means for a player now: pause while it plays,
+// play otherwise.
+func (s *Service) toggled(rec DeviceRecord) string {
+	if st := s.model.state(rec.ID).media; st != nil && st.Transport == devices.TransportPlaying {
+		return "pause"
+	}
+	return "play"
 }
 
 // mediaChanged publishes and returns a player's view after a command.
@@ -151,7 +186,7 @@ func checkMediaPatch(p MediaPatch) error {
 		return Errorf(EINVALID, "volume %d is out of range: use 0–100", *p.Volume).With("min", 0).With("max", 100)
 	}
 	if p.Transport != nil && !slices.Contains(TransportCommands, *p.Transport) {
-		return Errorf(EINVALID, "transport %q is not a command; valid: %s", *p.Transport, strings.Join(TransportCommands, ", ")).
+		return Errorf(EINVALID, "The transport command %q is not one the hub knows; valid: %s", *p.Transport, strings.Join(TransportCommands, ", ")).
 			With("options", TransportCommands)
 	}
 	if p.Source != nil && strings.TrimSpace(*p.Source) == "" {
@@ -169,16 +204,8 @@ func (s *Service) applyMedia(ctx context.Context, rec DeviceRecord, p MediaPatch
 	if !bound {
 		return s.sendMedia(ctx, rec, p)
 	}
-	toRecv := MediaPatch{Volume: p.Volume, Mute: p.Mute}
+	toRecv := receiverPatch(rec, p)
 	p.Volume, p.Mute = nil, nil
-	if p.Power != nil {
-		toRecv.Power = p.Power
-		if *p.Power {
-			if in := rec.Settings[settingReceiverInput]; in != "" {
-				toRecv.Source = &in
-			}
-		}
-	}
 	var st devices.MediaState
 	var err error
 	if p.Power != nil || p.Source != nil || p.Transport != nil {
@@ -192,6 +219,18 @@ func (s *Service) applyMedia(ctx context.Context, rec DeviceRecord, p MediaPatch
 		}
 	}
 	return st, nil
+}
+
+// receiverPatch is the part of p a source bound to a receiver sends the
+// receiver: volume and mute, and power, on the bound input when on.
+func receiverPatch(rec DeviceRecord, p MediaPatch) MediaPatch {
+	toRecv := MediaPatch{Volume: p.Volume, Mute: p.Mute, Power: p.Power}
+	if p.Power != nil && *p.Power {
+		if in := rec.Settings[settingReceiverInput]; in != "" {
+			toRecv.Source = &in
+		}
+	}
+	return toRecv
 }
 
 func (s *Service) boundReceiver(ctx context.Context, rec DeviceRecord) (DeviceRecord, bool) {
@@ -256,7 +295,17 @@ func (s *Service) matchSource(ctx context.Context, rec DeviceRecord, mp devices.
 		return src, nil
 	}
 	self := func(v string) string { return v }
-	return resolve(rec.Name+" source", src, st.Sources, self, self)
+	return valueOf(resolve(rec.Name+" source", src, st.Sources, self, self))
+}
+
+// valueOf is a resolution of a value a command carries (a source, an
+// input): one that matches nothing is invalid input, not a missing target.
+func valueOf[T any](v T, err error) (T, error) {
+	var e *Error
+	if errors.As(err, &e) && e.Code == ENOTFOUND {
+		e.Code = EINVALID
+	}
+	return v, err
 }
 
 func mediaSummary(p MediaPatch) string {
@@ -362,7 +411,7 @@ func (s *Service) findFavorite(ctx context.Context, rec DeviceRecord, favorite s
 	if err != nil {
 		return devices.Favorite{}, nil, err
 	}
-	fav, err := resolve("favourite", favorite, favs, byID, byTitle)
+	fav, err := valueOf(resolve("favourite", favorite, favs, byID, byTitle))
 	return fav, fp, err
 }
 
@@ -372,10 +421,10 @@ func (s *Service) Cast(ctx context.Context, ref, contentID, contentType string) 
 		return Media{}, err
 	}
 	if strings.TrimSpace(contentID) == "" {
-		return Media{}, Errorf(EINVALID, "content_id is required: a URL or a provider's content id")
+		return Media{}, Errorf(EINVALID, "Give content_id: a URL or a provider's content id")
 	}
 	if !slices.Contains(CastTypes, contentType) {
-		return Media{}, Errorf(EINVALID, "content_type %q is not valid; valid: %s", contentType, strings.Join(CastTypes, ", ")).
+		return Media{}, Errorf(EINVALID, "The content type %q is not valid; valid: %s", contentType, strings.Join(CastTypes, ", ")).
 			With("options", CastTypes)
 	}
 	_, rec, err := s.findMedia(ctx, ref)
@@ -520,7 +569,7 @@ func (s *Service) checkBinding(ctx context.Context, inv inventory, rec DeviceRec
 		return "", "", nil
 	}
 	players := inv.where(func(c capsRecord) bool { return c.Media })
-	recv, err := resolve("receiver", receiver, players, recID, recName)
+	recv, err := valueOf(resolve("receiver", receiver, players, recID, recName))
 	if err != nil {
 		return "", "", err
 	}
@@ -543,7 +592,7 @@ func (s *Service) checkBinding(ctx context.Context, inv inventory, rec DeviceRec
 		return recv.ID, input, nil // checked when the receiver answers
 	}
 	self := func(v string) string { return v }
-	in, err := resolve(recv.Name+" input", input, st.Sources, self, self)
+	in, err := valueOf(resolve(recv.Name+" input", input, st.Sources, self, self))
 	return recv.ID, in, err
 }
 

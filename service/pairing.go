@@ -116,7 +116,7 @@ func (s *Service) devicePatchMAC(rec DeviceRecord, p DevicePatch) (string, error
 	}
 	mac, err := devices.ParseMAC(*p.MAC)
 	if err != nil {
-		return "", Errorf(EINVALID, "mac: %v", err).With("field", "mac")
+		return "", Errorf(EINVALID, "The MAC address is not valid: %v", err).With("field", "mac")
 	}
 	return mac.String(), nil
 }

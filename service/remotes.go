@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -72,6 +73,10 @@ func (s *Service) remoteView(inv inventory, rec DeviceRecord) RemoteView {
 	}
 	if st.online {
 		v.Apps, v.CurrentApp = st.apps, st.currentApp
+		if st.media != nil {
+			on := st.media.Power
+			v.On = &on
+		}
 	}
 	return v
 }
@@ -112,8 +117,12 @@ func (s *Service) RemoteCommand(ctx context.Context, ref string, cmd RemoteComma
 		return RemoteView{}, err
 	}
 	var u *undoLog
-	if k := aliasOf(cmd.Key); undoneKeys[k] {
+	switch k := aliasOf(cmd.Key); {
+	case undoneKeys[k]:
 		u = s.undoable(ctx, "the "+k+" key on "+rec.Name)
+		s.capture(u, rec)
+	case cmd.Power != nil:
+		u = s.undoable(ctx, "the power of "+rec.Name)
 		s.capture(u, rec)
 	}
 	err = s.sendRemote(ctx, rec, cmd)
@@ -172,19 +181,19 @@ const MaxHold = 3 * time.Second
 // checkRemoteCommand requires exactly one action and canonicalises the key.
 func checkRemoteCommand(cmd *RemoteCommand) error {
 	n := 0
-	for _, set := range []bool{cmd.Key != "", cmd.Text != "", cmd.App != ""} {
+	for _, set := range []bool{cmd.Key != "", cmd.Text != "", cmd.App != "", cmd.Power != nil} {
 		if set {
 			n++
 		}
 	}
 	if n != 1 {
-		return Errorf(EINVALID, "give exactly one of key, text and app")
+		return Errorf(EINVALID, "Give exactly one of key, text, app and power")
 	}
 	if n := len([]rune(cmd.Text)); n > MaxText {
 		return Errorf(EINVALID, "text is %d characters; a TV takes at most %d at a time", n, MaxText).With("field", "text")
 	}
 	if cmd.HoldSecs < 0 || cmd.HoldSecs > MaxHold.Seconds() || (cmd.HoldSecs > 0 && cmd.Key == "") {
-		return Errorf(EINVALID, "hold_secs holds a key down for up to %d seconds; give it with a key", int(MaxHold.Seconds())).
+		return Errorf(EINVALID, "A key is held down (hold_secs) for up to %d seconds; give hold_secs with a key", int(MaxHold.Seconds())).
 			With("field", "hold_secs")
 	}
 	if cmd.Key == "" {
@@ -229,6 +238,9 @@ func (s *Service) sendRemote(ctx context.Context, rec DeviceRecord, cmd RemoteCo
 	if err := controllable(rec); err != nil {
 		return err
 	}
+	if cmd.Power != nil {
+		return s.remotePower(ctx, rec, *cmd.Power)
+	}
 	r, err := s.remoteFor(rec, aliasOf(cmd.Key) == "power")
 	if err != nil {
 		return err
@@ -259,6 +271,20 @@ func (s *Service) sendRemote(ctx context.Context, rec DeviceRecord, cmd RemoteCo
 		return s.launch(ctx, rec, r, app)
 	}
 	return wrapDevice(rec.Name, s.reg.Do(ctx, rec.ID, "", run))
+}
+
+// remotePower turns a TV on or off: through its player when it is one
+// (which wakes it over the network and follows a receiver binding), else
+// with the power key, pressed only when the TV is not already so.
+func (s *Service) remotePower(ctx context.Context, rec DeviceRecord, on bool) error {
+	if decodeCaps(rec).Media {
+		_, err := s.applyMedia(ctx, rec, MediaPatch{Power: &on})
+		return err
+	}
+	if st := s.model.state(rec.ID).media; st != nil && st.Power == on {
+		return nil
+	}
+	return s.sendRemote(ctx, rec, RemoteCommand{Key: "power"})
 }
 
 // matchApp resolves an app by package id, name or unique part of a name; a
@@ -296,6 +322,8 @@ func remoteSummary(c RemoteCommand) string {
 		return "key=" + c.Key
 	case c.App != "":
 		return "app=" + c.App
+	case c.Power != nil:
+		return fmt.Sprintf("power=%t", *c.Power)
 	}
 	return "text"
 }

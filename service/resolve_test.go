@@ -124,7 +124,7 @@ func TestDeviceErrorsReadWell(t *testing.T) {
 func TestInternalDeviceErrorsKeepTheirCause(t *testing.T) {
 	boom := errors.New("adapter failed: boom")
 	err := deviceError("Key Light", &devices.Error{ID: "sim:key-light", Op: "light", Err: boom})
-	if ErrorCode(err) != EINTERNAL || ErrorMessage(err) != "internal error" {
+	if ErrorCode(err) != EINTERNAL || ErrorMessage(err) != "Internal error" {
 		t.Errorf("%v: code %q, message %q", err, ErrorCode(err), ErrorMessage(err))
 	}
 	// The log names the device both ways and keeps the cause.

@@ -111,7 +111,7 @@ func (s *Service) roomChanged(ctx context.Context, id, action string) (RoomView,
 			return v, nil
 		}
 	}
-	return RoomView{}, Errorf(ENOTFOUND, "room %q not found", id)
+	return RoomView{}, Errorf(ENOTFOUND, "There is no room %q", id)
 }
 
 // RenameRoom renames a room.
@@ -233,7 +233,11 @@ func (s *Service) SetRoom(ctx context.Context, ref string, p RoomPatch) (FanoutR
 	if err != nil {
 		return FanoutResult{}, err
 	}
-	targets := roomTargets(membersOf(inv, r), p)
+	members := membersOf(inv, r)
+	if len(members) == 0 {
+		return FanoutResult{}, Errorf(ENOTFOUND, "%s has no devices to set; add some to the room first", r.Name)
+	}
+	targets := roomTargets(members, p)
 	u := s.undoable(ctx, "room "+r.Name)
 	res := s.fanout(ctx, targets, func(ctx context.Context, rec DeviceRecord) error {
 		if s.skipsUnlit(rec, p) {

@@ -168,7 +168,7 @@ func TestSetLightRefusesNonsense(t *testing.T) {
 		{"bad hex", "Key Light", service.LightPatch{Hex: ptr("zz")}, service.EINVALID, "hex"},
 		{"unknown effect", "Key Light", service.LightPatch{Effect: ptr("Disco Inferno")}, service.EINVALID, "Cop Car"},
 		{"two modes", "Key Light", service.LightPatch{Hex: ptr("FF0000"), Kelvin: ptr(4000)}, service.EINVALID, "only one"},
-		{"empty", "Key Light", service.LightPatch{}, service.EINVALID, "nothing to change"},
+		{"empty", "Key Light", service.LightPatch{}, service.EINVALID, "Nothing to change"},
 		{"absurd kelvin", "Key Light", service.LightPatch{Kelvin: ptr(100)}, service.EINVALID, "1000"},
 		{"xy out of range", "Key Light", service.LightPatch{Color: &service.XY{X: 2, Y: 0.3}}, service.EINVALID, "between 0 and 1"},
 		{"colour on CCT lamp", "Fill Light", service.LightPatch{Hex: ptr("00FF00")}, service.EUNSUPPORTED, "3200"},

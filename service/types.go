@@ -138,6 +138,16 @@ type Media struct {
 	Cast         bool       `json:"can_cast"`
 	Group        bool       `json:"can_group"`
 	RemoteDevice bool       `json:"has_remote"`
+	// Class is the player's class: devices.MediaReceiver, MediaSpeaker,
+	// MediaTV or MediaZone. ReceiverInput is the receiver input a bound
+	// source plays through. Surfaces name them in their own words.
+	Class         string `json:"-"`
+	ReceiverInput string `json:"-"`
+	// CompanionOf is, on a companion, the id of the primary it is merged
+	// into (SetCompanion); Companions are, on a primary, the ids of the
+	// companions its read and commands span.
+	CompanionOf devices.ID   `json:"companion_of,omitempty"`
+	Companions  []devices.ID `json:"companions,omitempty"`
 }
 
 // MediaPatch is a sparse media write.
@@ -149,8 +159,12 @@ type MediaPatch struct {
 	Transport *string `json:"transport,omitempty"`
 }
 
-// Transport commands a MediaPatch may carry.
-var TransportCommands = []string{"play", "pause", "stop", "next", "previous"}
+// Transport commands a MediaPatch may carry; "toggle" pauses a player that
+// plays and plays one that does not.
+var TransportCommands = []string{"play", "pause", "stop", "next", "previous", TransportToggle}
+
+// TransportToggle is the transport command that plays or pauses.
+const TransportToggle = "toggle"
 
 // PowerView is a switch, plug or fan.
 type PowerView struct {
@@ -165,6 +179,9 @@ type RemoteView struct {
 	Keys       []string      `json:"keys"`
 	Apps       []devices.App `json:"apps,omitempty"`
 	CurrentApp string        `json:"current_app,omitempty"`
+	// On is the TV's power as its player reports it, nil when unknown.
+	// Surfaces name it in their own words.
+	On *bool `json:"-"`
 }
 
 // RemoteCommand is one remote command: exactly one field is set.
@@ -175,6 +192,9 @@ type RemoteCommand struct {
 	// HoldSecs holds the key down that long (a long press), up to
 	// MaxHold, on remotes that can.
 	HoldSecs float64 `json:"hold_secs,omitempty"`
+	// Power turns the TV on or off (on is woken over the network when it
+	// sleeps off it), rather than toggling it with the power key.
+	Power *bool `json:"power,omitempty"`
 }
 
 // SensorView is a sensor with its readings.

@@ -141,7 +141,7 @@ func TestAutomationBodiesAreCheckedAndErrorsSayHowToCorrect(t *testing.T) {
 	// A bad duration says what a duration is, and names its field.
 	for _, bad := range []string{`"5 minutes later"`, `true`} {
 		e := h.fail(t, h.control, http.MethodPost, base, with(`"5m"`, bad), http.StatusUnprocessableEntity, "invalid")
-		if !strings.Contains(e.Message, "duration") || e.Field != "restore_after" || !strings.HasPrefix(e.Message, "restore_after") {
+		if !strings.Contains(e.Message, "duration") || e.Field != "restore_after" || !strings.Contains(e.Message, "restore_after") {
 			t.Errorf("restore_after %s: %+v", bad, e)
 		}
 	}

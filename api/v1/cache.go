@@ -59,3 +59,14 @@ func (h *handlers) list(c echo.Context, key string, list func(context.Context) (
 func listed[T any](fn func(context.Context) (T, error)) func(context.Context) (any, error) {
 	return func(ctx context.Context) (any, error) { return fn(ctx) }
 }
+
+// listedAs adapts a service list to list, each item in the API's shape.
+func listedAs[T, U any](fn func(context.Context) ([]T, error), shape func(T) U) func(context.Context) (any, error) {
+	return func(ctx context.Context) (any, error) {
+		vs, err := fn(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return mapped(vs, shape), nil
+	}
+}

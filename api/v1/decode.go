@@ -38,7 +38,7 @@ func Decode(c echo.Context, v any) error {
 	case errors.As(err, &tooBig):
 		return err
 	case !errors.Is(err, io.EOF):
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("unexpected data after the JSON object, at byte %d", dec.InputOffset()))
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Unexpected data after the JSON object, at byte %d; send one object", dec.InputOffset()))
 	}
 	if body, ok := v.(checker); ok {
 		return body.check()
@@ -55,16 +55,16 @@ func decodeError(err error) error {
 	case errors.As(err, &tooBig):
 		return err
 	case errors.Is(err, io.EOF):
-		return echo.NewHTTPError(http.StatusBadRequest, "the request body is empty; send a JSON object")
+		return echo.NewHTTPError(http.StatusBadRequest, "The request body is empty; send a JSON object")
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return echo.NewHTTPError(http.StatusBadRequest, "malformed JSON: the body ends before the object does")
+		return echo.NewHTTPError(http.StatusBadRequest, "Malformed JSON: the body ends before the object does")
 	case errors.As(err, &syntax):
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("malformed JSON at byte %d: %v", syntax.Offset, syntax))
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Malformed JSON at byte %d: %v", syntax.Offset, syntax))
 	case errors.As(err, &mismatch):
 		return typeError(mismatch)
 	}
 	if field, ok := unknownField(err); ok {
-		return service.Errorf(service.EINVALID, "unknown field %q", field).With("field", field)
+		return service.Errorf(service.EINVALID, "Unknown field %q; the OpenAPI document at /api/v1/openapi.json lists each body's fields", field).With("field", field)
 	}
 	// What is left is a value's own decoder refusing it (a duration such
 	// as "2 mins"): well-formed JSON that does not fit.
@@ -74,9 +74,9 @@ func decodeError(err error) error {
 // typeError names the field whose value has the wrong type.
 func typeError(e *json.UnmarshalTypeError) error {
 	if e.Field == "" {
-		return service.Errorf(service.EINVALID, "the body must be %s, not %s", jsonKind(e.Type), e.Value)
+		return service.Errorf(service.EINVALID, "Send the body as %s, not %s", jsonKind(e.Type), e.Value)
 	}
-	return service.Errorf(service.EINVALID, "%s must be %s, not %s", e.Field, jsonKind(e.Type), e.Value).
+	return service.Errorf(service.EINVALID, "Give %s as %s, not %s", e.Field, jsonKind(e.Type), e.Value).
 		With("field", e.Field)
 }
 
@@ -120,5 +120,5 @@ func jsonKind(t reflect.Type) string {
 
 // missing is the error for a required field the body left out.
 func missing(field, want string) error {
-	return service.Errorf(service.EINVALID, "%s is required: give %s", field, want).With("field", field)
+	return service.Errorf(service.EINVALID, "Missing %s: give %s", field, want).With("field", field)
 }

@@ -17,7 +17,7 @@ func TestPower(t *testing.T) {
 		t.Fatalf("%d power devices, want the sim's 3", len(ps))
 	}
 	var p service.PowerView
-	h.call(t, h.control, http.MethodPut, "/api/v1/power/devices/Porch/state", `{"on": true}`, http.StatusOK, &p)
+	h.represented(t, http.MethodPut, "/api/v1/power/devices/Porch/state", `{"on": true}`, &p)
 	if p.On == nil || !*p.On || !h.home.Switch("sim:porch-switch").On() {
 		t.Fatalf("porch switch %+v", p)
 	}
@@ -46,12 +46,12 @@ func TestRemotes(t *testing.T) {
 		t.Fatalf("remote %+v", r)
 	}
 	tv := h.home.TV("sim:living-room-tv")
-	h.call(t, h.control, http.MethodPost, "/api/v1/remote/devices/TV/command", `{"key": "power"}`, http.StatusOK, &r)
-	h.call(t, h.control, http.MethodPost, "/api/v1/remote/devices/TV/command", `{"key": "ok"}`, http.StatusOK, &r)
+	h.represented(t, http.MethodPost, "/api/v1/remote/devices/TV/command", `{"key": "power"}`, &r)
+	h.represented(t, http.MethodPost, "/api/v1/remote/devices/TV/command", `{"key": "ok"}`, &r)
 	if tv.LastKey() != "select" {
 		t.Fatalf("last key %q, want the alias ok as select", tv.LastKey())
 	}
-	h.call(t, h.control, http.MethodPost, "/api/v1/remote/devices/TV/command", `{"app": "netflix"}`, http.StatusOK, &r)
+	h.represented(t, http.MethodPost, "/api/v1/remote/devices/TV/command", `{"app": "netflix"}`, &r)
 	if r.CurrentApp != "com.netflix.ninja" {
 		t.Fatalf("current app %q", r.CurrentApp)
 	}

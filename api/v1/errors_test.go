@@ -72,7 +72,7 @@ func TestTrailingSlashIsTheSamePath(t *testing.T) {
 	if len(lights) == 0 {
 		t.Fatal("GET /api/v1/lights/ listed no lights")
 	}
-	h.call(t, h.control, http.MethodPut, "/api/v1/lights/sim:key-light/state/", `{"brightness": 33}`, http.StatusOK, nil)
+	h.represented(t, http.MethodPut, "/api/v1/lights/sim:key-light/state/", `{"brightness": 33}`, nil)
 	var l struct{ State struct{ Brightness int } }
 	h.call(t, h.read, http.MethodGet, "/api/v1/lights/sim:key-light", "", http.StatusOK, &l)
 	if l.State.Brightness != 33 {
@@ -108,9 +108,9 @@ func TestRequiredFieldsAreNamed(t *testing.T) {
 		{http.MethodPost, "/api/v1/scenes", `{"room": "Office"}`, "name"},
 		{http.MethodPost, "/api/v1/media/devices/TV/cast", `{"content_type": "video"}`, "content_id"},
 		{http.MethodPost, "/api/v1/media/devices/TV/cast", `{"content_id": "https://example.com/a.mp4"}`, "content_type"},
-		{http.MethodPost, "/api/v1/media/devices/Kitchen%20Sonos/favorites/play", `{}`, "favorite"},
-		{http.MethodPost, "/api/v1/media/devices/Kitchen%20Sonos/group", `{}`, "members"},
-		{http.MethodPut, "/api/v1/media/devices/TV/receiver", `{"input": "TV"}`, "receiver"},
+		{http.MethodPost, "/api/v1/media/devices/Kitchen%20Sonos/favorites/play", `{}`, "favorite_id"},
+		{http.MethodPost, "/api/v1/media/devices/Kitchen%20Sonos/group", `{}`, "coordinator_id"},
+		{http.MethodPut, "/api/v1/media/devices/TV/receiver", `{"input": "TV"}`, "receiver_id"},
 		{http.MethodPost, "/api/v1/media/play-on", `{"query": "Netflix"}`, "device"},
 		{http.MethodPost, "/api/v1/media/play-on", `{"device": "TV"}`, "query"},
 	}

@@ -297,3 +297,11 @@ func (h *harness) commands(t testing.TB, id devices.ID) int {
 	t.Fatalf("no simulated device %s", id)
 	return 0
 }
+
+// fanoutCounts is a write to many devices as /api/v1 answers it: counts,
+// and the per-device outcomes in results.
+type fanoutCounts struct {
+	Applied int                  `json:"applied"`
+	Failed  int                  `json:"failed"`
+	Results service.FanoutResult `json:"results"`
+}

@@ -1,6 +1,7 @@
 package v1
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -10,7 +11,7 @@ import (
 )
 
 func (h *handlers) listLights(c echo.Context) error {
-	return h.list(c, "lights", listed(h.svc.ListLights))
+	return h.list(c, "lights", listedAs(h.svc.ListLights, lightOf))
 }
 
 func (h *handlers) listPresets(c echo.Context) error {
@@ -20,21 +21,69 @@ func (h *handlers) listPresets(c echo.Context) error {
 
 func (h *handlers) getLight(c echo.Context) error {
 	l, err := h.svc.GetLight(c.Request().Context(), Param(c, "id"))
-	return Reply(c, http.StatusOK, l, err)
+	return Reply(c, http.StatusOK, lightOf(l), err)
 }
 
-// setLightState writes a sparse state to one light (a LightResult), or to
-// every light when the id is "all" (a FanoutResult).
+// setLightState writes a state to one light: 204, or its LightResult when
+// asked for; or to every light when the id is "all" (counts).
 func (h *handlers) setLightState(c echo.Context) error {
-	var p service.LightPatch
-	if err := Decode(c, &p); err != nil {
+	var b lightBody
+	if err := Decode(c, &b); err != nil {
+		return err
+	}
+	p, err := b.patch()
+	if err != nil {
 		return err
 	}
 	ctx, id := c.Request().Context(), Param(c, "id")
 	if strings.EqualFold(id, "all") {
 		res, err := h.svc.SetLights(ctx, []string{"all"}, p)
-		return Reply(c, http.StatusOK, res, err)
+		return Reply(c, http.StatusOK, countsOf(res), err)
 	}
 	res, err := h.svc.SetLight(ctx, id, p)
-	return Reply(c, http.StatusOK, res, err)
+	return written(c, res, err)
+}
+
+// segmentsBody is the body of PUT /lights/{id}/segments.
+type segmentsBody struct {
+	Segments []segmentBody `json:"segments"`
+}
+
+type segmentBody struct {
+	Segment    *float64 `json:"segment"`
+	RGB        *float64 `json:"rgb"`
+	Brightness *float64 `json:"brightness"`
+}
+
+func (b *segmentsBody) check() error {
+	if b.Segments == nil {
+		return missing("segments", `a list such as [{"segment": 0, "rgb": 16711680}]`)
+	}
+	return nil
+}
+
+// setSegments colours an addressable strip segment by segment.
+func (h *handlers) setSegments(c echo.Context) error {
+	var b segmentsBody
+	if err := Decode(c, &b); err != nil {
+		return err
+	}
+	segs := make([]service.Segment, len(b.Segments))
+	for i, s := range b.Segments {
+		at := fmt.Sprintf("segments[%d]", i)
+		idx, err := whole(at+".segment", s.Segment)
+		if err != nil {
+			return err
+		}
+		if idx == nil {
+			return missing(at+".segment", "the segment's index, from 0")
+		}
+		rgb, err := whole(at+".rgb", s.RGB)
+		if err != nil {
+			return err
+		}
+		segs[i] = service.Segment{Segment: *idx, RGB: rgb, Brightness: rounded(s.Brightness)}
+	}
+	res, err := h.svc.SetSegments(c.Request().Context(), Param(c, "id"), segs)
+	return written(c, res, err)
 }

@@ -33,7 +33,7 @@ func TestSetLightIsSparse(t *testing.T) {
 	h := newHarness(t)
 	const id = "sim:key-light" // on, 80 %, 4400 K
 	var res service.LightResult
-	h.call(t, h.control, http.MethodPut, "/api/v1/lights/"+id+"/state", `{"brightness": 30}`, http.StatusOK, &res)
+	h.represented(t, http.MethodPut, "/api/v1/lights/"+id+"/state", `{"brightness": 30}`, &res)
 	if res.State.Brightness != 30 || !res.State.On || res.State.Kelvin != 4400 {
 		t.Fatalf("state %+v: only brightness should have changed", res.State)
 	}
@@ -49,7 +49,7 @@ func TestSetLightColourImpliesOn(t *testing.T) {
 	h := newHarness(t)
 	const id = "sim:desk-lamp" // off
 	var res service.LightResult
-	h.call(t, h.control, http.MethodPut, "/api/v1/lights/"+id+"/state", `{"hex": "#00FF00"}`, http.StatusOK, &res)
+	h.represented(t, http.MethodPut, "/api/v1/lights/"+id+"/state", `{"hex": "#00FF00"}`, &res)
 	if res.Applied.On == nil || !*res.Applied.On || !res.State.On || res.State.Mode != devices.ModeColor {
 		t.Fatalf("a colour should switch the lamp on: applied %+v, state %+v", res.Applied, res.State)
 	}
@@ -61,7 +61,7 @@ func TestSetLightColourImpliesOn(t *testing.T) {
 func TestSetLightReportsClamping(t *testing.T) {
 	h := newHarness(t)
 	var res service.LightResult
-	h.call(t, h.control, http.MethodPut, "/api/v1/lights/sim:fill-light/state", `{"kelvin": 2700}`, http.StatusOK, &res)
+	h.represented(t, http.MethodPut, "/api/v1/lights/sim:fill-light/state", `{"kelvin": 2700}`, &res)
 	if res.Applied.Kelvin == nil || *res.Applied.Kelvin != 3200 || res.State.Kelvin != 3200 {
 		t.Fatalf("2700 K on a 3200–5600 K lamp: applied %+v, state %+v", res.Applied, res.State)
 	}
@@ -119,7 +119,7 @@ func TestLightNameResolution(t *testing.T) {
 		t.Fatalf("unique substring resolved to %s", l.ID)
 	}
 	var res service.LightResult
-	h.call(t, h.control, http.MethodPut, "/api/v1/lights/Bedside%20Lamp/state", `{"on": true}`, http.StatusOK, &res)
+	h.represented(t, http.MethodPut, "/api/v1/lights/Bedside%20Lamp/state", `{"on": true}`, &res)
 	if res.ID != "sim:bedside-lamp" || !h.home.Light("sim:bedside-lamp").State().On {
 		t.Fatalf("set by name: %+v", res)
 	}
@@ -131,9 +131,9 @@ func TestLightNameResolution(t *testing.T) {
 
 func TestSetAllLights(t *testing.T) {
 	h := newHarness(t)
-	var res service.FanoutResult
+	var res fanoutCounts
 	h.call(t, h.control, http.MethodPut, "/api/v1/lights/all/state", `{"on": false}`, http.StatusOK, &res)
-	if len(res.Applied) != 6 || len(res.Failed) != 0 {
+	if len(res.Results.Applied) != 6 || len(res.Results.Failed) != 0 {
 		t.Fatalf("all lights off: %+v", res)
 	}
 	for _, d := range h.home.Devices() {
@@ -155,7 +155,7 @@ func TestPresetsListedAndApplied(t *testing.T) {
 		t.Fatalf("%d presets", len(presets))
 	}
 	var res service.LightResult
-	h.call(t, h.control, http.MethodPut, "/api/v1/lights/Key%20Light/state", `{"preset": "tungsten"}`, http.StatusOK, &res)
+	h.represented(t, http.MethodPut, "/api/v1/lights/Key%20Light/state", `{"preset": "tungsten"}`, &res)
 	if res.State.Kelvin != 3200 {
 		t.Fatalf("tungsten preset gave %+v", res.State)
 	}

@@ -1,11 +1,14 @@
 package v1
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/http"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -25,42 +28,106 @@ func (b *castBody) check() error {
 	return nil
 }
 
-// favoriteBody is the body of POST /media/devices/{id}/favorites/play.
+// favoriteBody is the body of POST /media/devices/{id}/favorites/play:
+// the favourite as the Rust hub names it (favorite_id) or by id, title or
+// part of a title (favorite).
 type favoriteBody struct {
-	Favorite string `json:"favorite"`
+	FavoriteID string `json:"favorite_id"`
+	Favorite   string `json:"favorite"`
 }
 
 func (b *favoriteBody) check() error {
-	if b.Favorite == "" {
-		return missing("favorite", "a favourite's id, title or part of a title")
+	switch {
+	case b.FavoriteID != "" && b.Favorite != "" && b.FavoriteID != b.Favorite:
+		return service.Errorf(service.EINVALID, "Give only one of favorite_id and favorite").With("field", "favorite_id")
+	case b.FavoriteID != "":
+		b.Favorite = b.FavoriteID
+	case b.Favorite == "":
+		return missing("favorite_id", "a favourite's id (GET …/favorites lists them), or favorite: a title or part of one")
 	}
 	return nil
 }
 
-// groupBody is the body of POST /media/devices/{id}/group.
+// groupBody is the body of POST /media/devices/{id}/group: the
+// coordinator this speaker joins (the Rust hub's form), or the speakers
+// that join this one (members).
 type groupBody struct {
-	Members []string `json:"members"`
+	CoordinatorID string   `json:"coordinator_id"`
+	Members       []string `json:"members"`
 }
 
 func (b *groupBody) check() error {
-	if len(b.Members) == 0 {
-		return missing("members", "the speakers to play in sync with this one")
+	switch {
+	case b.CoordinatorID != "" && len(b.Members) > 0:
+		return service.Errorf(service.EINVALID, "Give only one of coordinator_id (the speaker this one joins) and members (the speakers that join this one)").
+			With("field", "coordinator_id")
+	case b.CoordinatorID == "" && len(b.Members) == 0:
+		return missing("coordinator_id", "the speaker whose group this one joins (or members: the speakers to join this one)")
 	}
 	return nil
 }
 
-// receiverBody is the body of PUT /media/devices/{id}/receiver; an empty
-// receiver removes the binding.
+// receiverBody is the body of PUT /media/devices/{id}/receiver: the Rust
+// hub's receiver_id (null unbinds) and receiver_source, or the service's
+// receiver ("" unbinds) and input.
 type receiverBody struct {
-	Receiver *string `json:"receiver"`
-	Input    string  `json:"input"`
+	ReceiverID     *string `json:"receiver_id"`
+	ReceiverSource *string `json:"receiver_source"`
+	Receiver       *string `json:"receiver"`
+	Input          *string `json:"input"`
+	given          map[string]bool
 }
 
-func (b *receiverBody) check() error {
-	if b.Receiver == nil {
-		return missing("receiver", `a receiver's id or name, or "" to unbind`)
+// UnmarshalJSON remembers which fields were given, since a null
+// receiver_id (unbind) is not a missing one.
+func (b *receiverBody) UnmarshalJSON(data []byte) error {
+	type plain receiverBody
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode((*plain)(b)); err != nil {
+		return err
+	}
+	b.given = map[string]bool{}
+	for k := range fields {
+		b.given[k] = true
 	}
 	return nil
+}
+
+// binding is the receiver (""unbinds) and input asked for.
+func (b *receiverBody) binding() (string, string, error) {
+	switch {
+	case b.given["receiver_id"] && b.given["receiver"]:
+		return "", "", service.Errorf(service.EINVALID, "Give only one of receiver_id and receiver").With("field", "receiver_id")
+	case b.given["receiver_source"] && b.given["input"]:
+		return "", "", service.Errorf(service.EINVALID, "Give only one of receiver_source and input").With("field", "receiver_source")
+	case !b.given["receiver_id"] && !b.given["receiver"]:
+		return "", "", missing("receiver_id", "a receiver's id, or null to unbind")
+	}
+	recv, in := b.ReceiverID, b.ReceiverSource
+	if b.given["receiver"] {
+		recv = b.Receiver
+	}
+	if b.given["input"] {
+		in = b.Input
+	}
+	return deref(recv), deref(in), nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// companionBody is the body of PUT /media/devices/{id}/companion.
+type companionBody struct {
+	PrimaryID *string `json:"primary_id"` // null unmerges
 }
 
 // playOnBody is the body of POST /media/play-on.
@@ -79,22 +146,33 @@ func (b *playOnBody) check() error {
 	return nil
 }
 
+// playOnAnswer is a play-on's result with the Rust hub's ok and said.
+type playOnAnswer struct {
+	service.PlayOnResult
+	OK   bool   `json:"ok"`
+	Said string `json:"said"`
+}
+
 func (h *handlers) listMedia(c echo.Context) error {
-	return h.list(c, "media", listed(h.svc.ListMedia))
+	return h.list(c, "media", listedAs(h.svc.ListMedia, mediaOf))
 }
 
 func (h *handlers) getMedia(c echo.Context) error {
 	m, err := h.svc.GetMedia(c.Request().Context(), Param(c, "id"))
-	return Reply(c, http.StatusOK, m, err)
+	return Reply(c, http.StatusOK, mediaOf(m), err)
 }
 
 func (h *handlers) setMediaState(c echo.Context) error {
-	var p service.MediaPatch
-	if err := Decode(c, &p); err != nil {
+	var b mediaBody
+	if err := Decode(c, &b); err != nil {
+		return err
+	}
+	p, err := b.patch()
+	if err != nil {
 		return err
 	}
 	m, err := h.svc.SetMedia(c.Request().Context(), Param(c, "id"), p)
-	return Reply(c, http.StatusOK, m, err)
+	return written(c, mediaOf(m), err)
 }
 
 func (h *handlers) cast(c echo.Context) error {
@@ -103,11 +181,16 @@ func (h *handlers) cast(c echo.Context) error {
 		return err
 	}
 	m, err := h.svc.Cast(c.Request().Context(), Param(c, "id"), b.ContentID, b.ContentType)
-	return Reply(c, http.StatusOK, m, err)
+	return written(c, mediaOf(m), err)
 }
 
+// favorites lists a player's favourites: none, for a player that has no
+// favourites at all (a receiver), as the Rust hub answers.
 func (h *handlers) favorites(c echo.Context) error {
 	favs, err := h.svc.Favorites(c.Request().Context(), Param(c, "id"))
+	if service.ErrorCode(err) == service.EUNSUPPORTED {
+		favs, err = []devices.Favorite{}, nil
+	}
 	return Reply(c, http.StatusOK, favs, err)
 }
 
@@ -117,21 +200,43 @@ func (h *handlers) playFavorite(c echo.Context) error {
 		return err
 	}
 	m, err := h.svc.PlayFavorite(c.Request().Context(), Param(c, "id"), b.Favorite)
-	return Reply(c, http.StatusOK, m, err)
+	return written(c, mediaOf(m), err)
 }
 
+// group joins speakers: {id} into coordinator_id's group, or members into
+// {id}'s.
 func (h *handlers) group(c echo.Context) error {
 	var b groupBody
 	if err := Decode(c, &b); err != nil {
 		return err
 	}
-	res, err := h.svc.Group(c.Request().Context(), Param(c, "id"), b.Members)
-	return Reply(c, http.StatusOK, res, err)
+	ctx := c.Request().Context()
+	if b.CoordinatorID != "" {
+		res, err := h.svc.Group(ctx, b.CoordinatorID, []string{Param(c, "id")})
+		return written(c, countsOf(res), fanoutError(res, err))
+	}
+	res, err := h.svc.Group(ctx, Param(c, "id"), b.Members)
+	return written(c, countsOf(res), fanoutError(res, err))
+}
+
+// fanoutError is err, or the one failure of a fan-out that had nothing
+// applied: a write the Rust hub answers with 204 must not say 204 when
+// nothing happened.
+func fanoutError(res service.FanoutResult, err error) error {
+	if err != nil || len(res.Applied) > 0 || len(res.Failed) == 0 {
+		return err
+	}
+	f := res.Failed[0]
+	code := f.Code
+	if code == "" {
+		code = service.EUNREACHABLE
+	}
+	return service.Errorf(code, "%s", f.Error)
 }
 
 func (h *handlers) ungroup(c echo.Context) error {
 	m, err := h.svc.Ungroup(c.Request().Context(), Param(c, "id"))
-	return Reply(c, http.StatusOK, m, err)
+	return written(c, mediaOf(m), err)
 }
 
 func (h *handlers) bindReceiver(c echo.Context) error {
@@ -139,8 +244,23 @@ func (h *handlers) bindReceiver(c echo.Context) error {
 	if err := Decode(c, &b); err != nil {
 		return err
 	}
-	m, err := h.svc.BindReceiver(c.Request().Context(), Param(c, "id"), *b.Receiver, b.Input)
-	return Reply(c, http.StatusOK, m, err)
+	recv, in, err := b.binding()
+	if err != nil {
+		return err
+	}
+	m, err := h.svc.BindReceiver(c.Request().Context(), Param(c, "id"), recv, in)
+	return written(c, mediaOf(m), err)
+}
+
+// setCompanion folds a duplicate media device into its primary, or (a
+// null primary_id) takes it out again.
+func (h *handlers) setCompanion(c echo.Context) error {
+	var b companionBody
+	if err := Decode(c, &b); err != nil {
+		return err
+	}
+	m, err := h.svc.SetCompanion(c.Request().Context(), Param(c, "id"), deref(b.PrimaryID))
+	return written(c, mediaOf(m), err)
 }
 
 // playOn opens an app or plays a title on a TV, as said: "Netflix",
@@ -151,5 +271,5 @@ func (h *handlers) playOn(c echo.Context) error {
 		return err
 	}
 	res, err := h.svc.PlayOn(c.Request().Context(), b.Device, b.Query)
-	return Reply(c, http.StatusOK, res, err)
+	return Reply(c, http.StatusOK, playOnAnswer{PlayOnResult: res, OK: true, Said: res.Message}, err)
 }

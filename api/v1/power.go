@@ -19,12 +19,12 @@ func (b *powerBody) check() error {
 }
 
 func (h *handlers) listPower(c echo.Context) error {
-	return h.list(c, "power", listed(h.svc.ListPower))
+	return h.list(c, "power", listedAs(h.svc.ListPower, powerOf))
 }
 
 func (h *handlers) getPower(c echo.Context) error {
 	p, err := h.svc.GetPower(c.Request().Context(), Param(c, "id"))
-	return Reply(c, http.StatusOK, p, err)
+	return Reply(c, http.StatusOK, powerOf(p), err)
 }
 
 func (h *handlers) setPower(c echo.Context) error {
@@ -33,5 +33,5 @@ func (h *handlers) setPower(c echo.Context) error {
 		return err
 	}
 	p, err := h.svc.SetPower(c.Request().Context(), Param(c, "id"), *b.On)
-	return Reply(c, http.StatusOK, p, err)
+	return written(c, powerOf(p), err)
 }

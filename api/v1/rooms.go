@@ -4,8 +4,6 @@ import (
 	"net/http"
 
 	"github.com/labstack/echo/v4"
-
-	"github.com/bifrost-hub/bifrost/service"
 )
 
 // newRoom is the body of POST /rooms.
@@ -46,12 +44,12 @@ func (b *member) check() error {
 }
 
 func (h *handlers) listRooms(c echo.Context) error {
-	return h.list(c, "rooms", listed(h.svc.ListRooms))
+	return h.list(c, "rooms", listedAs(h.svc.ListRooms, roomOf))
 }
 
 func (h *handlers) getRoom(c echo.Context) error {
 	r, err := h.svc.GetRoom(c.Request().Context(), Param(c, "id"))
-	return Reply(c, http.StatusOK, r, err)
+	return Reply(c, http.StatusOK, roomOf(r), err)
 }
 
 func (h *handlers) createRoom(c echo.Context) error {
@@ -60,7 +58,7 @@ func (h *handlers) createRoom(c echo.Context) error {
 		return err
 	}
 	r, err := h.svc.CreateRoom(c.Request().Context(), b.Name, b.Members)
-	return Reply(c, http.StatusCreated, r, err)
+	return Reply(c, http.StatusCreated, roomOf(r), err)
 }
 
 func (h *handlers) renameRoom(c echo.Context) error {
@@ -69,7 +67,7 @@ func (h *handlers) renameRoom(c echo.Context) error {
 		return err
 	}
 	r, err := h.svc.RenameRoom(c.Request().Context(), Param(c, "id"), b.Name)
-	return Reply(c, http.StatusOK, r, err)
+	return Reply(c, http.StatusOK, roomOf(r), err)
 }
 
 func (h *handlers) deleteRoom(c echo.Context) error {
@@ -77,12 +75,16 @@ func (h *handlers) deleteRoom(c echo.Context) error {
 }
 
 func (h *handlers) setRoomState(c echo.Context) error {
-	var p service.RoomPatch
-	if err := Decode(c, &p); err != nil {
+	var b lightBody
+	if err := Decode(c, &b); err != nil {
+		return err
+	}
+	p, err := b.patch()
+	if err != nil {
 		return err
 	}
 	res, err := h.svc.SetRoom(c.Request().Context(), Param(c, "id"), p)
-	return Reply(c, http.StatusOK, res, err)
+	return Reply(c, http.StatusOK, countsOf(res), err)
 }
 
 func (h *handlers) addRoomMember(c echo.Context) error {
@@ -91,10 +93,10 @@ func (h *handlers) addRoomMember(c echo.Context) error {
 		return err
 	}
 	r, err := h.svc.AddRoomMember(c.Request().Context(), Param(c, "id"), b.Device)
-	return Reply(c, http.StatusOK, r, err)
+	return Reply(c, http.StatusOK, roomOf(r), err)
 }
 
 func (h *handlers) removeRoomMember(c echo.Context) error {
 	r, err := h.svc.RemoveRoomMember(c.Request().Context(), Param(c, "id"), Param(c, "device"))
-	return Reply(c, http.StatusOK, r, err)
+	return Reply(c, http.StatusOK, roomOf(r), err)
 }

@@ -22,10 +22,10 @@ func ids(os []service.Outcome) []devices.ID {
 func TestRoomDimmingTouchesOnlyLitLights(t *testing.T) {
 	h := newHarness(t)
 	// Office: Key Light (on), Fill Light (on), Desk Lamp (off), Desk Fan.
-	var res service.FanoutResult
+	var res fanoutCounts
 	h.call(t, h.control, http.MethodPut, "/api/v1/rooms/Office/state", `{"brightness": 20}`, http.StatusOK, &res)
-	if got, want := ids(res.Applied), []devices.ID{"sim:fill-light", "sim:key-light"}; !slices.Equal(got, want) || len(res.Failed) != 0 {
-		t.Fatalf("dimming the office applied to %v (failed %v), want %v", got, res.Failed, want)
+	if got, want := ids(res.Results.Applied), []devices.ID{"sim:fill-light", "sim:key-light"}; !slices.Equal(got, want) || len(res.Results.Failed) != 0 {
+		t.Fatalf("dimming the office applied to %v (failed %v), want %v", got, res.Results.Failed, want)
 	}
 	if h.home.Light("sim:desk-lamp").State().On {
 		t.Fatal("dimming woke the desk lamp")
@@ -37,16 +37,16 @@ func TestRoomDimmingTouchesOnlyLitLights(t *testing.T) {
 
 func TestRoomOnIsPowerIntent(t *testing.T) {
 	h := newHarness(t)
-	var res service.FanoutResult
+	var res fanoutCounts
 	h.call(t, h.control, http.MethodPut, "/api/v1/rooms/Office/state", `{"on": true, "brightness": 50}`, http.StatusOK, &res)
-	if got, want := ids(res.Applied), []devices.ID{"sim:desk-lamp", "sim:fill-light", "sim:key-light"}; !slices.Equal(got, want) {
+	if got, want := ids(res.Results.Applied), []devices.ID{"sim:desk-lamp", "sim:fill-light", "sim:key-light"}; !slices.Equal(got, want) {
 		t.Fatalf("on with brightness applied to %v, want every light %v", got, want)
 	}
 	if st := h.home.Light("sim:desk-lamp").State(); !st.On || st.Brightness != 50 {
 		t.Fatalf("desk lamp %+v", st)
 	}
 	h.call(t, h.control, http.MethodPut, "/api/v1/rooms/office/state", `{"on": false}`, http.StatusOK, &res)
-	if got, want := ids(res.Applied), []devices.ID{"sim:desk-fan", "sim:desk-lamp", "sim:fill-light", "sim:key-light"}; !slices.Equal(got, want) {
+	if got, want := ids(res.Results.Applied), []devices.ID{"sim:desk-fan", "sim:desk-lamp", "sim:fill-light", "sim:key-light"}; !slices.Equal(got, want) {
 		t.Fatalf("a bare off applied to %v, want lights and the fan %v", got, want)
 	}
 	if h.home.Switch("sim:desk-fan").On() || h.home.Light("sim:key-light").State().On {
@@ -57,13 +57,13 @@ func TestRoomOnIsPowerIntent(t *testing.T) {
 func TestRoomReportsUnreachableLight(t *testing.T) {
 	h := newHarness(t)
 	h.home.Light("sim:fill-light").SetUnreachable(true)
-	var res service.FanoutResult
+	var res fanoutCounts
 	h.call(t, h.control, http.MethodPut, "/api/v1/rooms/Office/state", `{"on": true, "kelvin": 4000}`, http.StatusOK, &res)
-	if got, want := ids(res.Applied), []devices.ID{"sim:desk-lamp", "sim:key-light"}; !slices.Equal(got, want) {
+	if got, want := ids(res.Results.Applied), []devices.ID{"sim:desk-lamp", "sim:key-light"}; !slices.Equal(got, want) {
 		t.Fatalf("applied %v, want %v", got, want)
 	}
-	if len(res.Failed) != 1 || res.Failed[0].Name != "Fill Light" || res.Failed[0].Code != "unreachable" || res.Failed[0].Error == "" {
-		t.Fatalf("failed %+v, want the fill light, unreachable, with a reason", res.Failed)
+	if len(res.Results.Failed) != 1 || res.Results.Failed[0].Name != "Fill Light" || res.Results.Failed[0].Code != "unreachable" || res.Results.Failed[0].Error == "" {
+		t.Fatalf("failed %+v, want the fill light, unreachable, with a reason", res.Results.Failed)
 	}
 }
 

@@ -2,31 +2,41 @@ package v1
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/bifrost-hub/bifrost/service"
 )
 
 // newScene is the body of POST /scenes: a Room Scene when Room is given,
 // a Home Scene otherwise.
 type newScene struct {
-	Name string `json:"name"`
-	Room string `json:"room"`
+	Name   string  `json:"name"`
+	Room   string  `json:"room"`    // a room's id or name
+	RoomID *string `json:"room_id"` // the Rust hub's spelling: a room's id, or null
 }
 
 func (b *newScene) check() error {
-	if b.Name == "" {
-		return missing("name", "the scene's name")
+	if strings.TrimSpace(b.Name) == "" {
+		return service.Errorf(service.EINVALID, "Scene name is required: give the scene a name").With("field", "name")
+	}
+	if b.RoomID != nil && *b.RoomID != "" {
+		if b.Room != "" && b.Room != *b.RoomID {
+			return service.Errorf(service.EINVALID, "Give only one of room and room_id").With("field", "room_id")
+		}
+		b.Room = *b.RoomID
 	}
 	return nil
 }
 
 func (h *handlers) listScenes(c echo.Context) error {
-	return h.list(c, "scenes", listed(h.svc.ListScenes))
+	return h.list(c, "scenes", listedAs(h.svc.ListScenes, sceneOf))
 }
 
 func (h *handlers) getScene(c echo.Context) error {
 	sc, err := h.svc.GetScene(c.Request().Context(), Param(c, "id"))
-	return Reply(c, http.StatusOK, sc, err)
+	return Reply(c, http.StatusOK, sceneOf(sc), err)
 }
 
 // captureScene saves the live state of a room or of the house.
@@ -36,7 +46,7 @@ func (h *handlers) captureScene(c echo.Context) error {
 		return err
 	}
 	sc, err := h.svc.CaptureScene(c.Request().Context(), b.Name, b.Room)
-	return Reply(c, http.StatusCreated, sc, err)
+	return Reply(c, http.StatusCreated, sceneOf(sc), err)
 }
 
 func (h *handlers) renameScene(c echo.Context) error {
@@ -45,14 +55,20 @@ func (h *handlers) renameScene(c echo.Context) error {
 		return err
 	}
 	sc, err := h.svc.RenameScene(c.Request().Context(), Param(c, "id"), b.Name)
-	return Reply(c, http.StatusOK, sc, err)
+	return Reply(c, http.StatusOK, sceneOf(sc), err)
 }
 
 func (h *handlers) activateScene(c echo.Context) error {
 	res, err := h.svc.ActivateScene(c.Request().Context(), Param(c, "id"))
-	return Reply(c, http.StatusOK, res, err)
+	return Reply(c, http.StatusOK, countsOf(res), err)
 }
 
+// deleteScene is idempotent, as the Rust hub documents: a scene that is
+// not there is deleted already.
 func (h *handlers) deleteScene(c echo.Context) error {
-	return NoContent(c, h.svc.DeleteScene(c.Request().Context(), Param(c, "id")))
+	err := h.svc.DeleteScene(c.Request().Context(), Param(c, "id"))
+	if service.ErrorCode(err) == service.ENOTFOUND {
+		err = nil
+	}
+	return NoContent(c, err)
 }

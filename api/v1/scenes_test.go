@@ -22,9 +22,9 @@ func TestSceneCaptureAndRestore(t *testing.T) {
 		t.Fatalf("the office did not change: %+v", st)
 	}
 
-	var res service.FanoutResult
+	var res fanoutCounts
 	h.call(t, h.control, http.MethodPost, "/api/v1/scenes/Work/activate", "", http.StatusOK, &res)
-	if len(res.Applied) != 4 || len(res.Failed) != 0 {
+	if len(res.Results.Applied) != 4 || len(res.Results.Failed) != 0 {
 		t.Fatalf("activation %+v", res)
 	}
 	if got := key.State(); got.On != wantKey.On || got.Brightness != wantKey.Brightness || got.Kelvin != wantKey.Kelvin || got.Mode != wantKey.Mode {

@@ -7,10 +7,10 @@ import (
 )
 
 func (h *handlers) listSensors(c echo.Context) error {
-	return h.list(c, "sensors", listed(h.svc.ListSensors))
+	return h.list(c, "sensors", listedAs(h.svc.ListSensors, sensorOf))
 }
 
 func (h *handlers) getSensor(c echo.Context) error {
 	s, err := h.svc.GetSensor(c.Request().Context(), Param(c, "id"))
-	return Reply(c, http.StatusOK, s, err)
+	return Reply(c, http.StatusOK, sensorOf(s), err)
 }

@@ -69,6 +69,7 @@ func (h *handlers) routes() []Route {
 		{get, "/lights", h.listLights},
 		{get, "/lights/:id", h.getLight},
 		{put, "/lights/:id/state", h.setLightState},
+		{put, "/lights/:id/segments", h.setSegments},
 		{get, "/presets", h.listPresets},
 
 		{get, "/rooms", h.listRooms},
@@ -96,6 +97,7 @@ func (h *handlers) routes() []Route {
 		{post, "/media/devices/:id/group", h.group},
 		{post, "/media/devices/:id/ungroup", h.ungroup},
 		{put, "/media/devices/:id/receiver", h.bindReceiver},
+		{put, "/media/devices/:id/companion", h.setCompanion},
 		{post, "/media/play-on", h.playOn},
 
 		{get, "/power/devices", h.listPower},

@@ -41,6 +41,7 @@ type haEntity struct {
 
 	power    *powerDevice
 	light    *lightDevice
+	strip    *stripLight  // light, when it declares segments: what is registered
 	group    *haGroup     // sensors: the device the reading joins
 	groupKey string       // sensors: the group's id before it is joined
 	info     devices.Info // sensors: how the group is named
@@ -545,6 +546,8 @@ func (d *discovery) attach(e *haEntity) {
 	switch {
 	case e.power != nil:
 		added = e.power
+	case e.strip != nil:
+		added = e.strip
 	case e.light != nil:
 		added = e.light
 	}

@@ -67,6 +67,11 @@ type haConfig struct {
 	Effect                  *bool    `json:"effect"`
 	SupportedColorModes     []string `json:"supported_color_modes"`
 	OnCommandType           string   `json:"on_command_type"`
+
+	// Addressable strips: not Home Assistant's keys, which its discovery
+	// drops, but how a strip declares its segments (see wled.go).
+	Segments             any    `json:"segments"`
+	SegmentsCommandTopic string `json:"segments_command_topic"`
 }
 
 type haDevice struct {

@@ -75,13 +75,20 @@ func (d *discovery) buildLight(e *haEntity, info devices.Info, cfg haConfig) err
 	if cfg.CommandTopic == "" {
 		return fmt.Errorf("light has no command_topic")
 	}
+	var err error
 	switch cfg.Schema {
 	case "", "default", "basic":
-		return d.basicLight(e, info, cfg)
+		err = d.basicLight(e, info, cfg)
 	case "json":
-		return d.jsonLight(e, info, cfg)
+		err = d.jsonLight(e, info, cfg)
+	default:
+		return fmt.Errorf("light schema %q is not supported", cfg.Schema)
 	}
-	return fmt.Errorf("light schema %q is not supported", cfg.Schema)
+	if err != nil {
+		return err
+	}
+	d.segments(e, cfg)
+	return nil
 }
 
 // message is one publish of a command.

@@ -2,7 +2,9 @@
 // into the hub: Tasmota relays and sensors, Shelly Gen2+ switches (MQTT
 // RPC), zigbee2mqtt lights, switches, plugs, fans and sensors, and anything
 // that announces itself through Home Assistant MQTT discovery (switch,
-// light, fan, sensor, binary_sensor), as ordinary Bifrost devices.
+// light, fan, sensor, binary_sensor), as ordinary Bifrost devices. A
+// discovered light whose config declares segments (a WLED strip) takes
+// per-segment colours as WLED JSON API commands (wled.go).
 //
 // The hub is one more MQTT client of the broker (or runs the broker itself,
 // see Config.Embedded). Every incoming message is handed off at once to a

@@ -31,6 +31,14 @@ type Zone struct {
 // Info describes the zone.
 func (z *Zone) Info() devices.Info { return z.info }
 
+// MediaClass is a receiver for the main zone, a zone for the others.
+func (z *Zone) MediaClass() string {
+	if z.zone == 0 {
+		return devices.MediaReceiver
+	}
+	return devices.MediaZone
+}
+
 // Online reports whether the receiver's connection is up and answering.
 func (z *Zone) Online() bool { return z.r.isOnline() }
 

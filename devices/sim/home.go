@@ -39,6 +39,9 @@ var ropeLightEffects = []string{
 	"Reading", "Cosy", "Night Light",
 }
 
+// ropeLightSegments is how many addressable segments the rope light has.
+const ropeLightSegments = 15
+
 // driftEvery is how often Run moves the sensors.
 const driftEvery = 5 * time.Second
 
@@ -83,7 +86,7 @@ func homeLights(opts Options) []devices.Device {
 		newHomeLight("Desk Lamp", Office, "Hue Go", devices.LightCaps{Dimmable: true, Color: true, Gamut: "C", KelvinMin: 2000, KelvinMax: 6500}, desk, opts),
 		newHomeLight("Ceiling Light", LivingRoom, "Hue White and Color Ambiance A19", devices.LightCaps{Dimmable: true, Color: true, Gamut: "C", KelvinMin: 2200, KelvinMax: 6500}, temp(true, 100, 2700), opts),
 		newHomeLight("Bedside Lamp", Bedroom, "Hue White Ambiance E27", devices.LightCaps{Dimmable: true, KelvinMin: 2200, KelvinMax: 4000}, temp(false, 40, 2700), opts),
-		newHomeLight("Rope Light", LivingRoom, "Govee RGBIC Neon Rope Light", devices.LightCaps{Dimmable: true, Color: true, Effects: ropeLightEffects}, rope, opts),
+		newHomeLight("Rope Light", LivingRoom, "Govee RGBIC Neon Rope Light", devices.LightCaps{Dimmable: true, Color: true, Effects: ropeLightEffects, Segments: ropeLightSegments}, rope, opts),
 	}
 }
 

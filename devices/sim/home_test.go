@@ -113,8 +113,13 @@ func TestHomeCapabilities(t *testing.T) {
 		t.Errorf("Bedside Lamp caps = %+v", bed)
 	}
 	rope := caps["Rope Light"]
-	if !rope.Color || rope.Gamut != "" || rope.HasTemperature() || len(rope.Effects) < 30 {
+	if !rope.Color || rope.Gamut != "" || rope.HasTemperature() || len(rope.Effects) < 30 || rope.Segments != 15 {
 		t.Errorf("Rope Light caps = %+v", rope)
+	}
+	for name, c := range caps {
+		if name != "Rope Light" && c.Segments != 0 {
+			t.Errorf("%s has %d segments; only the rope light has any", name, c.Segments)
+		}
 	}
 	for name, c := range caps {
 		if len(c.Effects) != len(uniqueFold(c.Effects)) {

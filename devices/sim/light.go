@@ -9,28 +9,46 @@ import (
 	"github.com/bifrost-hub/bifrost/devices/color"
 )
 
-var _ devices.Light = (*Light)(nil)
+var (
+	_ devices.Light     = (*Light)(nil)
+	_ devices.Segmenter = (*Light)(nil)
+)
 
 // Light is a simulated lamp: a dimmable white, a tunable white, a Hue-style
-// colour bulb, an HSI panel or an RGB strip, depending on its caps.
+// colour bulb, an HSI panel or an RGB strip, depending on its caps. A strip
+// whose caps give it segments keeps a colour and brightness per segment.
 type Light struct {
 	*link
 	caps devices.LightCaps
 
-	mu    sync.Mutex // guards state
-	state devices.LightState
+	mu       sync.Mutex // guards state and segments
+	state    devices.LightState
+	segments []Segment
+}
+
+// Segment is one segment of a strip as the simulation holds it.
+type Segment struct {
+	RGB        uint32 // 0xRRGGBB
+	Brightness int    // 0–100 %
 }
 
 // NewLight makes a lamp that can do what caps says. Its id is "sim:" + id
 // (or the slug of name when id is empty). It starts off, at full
 // brightness, in the middle of its colour-temperature range (or white, for
-// a colour-only lamp).
+// a colour-only lamp). Its segments, if caps gives it any, start white at
+// full brightness.
 func NewLight(id, name, room string, caps devices.LightCaps, opts Options) *Light {
 	caps.Effects = slices.Clone(caps.Effects)
+	caps.Segments = max(caps.Segments, 0)
+	segs := make([]Segment, caps.Segments)
+	for i := range segs {
+		segs[i] = Segment{RGB: 0xFFFFFF, Brightness: 100}
+	}
 	return &Light{
-		link:  newLink(id, name, room, "Simulated light", devices.KindLight, opts),
-		caps:  caps,
-		state: initialLightState(caps),
+		link:     newLink(id, name, room, "Simulated light", devices.KindLight, opts),
+		caps:     caps,
+		state:    initialLightState(caps),
+		segments: segs,
 	}
 }
 
@@ -83,6 +101,69 @@ func (l *Light) SetLight(ctx context.Context, c devices.LightChange) (devices.Li
 	l.mu.Unlock()
 	l.applied()
 	return s, nil
+}
+
+// SetSegments colours the strip's segments, each change to the segment it
+// names, in one command that counts in Commands. The lamp's LightState
+// does not change: segments are write-only, as on the strips it stands
+// for. A lamp without segments answers with an error wrapping
+// devices.ErrUnsupported; a change naming a segment it lacks, or a value
+// out of range, wraps devices.ErrInvalid. Both are refused before any I/O.
+func (l *Light) SetSegments(ctx context.Context, segs []devices.SegmentChange) error {
+	if err := l.checkSegments(segs); err != nil {
+		return err
+	}
+	if err := l.io(ctx); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	for _, c := range segs {
+		s := &l.segments[c.Index]
+		if c.RGB != nil {
+			s.RGB = *c.RGB
+		}
+		if c.Brightness != nil {
+			s.Brightness = *c.Brightness
+		}
+	}
+	l.mu.Unlock()
+	l.applied()
+	return nil
+}
+
+// Segments is each segment's colour and brightness as the simulation holds
+// them, without I/O; nil for a lamp without segments.
+func (l *Light) Segments() []Segment {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.segments) == 0 {
+		return nil
+	}
+	return slices.Clone(l.segments)
+}
+
+// checkSegments checks segment changes against the lamp's caps.
+func (l *Light) checkSegments(segs []devices.SegmentChange) error {
+	n := l.caps.Segments
+	if n == 0 {
+		return unsupported("it has no addressable segments")
+	}
+	if len(segs) == 0 {
+		return invalid("no segment to change")
+	}
+	for _, c := range segs {
+		switch {
+		case c.Index < 0 || c.Index >= n:
+			return invalid("segment %d is not one of its segments 0–%d", c.Index, n-1)
+		case c.RGB == nil && c.Brightness == nil:
+			return invalid("segment %d: nothing to change", c.Index)
+		case c.RGB != nil && *c.RGB > 0xFFFFFF:
+			return invalid("segment %d: colour %#x is not 0xRRGGBB", c.Index, *c.RGB)
+		case c.Brightness != nil && (*c.Brightness < 0 || *c.Brightness > 100):
+			return invalid("segment %d: brightness %d is outside 0–100", c.Index, *c.Brightness)
+		}
+	}
+	return nil
 }
 
 // State is the lamp's state as the simulation holds it, without I/O.

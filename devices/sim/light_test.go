@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/bifrost-hub/bifrost/devices"
@@ -178,5 +179,70 @@ func TestSetStateNotifies(t *testing.T) {
 	l.SetState(devices.LightState{On: true, Brightness: 10, Mode: devices.ModeTemperature, Kelvin: 2200})
 	if c.count("sim:bedside-lamp") != 1 || !l.State().On || l.Commands() != 0 {
 		t.Error("SetState did not change the lamp and tell the registry, or counted as a command")
+	}
+}
+
+func ropeLight(t *testing.T) *sim.Light {
+	t.Helper()
+	l := mustHome(t).Light("sim:rope-light")
+	if l == nil {
+		t.Fatal("the home has no rope light")
+	}
+	return l
+}
+
+func TestSetSegmentsKeepsEachSegment(t *testing.T) {
+	l := ropeLight(t)
+	before := l.State()
+	segs := l.Segments()
+	if len(segs) != 15 || segs[0] != (sim.Segment{RGB: 0xFFFFFF, Brightness: 100}) {
+		t.Fatalf("initial segments = %+v", segs)
+	}
+	mustOK(t, l.SetSegments(bg, []devices.SegmentChange{
+		{Index: 0, RGB: ptr(uint32(0xFF0000))},
+		{Index: 1, RGB: ptr(uint32(0x0000FF)), Brightness: ptr(50)},
+		{Index: 14, Brightness: ptr(0)},
+	}))
+	segs = l.Segments()
+	want := map[int]sim.Segment{0: {0xFF0000, 100}, 1: {0x0000FF, 50}, 2: {0xFFFFFF, 100}, 14: {0xFFFFFF, 0}}
+	for i, w := range want {
+		if segs[i] != w {
+			t.Errorf("segment %d = %+v, want %+v", i, segs[i], w)
+		}
+	}
+	if l.Commands() != 1 {
+		t.Errorf("%d commands; want the one SetSegments", l.Commands())
+	}
+	if after := l.State(); after.Mode != before.Mode || after.Effect != before.Effect || after.Brightness != before.Brightness {
+		t.Errorf("segments changed the light's state: %+v → %+v", before, after)
+	}
+	segs[0].RGB = 0 // a copy: the lamp keeps its own
+	if l.Segments()[0].RGB != 0xFF0000 {
+		t.Error("Segments handed out the lamp's own slice")
+	}
+}
+
+func TestSetSegmentsRefuses(t *testing.T) {
+	l := ropeLight(t)
+	for name, segs := range map[string][]devices.SegmentChange{
+		"none":           nil,
+		"negative":       {{Index: -1, RGB: ptr(uint32(1))}},
+		"past the end":   {{Index: 15, RGB: ptr(uint32(1))}},
+		"empty change":   {{Index: 3}},
+		"not a colour":   {{Index: 3, RGB: ptr(uint32(0x1000000))}},
+		"too bright":     {{Index: 3, Brightness: ptr(101)}},
+		"below darkness": {{Index: 3, Brightness: ptr(-1)}},
+	} {
+		if err := l.SetSegments(bg, segs); !errors.Is(err, devices.ErrInvalid) {
+			t.Errorf("%s: %v, want ErrInvalid", name, err)
+		}
+	}
+	if l.Commands() != 0 {
+		t.Errorf("refused changes counted %d commands", l.Commands())
+	}
+	err := colourLamp().SetSegments(bg, []devices.SegmentChange{{Index: 0, RGB: ptr(uint32(1))}})
+	wantErr(t, err, devices.ErrUnsupported)
+	if colourLamp().Segments() != nil {
+		t.Error("a lamp without segments lists some")
 	}
 }

@@ -30,6 +30,11 @@ func calls(d devices.Device) map[string]func(context.Context) error {
 			return err
 		}
 	}
+	if sg, ok := d.(devices.Segmenter); ok && d.(devices.Light).LightCaps().Segments > 0 {
+		out["SetSegments"] = func(ctx context.Context) error {
+			return sg.SetSegments(ctx, []devices.SegmentChange{{Index: 0, RGB: ptr(uint32(0xFF0000))}})
+		}
+	}
 	if m, ok := d.(devices.MediaPlayer); ok {
 		out["MediaState"] = func(ctx context.Context) error { _, err := m.MediaState(ctx); return err }
 		out["SetMedia"] = func(ctx context.Context) error {

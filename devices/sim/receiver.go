@@ -57,6 +57,9 @@ func NewReceiver(id, name, room string, opts Options) *Receiver {
 	}
 }
 
+// MediaClass says it is a receiver.
+func (r *Receiver) MediaClass() string { return devices.MediaReceiver }
+
 // MediaState reads the receiver's state. In standby it reports no
 // transport and nothing playing.
 func (r *Receiver) MediaState(ctx context.Context) (devices.MediaState, error) {

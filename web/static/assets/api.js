@@ -20,14 +20,19 @@ export class ApiError extends Error {
 }
 
 // call sends one request to /api and returns the decoded answer (null for
-// 204). Any error answer is thrown as an ApiError.
+// 204). Writes ask for the written resource back (Prefer:
+// return=representation), which the page draws from. Any error answer is
+// thrown as an ApiError.
 export async function call(method, path, body) {
   const opts = { method, headers: {}, credentials: 'same-origin', cache: 'no-store' };
   if (body !== undefined) {
     opts.headers['Content-Type'] = 'application/json';
     opts.body = JSON.stringify(body);
   }
-  if (method !== 'GET') opts.headers['X-CSRF-Token'] = csrf;
+  if (method !== 'GET') {
+    opts.headers['X-CSRF-Token'] = csrf;
+    opts.headers.Prefer = 'return=representation';
+  }
   let res;
   try {
     res = await fetch('/api' + path, opts);

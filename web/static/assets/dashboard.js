@@ -354,14 +354,14 @@ function sceneBar(app, scenes, label) {
 // fanoutText says how a write to many devices went (and shows what
 // failed, which is never swallowed).
 export function fanoutText(what, res) {
-  const ok = (res.applied || []).length;
+  const ok = res.applied || 0;
   const failed = reportFailures(what, res);
   return `${what}: ${ok} device${ok === 1 ? '' : 's'} set${failed ? `, ${failed} failed` : ''}`;
 }
 
 // reportFailures shows the devices a write to many could not reach.
 function reportFailures(what, res) {
-  const failed = res.failed || [];
+  const failed = (res.results && res.results.failed) || [];
   if (failed.length) toast(`${what}: ${failed.map((f) => `${f.name}: ${f.error}`).join('; ')}`, 'error');
   return failed.length;
 }

@@ -1,0 +1,377 @@
+package v1
+
+import (
+	"math"
+	"strings"
+
+	"github.com/bifrost-hub/bifrost/devices"
+	"github.com/bifrost-hub/bifrost/devices/color"
+	"github.com/bifrost-hub/bifrost/service"
+)
+
+// The resources of /api/v1 in the shapes the Rust Bifrost hub documents
+// for its public API, so its scripts work unchanged: its fields, with the
+// service's own views kept beside them as additional fields. Where both
+// would use one name the Rust meaning wins (a media device's kind is
+// "receiver", "speaker", "tv" or "zone"; a fan-out's applied and failed
+// are counts), and the service's meaning moves to a field of its own.
+
+// provider is what the Rust hub calls a device's adapter, and its
+// provider-native id: the device id without the adapter's prefix.
+type provider struct {
+	Provider   string `json:"provider"`
+	ProviderID string `json:"provider_id"`
+}
+
+func providerOf(v service.DeviceView) provider {
+	return provider{Provider: v.Adapter, ProviderID: nativeID(v)}
+}
+
+// nativeID is a device's id as its adapter knows it.
+func nativeID(v service.DeviceView) string {
+	return strings.TrimPrefix(string(v.ID), v.Adapter+":")
+}
+
+// light is a light: the service's view, its provider, and capabilities
+// and state in both vocabularies. State is always present: an unknown one
+// is unreachable with no brightness or colour.
+type light struct {
+	service.Light
+	provider
+	Capabilities lightCaps  `json:"capabilities"`
+	State        lightState `json:"state"`
+}
+
+type lightCaps struct {
+	devices.LightCaps
+	// Effects lists "no_effect" first, as the name that clears one.
+	Effects          []string `json:"effects,omitempty"`
+	ColorRGB         bool     `json:"color_rgb"`
+	ColorTemperature bool     `json:"color_temperature"`
+	HueGamut         *string  `json:"hue_gamut"`
+	MirekMin         int      `json:"mirek_min,omitempty"`
+	MirekMax         int      `json:"mirek_max,omitempty"`
+}
+
+type lightState struct {
+	On         bool     `json:"on"`
+	Brightness *float64 `json:"brightness"` // 0–100, null for a non-dimmable or unknown light
+	Mode       string   `json:"mode,omitempty"`
+	Kelvin     int      `json:"kelvin,omitempty"`
+	GM         int      `json:"gm,omitempty"`
+	Color      *xyY     `json:"color"`
+	Mirek      *int     `json:"color_temp_mirek"`
+	Effect     string   `json:"effect,omitempty"`
+	Reachable  bool     `json:"reachable"`
+}
+
+// xyY is a colour as CIE xy and hex, with the Rust hub's linear
+// brightness (0.0–1.0).
+type xyY struct {
+	Hex        string  `json:"hex"`
+	X          float64 `json:"x"`
+	Y          float64 `json:"y"`
+	Brightness float64 `json:"brightness"`
+}
+
+func lightOf(l service.Light) light {
+	out := light{Light: l, provider: providerOf(l.DeviceView), Capabilities: capsOf(l.Capabilities)}
+	if l.State == nil {
+		return out
+	}
+	st := *l.State
+	out.State = lightState{On: st.On, Mode: st.Mode, Kelvin: st.Kelvin, GM: st.GM, Effect: st.Effect, Reachable: l.Online}
+	if l.Capabilities.Dimmable {
+		b := float64(st.Brightness)
+		out.State.Brightness = &b
+	}
+	switch {
+	case st.Mode == devices.ModeColor && st.Color != nil:
+		out.State.Color = &xyY{Hex: st.Color.Hex, X: st.Color.X, Y: st.Color.Y, Brightness: float64(st.Brightness) / 100}
+	case st.Mode == devices.ModeTemperature && st.Kelvin > 0:
+		m := color.KelvinToMirek(st.Kelvin)
+		out.State.Mirek = &m
+	}
+	return out
+}
+
+func capsOf(c devices.LightCaps) lightCaps {
+	out := lightCaps{LightCaps: c, ColorRGB: c.Color, ColorTemperature: c.HasTemperature()}
+	if len(c.Effects) > 0 {
+		out.Effects = append([]string{service.NoEffect}, c.Effects...)
+	}
+	if c.Gamut != "" {
+		g := c.Gamut
+		out.HueGamut = &g
+	}
+	if c.HasTemperature() {
+		out.MirekMin, out.MirekMax = color.KelvinToMirek(c.KelvinMax), color.KelvinToMirek(c.KelvinMin)
+	}
+	return out
+}
+
+// room is a room with its effective members by kind.
+type room struct {
+	service.RoomView
+	LightIDs []devices.ID `json:"light_ids"`
+	MediaIDs []devices.ID `json:"media_device_ids"`
+	PowerIDs []devices.ID `json:"power_device_ids"`
+}
+
+func roomOf(r service.RoomView) room {
+	out := room{RoomView: r, LightIDs: []devices.ID{}, MediaIDs: []devices.ID{}, PowerIDs: []devices.ID{}}
+	for _, m := range r.Members {
+		switch m.Kind {
+		case devices.KindLight:
+			out.LightIDs = append(out.LightIDs, m.ID)
+		case devices.KindMedia:
+			out.MediaIDs = append(out.MediaIDs, m.ID)
+		case devices.KindPower:
+			out.PowerIDs = append(out.PowerIDs, m.ID)
+		}
+	}
+	return out
+}
+
+// counts is a write to many devices as the Rust hub answers it, how many
+// applied and failed, with the service's per-device outcomes in Results.
+type counts struct {
+	Applied int                  `json:"applied"`
+	Failed  int                  `json:"failed"`
+	Results service.FanoutResult `json:"results"`
+}
+
+func countsOf(r service.FanoutResult) counts {
+	if r.Applied == nil {
+		r.Applied = []service.Outcome{}
+	}
+	if r.Failed == nil {
+		r.Failed = []service.Outcome{}
+	}
+	return counts{Applied: len(r.Applied), Failed: len(r.Failed), Results: r}
+}
+
+// scene is a scene with the Rust hub's counts of what it captured.
+type scene struct {
+	service.SceneView
+	RoomID    *string `json:"room_id"`   // null for a Home Scene
+	RoomName  *string `json:"room_name"` // null for a Home Scene
+	Lights    int     `json:"lights"`
+	Power     int     `json:"power"`
+	IsDefault bool    `json:"is_default"`
+}
+
+func sceneOf(sc service.SceneView) scene {
+	out := scene{SceneView: sc}
+	if sc.RoomID != "" {
+		id, name := sc.RoomID, sc.Room
+		out.RoomID, out.RoomName = &id, &name
+	}
+	for _, e := range sc.Entries {
+		if e.Light != nil {
+			out.Lights++
+		}
+		if e.Power != nil {
+			out.Power++
+		}
+	}
+	return out
+}
+
+// media is a media device: its class as kind, capabilities, the remote
+// and receiver it goes with, and its state in both vocabularies.
+type media struct {
+	service.Media
+	provider
+	Kind           string     `json:"kind"` // receiver | speaker | tv | zone
+	Capabilities   mediaCaps  `json:"capabilities"`
+	RemoteID       *string    `json:"remote_id"`
+	ReceiverID     *string    `json:"receiver_id"`
+	ReceiverSource *string    `json:"receiver_source"`
+	State          mediaState `json:"state"`
+}
+
+type mediaCaps struct {
+	Sources    bool `json:"sources"`
+	Transport  bool `json:"transport"`
+	NowPlaying bool `json:"now_playing"`
+	Favorites  bool `json:"favorites"`
+	Grouping   bool `json:"grouping"`
+	Cast       bool `json:"cast"`
+	Remote     bool `json:"remote"`
+}
+
+type mediaState struct {
+	Power            bool        `json:"power"`
+	Volume           *int        `json:"volume"` // 0–100; null when unknown
+	Mute             *bool       `json:"mute"`
+	Muted            *bool       `json:"muted"`
+	Source           string      `json:"source,omitempty"`
+	SourceList       []string    `json:"source_list,omitempty"`
+	Sources          []string    `json:"sources,omitempty"`
+	Transport        string      `json:"transport,omitempty"`
+	NowPlaying       *nowPlaying `json:"now_playing,omitempty"`
+	GroupCoordinator devices.ID  `json:"group_coordinator,omitempty"`
+	Reachable        bool        `json:"reachable"`
+}
+
+type nowPlaying struct {
+	devices.NowPlaying
+	PlayState string `json:"play_state"` // playing | paused | stopped
+}
+
+func mediaOf(m service.Media) media {
+	out := media{Media: m, provider: providerOf(m.DeviceView), Kind: m.Class,
+		Capabilities: mediaCaps{Favorites: m.Favorites, Grouping: m.Group, Cast: m.Cast, Remote: m.RemoteDevice}}
+	if m.RemoteDevice {
+		id := string(m.ID)
+		out.RemoteID = &id
+	}
+	if m.Receiver != "" {
+		id := string(m.Receiver)
+		out.ReceiverID = &id
+		if m.ReceiverInput != "" {
+			in := m.ReceiverInput
+			out.ReceiverSource = &in
+		}
+	}
+	if m.State == nil {
+		return out
+	}
+	st := *m.State
+	vol, muted := st.Volume, st.Muted
+	out.State = mediaState{Power: st.Power, Volume: &vol, Mute: &muted, Muted: &muted, Source: st.Source,
+		SourceList: st.Sources, Sources: st.Sources, Transport: st.Transport,
+		GroupCoordinator: st.GroupCoordinator, Reachable: m.Online}
+	if st.NowPlaying != nil {
+		play := st.Transport
+		if play == "" {
+			play = devices.TransportStopped
+		}
+		out.State.NowPlaying = &nowPlaying{NowPlaying: *st.NowPlaying, PlayState: play}
+	}
+	out.Capabilities.Sources = len(st.Sources) > 0
+	out.Capabilities.Transport = st.Transport != "" || st.NowPlaying != nil
+	out.Capabilities.NowPlaying = st.NowPlaying != nil
+	return out
+}
+
+// power is a switch, plug or fan; its kind is what sort it is.
+type power struct {
+	service.PowerView
+	provider
+	DeviceID string     `json:"device_id"`
+	Kind     string     `json:"kind"` // switch | outlet | fan | toggle | generic
+	State    powerState `json:"state"`
+}
+
+type powerState struct {
+	On        *bool `json:"on"`
+	Reachable bool  `json:"reachable"`
+}
+
+func powerOf(p service.PowerView) power {
+	return power{PowerView: p, provider: providerOf(p.DeviceView), DeviceID: nativeID(p.DeviceView),
+		Kind: p.PowerKind, State: powerState{On: p.On, Reachable: p.Online}}
+}
+
+// remote is a TV remote with the Rust hub's RemoteState beside the
+// service's view.
+type remote struct {
+	service.RemoteView
+	provider
+	DeviceID string      `json:"device_id"`
+	State    remoteState `json:"state"`
+}
+
+type remoteState struct {
+	On         *bool   `json:"on"`
+	CurrentApp *string `json:"current_app"`
+	Reachable  bool    `json:"reachable"`
+}
+
+// remoteRead is one remote as GET /remote/devices/{id} answers it: the
+// record with its state's fields at the top too, so it reads as the Rust
+// hub's RemoteState and as the record.
+type remoteRead struct {
+	remote
+	On        *bool `json:"on"`
+	Reachable bool  `json:"reachable"`
+}
+
+func remoteOf(r service.RemoteView) remote {
+	out := remote{RemoteView: r, provider: providerOf(r.DeviceView), DeviceID: nativeID(r.DeviceView),
+		State: remoteState{On: r.On, Reachable: r.Online}}
+	if r.CurrentApp != "" {
+		app := r.CurrentApp
+		out.State.CurrentApp = &app
+	}
+	return out
+}
+
+// sensor is a sensor: its kind and reading are its first reading's, as
+// the Rust hub reports one value per sensor; every reading stays in
+// readings.
+type sensor struct {
+	service.SensorView
+	provider
+	DeviceID string      `json:"device_id"`
+	Kind     string      `json:"kind"` // motion | occupancy | contact | illuminance | temperature | humidity | generic
+	Unit     *string     `json:"unit"`
+	State    sensorState `json:"state"`
+}
+
+type sensorState struct {
+	Reading   *reading `json:"reading"`
+	Reachable bool     `json:"reachable"`
+}
+
+// reading is a tagged value: {"bool": true} or {"number": 21.5}.
+type reading struct {
+	Bool   *bool    `json:"bool,omitempty"`
+	Number *float64 `json:"number,omitempty"`
+}
+
+// sensorKinds are the kinds the Rust hub names; other readings are
+// "generic".
+var sensorKinds = map[string]bool{
+	devices.ReadingMotion: true, devices.ReadingOccupancy: true, devices.ReadingContact: true,
+	devices.ReadingIlluminance: true, devices.ReadingTemperature: true, devices.ReadingHumidity: true,
+}
+
+func sensorOf(s service.SensorView) sensor {
+	out := sensor{SensorView: s, provider: providerOf(s.DeviceView), DeviceID: nativeID(s.DeviceView),
+		Kind: "generic", State: sensorState{Reachable: s.Online}}
+	if len(s.Readings) == 0 {
+		return out
+	}
+	r := s.Readings[0]
+	if sensorKinds[r.Type] {
+		out.Kind = r.Type
+	}
+	if r.Unit != "" {
+		u := r.Unit
+		out.Unit = &u
+	}
+	if !s.Online {
+		return out
+	}
+	switch {
+	case r.Bool != nil:
+		b := *r.Bool
+		out.State.Reading = &reading{Bool: &b}
+	case !math.IsNaN(r.Value):
+		v := r.Value
+		out.State.Reading = &reading{Number: &v}
+	}
+	return out
+}
+
+// mapped applies f to each of vs.
+func mapped[T, U any](vs []T, f func(T) U) []U {
+	out := make([]U, len(vs))
+	for i, v := range vs {
+		out[i] = f(v)
+	}
+	return out
+}
