@@ -166,7 +166,7 @@ func TestValidation(t *testing.T) {
 		}, service.EINVALID, "actions[0].state", "has no favourites"},
 		{"two remote commands in one", func(r *automation.Rule) {
 			r.Actions = []automation.Action{{Type: automation.ActRemote, Device: "Living Room TV", State: state(`{"key": "home", "app": "Netflix"}`)}}
-		}, service.EINVALID, "actions[0].state", "exactly one of key, text and app"},
+		}, service.EINVALID, "actions[0].state", "exactly one of key, text, app and power"},
 		{"a colour temperature no lamp has", func(r *automation.Rule) {
 			r.Actions[0].State = state(`{"on": true, "kelvin": 99999}`)
 		}, service.EINVALID, "actions[0].state", "kelvin 99999 is not a colour temperature"},
@@ -208,7 +208,7 @@ func TestValidation(t *testing.T) {
 			if f := service.ErrorDetails(err)["field"]; f != tc.field {
 				t.Errorf("field = %v, want %q (%v)", f, tc.field, err)
 			}
-			if !strings.Contains(err.Error(), tc.says) || !strings.HasPrefix(err.Error(), tc.field+": ") {
+			if !strings.Contains(strings.ToLower(err.Error()), strings.ToLower(tc.says)) || !strings.HasPrefix(err.Error(), tc.field+": ") {
 				t.Errorf("message %q; want it to begin %q and say %q", err, tc.field+": ", tc.says)
 			}
 		})

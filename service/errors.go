@@ -107,7 +107,7 @@ func deviceError(name string, err error) error {
 	}
 	code := ErrorCode(err)
 	text := deviceText(err)
-	if text != "" && strings.Contains(strings.ToLower(text), strings.ToLower(name)) {
+	if text != "" && strings.HasPrefix(strings.ToLower(text), strings.ToLower(name)+" ") {
 		// The adapter named the device already: say it once.
 		return Errorf(code, "%s", sentence(text))
 	}
@@ -158,6 +158,9 @@ func sentence(s string) string {
 	r, size := utf8.DecodeRuneInString(s)
 	if r == utf8.RuneError || unicode.IsUpper(r) {
 		return s
+	}
+	if first, _, _ := strings.Cut(s, " "); strings.ContainsAny(first, "._[") || strings.HasSuffix(first, ":") {
+		return s // it begins with a field's path or a name as given ("actions[0].state: …")
 	}
 	return string(unicode.ToUpper(r)) + s[size:]
 }

@@ -405,7 +405,7 @@ func TestMediaFavoritesGroupingAndCast(t *testing.T) {
 		t.Fatalf("after play: %+v", m.State)
 	}
 	_, err := h.svc.PlayFavorite(h.ctx, "Living Room Sonos", "no such station anywhere")
-	wantCode(t, err, service.ENOTFOUND)
+	wantCode(t, err, service.EINVALID) // a value the command carries, not a target
 
 	res := must[service.FanoutResult](t)(h.svc.Group(h.ctx, "Living Room Sonos", []string{"Kitchen Sonos"}))
 	if len(res.Applied) != 1 {
@@ -472,7 +472,7 @@ func TestReceiverBinding(t *testing.T) {
 	_, err = h.svc.BindReceiver(h.ctx, "Onkyo Receiver", "Kitchen Sonos", "")
 	wantCode(t, err, service.EINVALID) // the receiver serves the TV
 	_, err = h.svc.BindReceiver(h.ctx, "Kitchen Sonos", "Onkyo Receiver", "Laserdisc")
-	wantCode(t, err, service.ENOTFOUND)
+	wantCode(t, err, service.EINVALID)
 	tv = must[service.Media](t)(h.svc.BindReceiver(h.ctx, "Living Room TV", "", ""))
 	if tv.Receiver != "" {
 		t.Fatal("unbind failed")

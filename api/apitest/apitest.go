@@ -122,7 +122,9 @@ func runEngine(tb testing.TB, svc *service.Service, db *store.DB, cfg automation
 var httpClient = &http.Client{Timeout: 10 * time.Second}
 
 // V1 sends one request to /api/v1 with the key, checks the status and
-// decodes the JSON answer into out (when not nil).
+// decodes the JSON answer into out (when not nil). Writes ask for the
+// written resource back (Prefer: return=representation), as Bifrost's own
+// clients do.
 func (h *Hub) V1(t testing.TB, method, path, body string, want int, out any) {
 	t.Helper()
 	req, err := http.NewRequest(method, h.URL+"/api/v1"+path, strings.NewReader(body))
@@ -132,6 +134,9 @@ func (h *Hub) V1(t testing.TB, method, path, body string, want int, out any) {
 	req.Header.Set("Authorization", "Bearer "+h.Key)
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	if method != http.MethodGet {
+		req.Header.Set("Prefer", "return=representation")
 	}
 	res, err := httpClient.Do(req)
 	if err != nil {

@@ -386,13 +386,13 @@ func TestRustLightsShape(t *testing.T) {
 	}
 
 	fill := byName(t, lights, "Fill Light") // white only
-	if caps := fill["capabilities"].(obj); caps["color_rgb"] != false || caps["hue_gamut"] != nil || caps["effects"] != nil {
-		t.Fatalf("fill light capabilities %v: no colour, no gamut, effects omitted", caps)
+	if caps := fill["capabilities"].(obj); caps["color_rgb"] != false || caps["hue_gamut"] != nil || caps["effects"] != nil || caps["segments"] != nil {
+		t.Fatalf("fill light capabilities %v: no colour, no gamut, effects and segments omitted", caps)
 	}
 
-	rope := byName(t, lights, "Rope Light") // effect Aurora, no colour temperature
+	rope := byName(t, lights, "Rope Light") // effect Aurora, no colour temperature, 15 segments
 	caps, st = rope["capabilities"].(obj), rope["state"].(obj)
-	if caps["color_temperature"] != false || st["effect"] != "Aurora" || st["color_temp_mirek"] != nil {
+	if caps["color_temperature"] != false || caps["segments"] != 15.0 || st["effect"] != "Aurora" || st["color_temp_mirek"] != nil {
 		t.Fatalf("rope light %v %v", caps, st)
 	}
 
@@ -548,8 +548,12 @@ func TestRustLightStateErrors(t *testing.T) {
 	h.fail(t, h.control, http.MethodPut, "/api/v1/lights/sim:fill-light/state", `{"on": true, "brightness": 50}`, http.StatusBadGateway, "unreachable")
 }
 
+// startsWithCapital reports whether a message starts as a sentence does:
+// with a capital, or with the path of the field at fault as written
+// ("color.brightness 1.5 is out of range").
 func startsWithCapital(s string) bool {
-	return s != "" && strings.ToUpper(s[:1]) == s[:1]
+	first, _, _ := strings.Cut(s, " ")
+	return s != "" && (strings.ToUpper(s[:1]) == s[:1] || strings.ContainsAny(first, "._["))
 }
 
 func TestRustLightStatePrefer(t *testing.T) {
@@ -572,44 +576,52 @@ func TestRustLightStatePrefer(t *testing.T) {
 
 func TestRustLightSegments(t *testing.T) {
 	h := newHarness(t)
+	// The doc's example: paint segments 0–2 red, 3–5 blue.
 	const paint = `{"segments":[{"segment":0,"rgb":16711680},{"segment":1,"rgb":16711680},
                    {"segment":2,"rgb":16711680},{"segment":3,"rgb":255},
                    {"segment":4,"rgb":255},{"segment":5,"rgb":255}]}`
-	h.fail(t, h.control, http.MethodPut, "/api/v1/lights/sim:no-such-light/segments", paint, http.StatusNotFound, "not_found")
-	// A light without segment support: 502.
-	h.fail(t, h.control, http.MethodPut, "/api/v1/lights/sim:key-light/segments", paint, http.StatusBadGateway, "device_error")
-	for _, body := range []string{
-		`{}`,
-		`{"segments": "red"}`,
-		`{"segments": [{"rgb": 255}]}`,
-		`{"segments": [{"segment": 0.5, "rgb": 255}]}`,
-		`{"segments": [{"segment": 0, "rgb": 255.5}]}`,
-	} {
-		h.fail(t, h.control, http.MethodPut, "/api/v1/lights/sim:key-light/segments", body, http.StatusUnprocessableEntity, "invalid")
+	const strip = "sim:rope-light" // an RGBIC strip of 15 segments
+	caps := h.object(t, "/api/v1/lights/"+strip)["capabilities"].(obj)
+	n := pinInteger(t, "rope light capabilities", caps, "segments")
+	if n != 15 {
+		t.Fatalf("the rope light advertises %d segments, want 15", n)
 	}
-
-	var strip obj
-	for _, l := range h.objects(t, "/api/v1/lights") {
-		if _, ok := l["capabilities"].(obj)["segments"]; ok {
-			strip = l
+	before := h.lightState(t, strip)
+	path := "/api/v1/lights/" + strip + "/segments"
+	h.done(t, http.MethodPut, path, paint)
+	segs := h.home.Light(strip).Segments()
+	for i, want := range []uint32{0xFF0000, 0xFF0000, 0xFF0000, 0x0000FF, 0x0000FF, 0x0000FF, 0xFFFFFF} {
+		if segs[i].RGB != want {
+			t.Fatalf("segment %d is %06X, want %06X", i, segs[i].RGB, want)
 		}
 	}
-	if strip == nil {
-		t.Skip("no light of the simulated home advertises capabilities.segments: the 204/200/422-range cases need one")
+	// Write-only: the LightState does not report segments, nor change.
+	if after := h.lightState(t, strip); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatalf("painting segments moved the state from %v to %v", before, after)
 	}
-	id, n := strip["id"].(string), int(strip["capabilities"].(obj)["segments"].(float64))
-	path := "/api/v1/lights/" + id + "/segments"
-	h.done(t, http.MethodPut, path, `{"segments":[{"segment":0,"rgb":16711680,"brightness":50},{"segment":1,"brightness":20}]}`)
+
 	var res struct {
 		ID       string `json:"id"`
 		Name     string `json:"name"`
 		Segments int    `json:"segments"`
 	}
-	h.represented(t, http.MethodPut, path, `{"segments":[{"segment":0,"rgb":255},{"segment":1,"rgb":65280}]}`, &res)
-	if res.ID != id || res.Segments != 2 {
+	h.represented(t, http.MethodPut, path, `{"segments":[{"segment":0,"rgb":65280,"brightness":50},{"segment":14,"brightness":20.0}]}`, &res)
+	if res.ID != strip || res.Name != "Rope Light" || res.Segments != 2 {
 		t.Fatalf("segments answer %+v", res)
 	}
+	if segs := h.home.Light(strip).Segments(); segs[0].RGB != 0x00FF00 || segs[0].Brightness != 50 || segs[14].Brightness != 20 || segs[14].RGB != 0xFFFFFF {
+		t.Fatalf("segments 0 and 14: %+v %+v", segs[0], segs[14])
+	}
+
+	commands := h.commands(t, strip)
 	for _, body := range []string{
+		`{}`,
+		`{"segments": []}`,
+		`{"segments": "red"}`,
+		`{"segments": [{"rgb": 255}]}`,
+		`{"segments": [{"segment": 0}]}`,
+		`{"segments": [{"segment": 0.5, "rgb": 255}]}`,
+		`{"segments": [{"segment": 0, "rgb": 255.5}]}`,
 		fmt.Sprintf(`{"segments":[{"segment":%d,"rgb":255}]}`, n),
 		`{"segments":[{"segment":-1,"rgb":255}]}`,
 		`{"segments":[{"segment":0,"rgb":16777216}]}`,
@@ -617,6 +629,15 @@ func TestRustLightSegments(t *testing.T) {
 	} {
 		h.fail(t, h.control, http.MethodPut, path, body, http.StatusUnprocessableEntity, "invalid")
 	}
+	if got := h.commands(t, strip); got != commands {
+		t.Fatalf("refused segment writes reached the strip %d times", got-commands)
+	}
+
+	h.fail(t, h.control, http.MethodPut, "/api/v1/lights/sim:no-such-light/segments", paint, http.StatusNotFound, "not_found")
+	// Same status codes as …/state, and 502 when the light has no segment support.
+	h.fail(t, h.control, http.MethodPut, "/api/v1/lights/sim:key-light/segments", paint, http.StatusBadGateway, "device_error")
+	h.home.Light(strip).SetUnreachable(true)
+	h.fail(t, h.control, http.MethodPut, path, paint, http.StatusBadGateway, "unreachable")
 }
 
 // ---------------------------------------------------------------- rooms
@@ -927,8 +948,20 @@ func TestRustMediaState(t *testing.T) {
 		h.done(t, http.MethodPut, path, fmt.Sprintf(`{"transport": %q}`, cmd))
 	}
 
+	// The doc's command: a streaming service switches the receiver to it.
+	h.done(t, http.MethodPut, "/api/v1/media/devices/sim:onkyo-receiver/state", `{
+  "power": true,
+  "volume": 40,
+  "mute": false,
+  "source": "spotify",
+  "transport": "play"
+}`)
+	st = h.media(t, "sim:onkyo-receiver")["state"].(obj)
+	if src, _ := st["source"].(string); st["power"] != true || st["volume"] != 40.0 || st["mute"] != false || !strings.EqualFold(src, "spotify") {
+		t.Fatalf("after the doc's command: %v", st)
+	}
 	// Receiver inputs by the doc's names.
-	h.done(t, http.MethodPut, "/api/v1/media/devices/sim:onkyo-receiver/state", `{"power": true, "source": "net"}`)
+	h.done(t, http.MethodPut, "/api/v1/media/devices/sim:onkyo-receiver/state", `{"source": "net"}`)
 	if src, _ := h.media(t, "sim:onkyo-receiver")["state"].(obj)["source"].(string); !strings.EqualFold(src, "net") {
 		t.Fatalf("source net: the receiver is on %q", src)
 	}
@@ -1016,8 +1049,9 @@ func TestRustCompanion(t *testing.T) {
 
 	h.fail(t, h.control, http.MethodPut, path("sim:onkyo-receiver"), `{"primary_id": "sim:onkyo-receiver"}`, http.StatusUnprocessableEntity, "invalid")
 	h.fail(t, h.control, http.MethodPut, path("sim:onkyo-receiver"), `{"primary_id": "sim:no-such-player"}`, http.StatusUnprocessableEntity, "invalid")
-	h.fail(t, h.control, http.MethodPut, path("sim:onkyo-receiver"), `{"primary_id": "sim:kitchen-sonos"}`, http.StatusUnprocessableEntity, "invalid") // a companion
-	h.fail(t, h.control, http.MethodPut, path(primary), `{"primary_id": "sim:onkyo-receiver"}`, http.StatusUnprocessableEntity, "invalid")         // itself a primary
+	// A companion cannot be a primary, nor a primary a companion.
+	h.fail(t, h.control, http.MethodPut, path("sim:onkyo-receiver"), `{"primary_id": "sim:kitchen-sonos"}`, http.StatusUnprocessableEntity, "invalid")
+	h.fail(t, h.control, http.MethodPut, path(primary), `{"primary_id": "sim:onkyo-receiver"}`, http.StatusUnprocessableEntity, "invalid")
 	h.fail(t, h.control, http.MethodPut, path("sim:no-such-player"), `{"primary_id": "sim:living-room-sonos"}`, http.StatusNotFound, "not_found")
 
 	h.done(t, http.MethodPut, path("sim:kitchen-sonos"), `{"primary_id": null}`)

@@ -118,6 +118,7 @@ func (h *hub) call(method, path string, body, out any) int {
 	}
 	req := httptest.NewRequest(method, "/api/v1"+path, r)
 	req.Header.Set("Authorization", "Bearer "+h.key)
+	req.Header.Set("Prefer", "return=representation") // writes answer with what they did, not 204
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}

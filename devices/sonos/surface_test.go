@@ -95,10 +95,12 @@ func TestAPIPlaysAFavouriteByNameAndGroups(t *testing.T) {
 	// Grouping sends the kitchen, and only the kitchen, to the living
 	// room's group.
 	living.forget()
-	var res service.FanoutResult
-	s.V1(t, http.MethodPost, "/media/devices/Living%20Room/group", `{"members": ["Kitchen"]}`, http.StatusOK, &res)
-	if len(res.Applied) != 1 || res.Applied[0].ID != kitchenID || len(res.Failed) != 0 {
-		t.Fatalf("group %+v", res)
+	var counts struct {
+		Results service.FanoutResult `json:"results"`
+	}
+	s.V1(t, http.MethodPost, "/media/devices/Living%20Room/group", `{"members": ["Kitchen"]}`, http.StatusOK, &counts)
+	if res := counts.Results; len(res.Applied) != 1 || res.Applied[0].ID != kitchenID || len(res.Failed) != 0 {
+		t.Fatalf("group %+v", counts)
 	}
 	kitchen.calledExactly(t, "AVTransport", "SetAVTransportURI", joinLiv)
 	if got := strings.Join(kitchen.writes(), ","); got != "SetAVTransportURI" {
@@ -145,7 +147,7 @@ func TestAPIReportsAStalledPlayerUnreachable(t *testing.T) {
 	var list []service.Media
 	s.V1(t, http.MethodGet, "/media/devices", "", http.StatusOK, &list)
 	for _, p := range list {
-		if p.ID == kitchenID && (p.Online || p.State != nil) {
+		if p.ID == kitchenID && (p.Online || p.State == nil || p.State.Power) {
 			t.Fatalf("the stalled player listed as %+v", p)
 		}
 		if p.ID == livingID && (!p.Online || p.State == nil || p.State.Volume != 12) {
