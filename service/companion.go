@@ -264,6 +264,34 @@ func members(inv inventory, rec DeviceRecord) []DeviceRecord {
 	return append([]DeviceRecord{rec}, companionsOf(inv, rec.ID)...)
 }
 
+// memberWith is the member of rec that can do what has asks: rec itself
+// when it can, else the first companion that can (one that answers
+// first), else rec, which then says it cannot.
+func (s *Service) memberWith(inv inventory, rec DeviceRecord, has func(capsRecord) bool) DeviceRecord {
+	if has(inv.capsOf(rec)) {
+		return rec
+	}
+	var found *DeviceRecord
+	for _, c := range companionsOf(inv, rec.ID) {
+		if !has(inv.capsOf(c)) {
+			continue
+		}
+		if s.answering(c) {
+			return c
+		}
+		if found == nil {
+			found = &c
+		}
+	}
+	if found != nil {
+		return *found
+	}
+	return rec
+}
+
+func hasFavorites(c capsRecord) bool { return c.Favorites }
+func canCast(c capsRecord) bool      { return c.Cast }
+
 // answering reports whether the model has rec's media state: it is online
 // and has reported.
 func (s *Service) answering(rec DeviceRecord) bool {

@@ -17,11 +17,11 @@ type capsRecord struct {
 	// MediaClass is the player's class (devices.MediaReceiver, …), when
 	// the adapter says it.
 	MediaClass string `json:"media_class,omitempty"`
-	Favorites bool               `json:"favorites,omitempty"`
-	Cast      bool               `json:"cast,omitempty"`
-	Group     bool               `json:"group,omitempty"`
-	Remote    bool               `json:"remote,omitempty"`
-	Sensor    bool               `json:"sensor,omitempty"`
+	Favorites  bool   `json:"favorites,omitempty"`
+	Cast       bool   `json:"cast,omitempty"`
+	Group      bool   `json:"group,omitempty"`
+	Remote     bool   `json:"remote,omitempty"`
+	Sensor     bool   `json:"sensor,omitempty"`
 }
 
 func capsOf(d devices.Device) capsRecord {

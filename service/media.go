@@ -337,6 +337,7 @@ func (s *Service) Favorites(ctx context.Context, ref string) ([]devices.Favorite
 	if err != nil {
 		return nil, err
 	}
+	rec = s.memberWith(inv, rec, hasFavorites)
 	if !inv.capsOf(rec).Favorites {
 		return nil, Errorf(EUNSUPPORTED, "%s has no favourites", rec.Name)
 	}
@@ -376,21 +377,25 @@ func (s *Service) PlayFavorite(ctx context.Context, ref, favorite string) (Media
 	if err := authorize(ctx, ScopeControl); err != nil {
 		return Media{}, err
 	}
-	_, rec, err := s.findMedia(ctx, ref)
+	inv, rec, err := s.findMedia(ctx, ref)
 	if err != nil {
 		return Media{}, err
 	}
 	if err := controllable(rec); err != nil {
 		return Media{}, err
 	}
-	fav, fp, err := s.findFavorite(ctx, rec, favorite)
+	dev := s.memberWith(inv, rec, hasFavorites) // a companion's favourites play on it
+	fav, fp, err := s.findFavorite(ctx, dev, favorite)
 	if err == nil {
-		err = s.reg.Do(ctx, rec.ID, "", func(ctx context.Context) error { return fp.PlayFavorite(ctx, fav.ID) })
+		err = s.reg.Do(ctx, dev.ID, "", func(ctx context.Context) error { return fp.PlayFavorite(ctx, fav.ID) })
 		err = wrapDevice(rec.Name, err)
 	}
 	s.audit(ctx, "media.play_favorite", rec.Name, err, fav.Title)
 	if err != nil {
 		return Media{}, err
+	}
+	if dev.ID != rec.ID {
+		s.readNow(ctx, dev.ID)
 	}
 	return s.mediaChanged(ctx, rec, true), nil
 }
@@ -427,14 +432,18 @@ func (s *Service) Cast(ctx context.Context, ref, contentID, contentType string) 
 		return Media{}, Errorf(EINVALID, "The content type %q is not valid; valid: %s", contentType, strings.Join(CastTypes, ", ")).
 			With("options", CastTypes)
 	}
-	_, rec, err := s.findMedia(ctx, ref)
+	inv, rec, err := s.findMedia(ctx, ref)
 	if err != nil {
 		return Media{}, err
 	}
-	err = s.cast(ctx, rec, contentID, contentType)
+	dev := s.memberWith(inv, rec, canCast) // a companion that casts does it for its primary
+	err = s.cast(ctx, dev, contentID, contentType)
 	s.audit(ctx, "media.cast", rec.Name, err, contentType+" "+contentID)
 	if err != nil {
 		return Media{}, err
+	}
+	if dev.ID != rec.ID {
+		s.readNow(ctx, dev.ID)
 	}
 	return s.mediaChanged(ctx, rec, true), nil
 }

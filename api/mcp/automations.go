@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -121,7 +122,7 @@ func (t *tools) automationTools() []mcpserver.ServerTool {
 		{Tool: newTool("create_automation", `A rule: when the trigger fires and the conditions hold, run the actions. Name targets; durations like 10m. Answers with the rule as a sentence: confirm it. E.g. {"name":"Hall night","trigger":{"type":"sensor","device":"Hall Motion","to":"detected"},"conditions":[{"type":"sun","sun":"down"}],"actions":[{"type":"light","lights":["Hall Light"],"state":{"brightness":30}}],"restore_after":"5m"}`,
 			acts, object(ruleProps, "name", "trigger", "actions"), savedAutomation),
 			Handler: handle(t, t.createAutomation)},
-		{Tool: newTool("update_automation", "Change an automation: enable, disable, rename, or replace its trigger, conditions or actions (as create_automation takes them); only what is given changes.",
+		{Tool: newTool("update_automation", "Change an automation: enable, disable, rename, or replace its trigger, conditions or actions (as create_automation takes them).",
 			writes, object(with(patchRuleProps, automationArg), "automation"), savedAutomation),
 			Handler: handle(t, t.updateAutomation)},
 		{Tool: newTool("delete_automation", "Delete an automation for good (update_automation enabled false pauses one).",
@@ -155,7 +156,13 @@ func (t *tools) listAutomations(ctx context.Context, _ struct{}) (result, error)
 
 // ruleArgs are a rule as create_automation takes it: the body of POST
 // /api/v1/automations.
-type ruleArgs = automation.Input
+type ruleArgs struct {
+	automation.Input
+}
+
+// serviceInput: a light action's state is a LightPatch, which the tool
+// describes as set_light takes it.
+func (ruleArgs) serviceInput() (svc, own reflect.Type) { return lightPatch, patchArgsType }
 
 func (t *tools) createAutomation(ctx context.Context, a ruleArgs) (result, error) {
 	v, err := t.eng.Create(ctx, a.Rule())
@@ -169,6 +176,8 @@ type updateArgs struct {
 	Automation string `json:"automation"`
 	automation.Patch
 }
+
+func (updateArgs) serviceInput() (svc, own reflect.Type) { return lightPatch, patchArgsType }
 
 func (t *tools) updateAutomation(ctx context.Context, a updateArgs) (result, error) {
 	v, err := t.eng.Update(ctx, a.Automation, a.Patch)

@@ -125,10 +125,10 @@ func TestAutomationToolErrorsSayHowToCorrect(t *testing.T) {
 		"Hallway Motion", "Office Motion")
 	failed(t, call(t, c, "create_automation", with("trigger", map[string]any{"type": "doorbell"})), "doorbell", "occupancy")
 	failed(t, call(t, c, "create_automation", with("trigger", map[string]any{"type": "sensor", "device": "Office Motion", "goes": "detected"})),
-		`unknown field "goes"`)
-	failed(t, call(t, c, "create_automation", with("restore_after", "5 minutes later")), "not a duration")
+		`Unknown field "goes" in trigger`)
+	failed(t, call(t, c, "create_automation", with("restore_after", "5 minutes later")), `Give restore_after as a duration such as "10m"`, `not "5 minutes later"`)
 	failed(t, call(t, c, "create_automation", with("actions", []any{})), "action")
-	failed(t, call(t, c, "create_automation", with("colour", "red")), `unknown argument "colour"`, "trigger")
+	failed(t, call(t, c, "create_automation", with("colour", "red")), `Unknown argument "colour": create_automation takes`, "trigger")
 
 	ok(t, call(t, c, "create_automation", officeAtNight), nil)
 	failed(t, call(t, c, "create_automation", officeAtNight), "Office at night")

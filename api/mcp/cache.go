@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"sync"
 
-	"github.com/labstack/echo/v4"
 	mcplib "github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -49,29 +48,34 @@ func (s *Server) cacheKey(req *http.Request, env envelope) string {
 	return call.Name + "\x00" + req.Header.Get(mcplib.HeaderProtocolVersion)
 }
 
-// kept writes the kept result for key at gen, if there is one.
-func (s *Server) kept(c echo.Context, buf *bytes.Buffer, key string, gen uint64, id any) (bool, error) {
+// kept is the kept result for key at gen, as the answer to the request
+// id, if there is one.
+func (s *Server) kept(key string, gen uint64, id any) (keptAnswer, bool) {
 	s.calls.mu.Lock()
 	k, ok := s.calls.kept[key]
 	s.calls.mu.Unlock()
 	if !ok || k.gen != gen {
-		return false, nil
+		return keptAnswer{}, false
 	}
 	idJSON, err := json.Marshal(mcplib.NewRequestId(id))
 	if err != nil {
-		return false, nil
+		return keptAnswer{}, false
 	}
-	buf.Reset()
+	return keptAnswer{id: idJSON, result: k.result}, true
+}
+
+// keptAnswer is a kept result answering one request, written without
+// encoding the result again.
+type keptAnswer struct {
+	id, result json.RawMessage
+}
+
+func (k keptAnswer) appendTo(buf *bytes.Buffer) {
 	buf.WriteString(`{"jsonrpc":"` + mcplib.JSONRPC_VERSION + `","id":`)
-	buf.Write(idJSON)
+	buf.Write(k.id)
 	buf.WriteString(`,"result":`)
 	buf.Write(k.result)
 	buf.WriteString("}\n")
-	w := c.Response()
-	w.Header().Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
-	w.WriteHeader(http.StatusOK)
-	_, err = w.Write(buf.Bytes())
-	return true, err
 }
 
 // keep remembers the result of a successful call for key at gen.

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"reflect"
 
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
@@ -43,7 +44,7 @@ type setPowerArgs struct {
 
 func (t *tools) setPower(ctx context.Context, a setPowerArgs) (result, error) {
 	if a.On == nil {
-		return result{}, service.Errorf(service.EINVALID, "on is required: true or false")
+		return result{}, service.Errorf(service.EINVALID, "Give on: true to switch it on, false to switch it off")
 	}
 	p, err := t.svc.SetPower(ctx, a.Device, *a.On)
 	if err != nil {
@@ -102,9 +103,17 @@ type keyArgs struct {
 	Key string `json:"key"`
 }
 
+// serviceInput: the service's messages about a remote command name the
+// fields of a RemoteCommand, as do those of appArgs and textArgs.
+func (keyArgs) serviceInput() (svc, own reflect.Type) {
+	return remoteCommand, reflect.TypeFor[keyArgs]()
+}
+
+var remoteCommand = reflect.TypeFor[service.RemoteCommand]()
+
 func (t *tools) pressKey(ctx context.Context, a keyArgs) (result, error) {
 	if a.Key == "" {
-		return result{}, service.Errorf(service.EINVALID, "key is required").With("options", devices.RemoteKeys)
+		return result{}, service.Errorf(service.EINVALID, "Give key: the remote key to press").With("options", devices.RemoteKeys)
 	}
 	r, err := t.svc.RemoteCommand(ctx, a.TV, service.RemoteCommand{Key: a.Key})
 	if err != nil {
@@ -119,9 +128,13 @@ type appArgs struct {
 	App string `json:"app"`
 }
 
+func (appArgs) serviceInput() (svc, own reflect.Type) {
+	return remoteCommand, reflect.TypeFor[appArgs]()
+}
+
 func (t *tools) launchApp(ctx context.Context, a appArgs) (result, error) {
 	if a.App == "" {
-		return result{}, service.Errorf(service.EINVALID, "app is required: an app's name, its package id, or a deep link")
+		return result{}, service.Errorf(service.EINVALID, "Give app: an app's name, its package id, or a deep link")
 	}
 	r, err := t.svc.RemoteCommand(ctx, a.TV, service.RemoteCommand{App: a.App})
 	if err != nil {
@@ -136,9 +149,13 @@ type textArgs struct {
 	Text string `json:"text"`
 }
 
+func (textArgs) serviceInput() (svc, own reflect.Type) {
+	return remoteCommand, reflect.TypeFor[textArgs]()
+}
+
 func (t *tools) typeText(ctx context.Context, a textArgs) (result, error) {
 	if a.Text == "" {
-		return result{}, service.Errorf(service.EINVALID, "text is required: what to type on the TV")
+		return result{}, service.Errorf(service.EINVALID, "Give text: what to type on the TV")
 	}
 	r, err := t.svc.RemoteCommand(ctx, a.TV, service.RemoteCommand{Text: a.Text})
 	if err != nil {

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"net"
-	"net/http"
 	"net/url"
 	"strings"
 
@@ -20,7 +19,7 @@ func (s *Server) guard(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
 		if origin := req.Header.Get(echo.HeaderOrigin); origin != "" && !s.origins.allows(origin, req.Host) {
-			return service.Errorf(service.EFORBIDDEN, "requests from origin %q are not allowed; add it to the hub's allowed origins", origin)
+			return service.Errorf(service.EFORBIDDEN, "Requests from origin %q are not allowed: add it to the hub's allowed origins", clip(origin))
 		}
 		if err := keyauth.Authenticate(c, s.svc); err != nil {
 			return err
@@ -95,10 +94,4 @@ func isLoopback(hostname string) bool {
 	}
 	ip := net.ParseIP(hostname)
 	return ip != nil && ip.IsLoopback()
-}
-
-// methodNotAllowed answers the verbs a stateless endpoint does not serve.
-func methodNotAllowed(c echo.Context) error {
-	c.Response().Header().Set(echo.HeaderAllow, http.MethodPost)
-	return echo.ErrMethodNotAllowed
 }

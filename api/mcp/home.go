@@ -46,7 +46,7 @@ type summary struct {
 // summarySchema is told rather than spelt out, to keep tools/list small.
 var summarySchema = told("devices: count; rooms: [{id, name, devices, occupied, lights|power|media: {on, off, offline}, " +
 	"lights.brightness: [min, max] lit, playing: [{name, now_playing}], offline: names, more_offline, more_playing: counts, scenes}]; " +
-	"no_room: as a room, for the devices in none; scenes: home scenes")
+	"no_room: as a room; scenes: home scenes")
 
 func homeOf(h service.Home) home {
 	v := home{
@@ -354,7 +354,7 @@ func (t *tools) undo(ctx context.Context, _ struct{}) (result, error) {
 	f := fanoutOf(res.Result)
 	text := res.Message
 	for _, x := range f.Failed {
-		text += "; " + x.Name + " failed: " + x.Error
+		text += "; " + failedText(x.Name, x.Error)
 	}
 	v := struct {
 		Action     string `json:"action"`

@@ -109,11 +109,11 @@ func filtersAnswerDetail(t *testing.T, h *hub) {
 		}
 	}
 
-	failed(t, call(t, c, "get_home_state", map[string]any{"room": "cellar"}), "no room matches", "Attic", "Garden")
+	failed(t, call(t, c, "get_home_state", map[string]any{"room": "cellar"}), "No room matches", "Attic", "Garden")
 	failed(t, call(t, c, "get_home_state", map[string]any{"room": "floor"}), "more than one", "Ground Floor", "First Floor")
 	failed(t, call(t, c, "get_home_state", map[string]any{"kind": "lamps"}), "light, media, power, remote, sensor")
-	failed(t, call(t, c, "get_home_state", map[string]any{"only_on": "yes"}), "only_on must be true or false")
-	failed(t, call(t, c, "get_home_state", map[string]any{"rooms": "attic"}), `unknown argument "rooms"`, "room, kind, only_on, detail")
+	failed(t, call(t, c, "get_home_state", map[string]any{"only_on": "yes"}), "Give only_on as true or false, not a string")
+	failed(t, call(t, c, "get_home_state", map[string]any{"rooms": "attic"}), `Unknown argument "rooms": get_home_state takes room, kind, only_on and detail`)
 }
 
 func resourceIsTheSummary(t *testing.T, h *hub) {

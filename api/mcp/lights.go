@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -14,40 +15,56 @@ import (
 // set_room.
 var patchProps = map[string]schema{
 	"on":         boolean(""),
-	"brightness": integer("percent; 0 turns it off", 0, 100),
+	"brightness": number("0–100 %; 0 turns it off", 0, 100),
 	"hex":        str("colour as RRGGBB, e.g. FF8800"),
-	"kelvin":     integer("white, 2700 warm to 6500 cool; kept in the light's range", 1, 0),
+	"kelvin":     number("1000–20000 K; 2700 warm, 6500 cool; kept in the light's range", minKelvin, maxKelvin),
 	"effect":     str("see list_light_effects"),
 	"preset":     str("a gel or light source: list_color_presets"),
 }
 
-// patchArgs are the light-write arguments.
+// The colour temperatures a light write takes (the service's range).
+const (
+	minKelvin = 1000
+	maxKelvin = 20000
+)
+
+// patchArgs are the light-write arguments. Brightness and kelvin take
+// fractions (rounded), as a model may send 80.0 or 62.5.
 type patchArgs struct {
-	On         *bool   `json:"on"`
-	Brightness *int    `json:"brightness"`
-	Hex        *string `json:"hex"`
-	Kelvin     *int    `json:"kelvin"`
-	Effect     *string `json:"effect"`
-	Preset     *string `json:"preset"`
+	On         *bool    `json:"on"`
+	Brightness *rounded `json:"brightness"`
+	Hex        *string  `json:"hex"`
+	Kelvin     *rounded `json:"kelvin"`
+	Effect     *string  `json:"effect"`
+	Preset     *string  `json:"preset"`
 }
 
 func (a patchArgs) patch() service.LightPatch {
-	return service.LightPatch{On: a.On, Brightness: a.Brightness, Hex: a.Hex, Kelvin: a.Kelvin, Effect: a.Effect, Preset: a.Preset}
+	return service.LightPatch{On: a.On, Brightness: ints(a.Brightness), Hex: a.Hex, Kelvin: ints(a.Kelvin), Effect: a.Effect, Preset: a.Preset}
 }
+
+// serviceInput: the service's messages about a light write name the
+// fields of a LightPatch.
+func (patchArgs) serviceInput() (svc, own reflect.Type) { return lightPatch, patchArgsType }
+
+var (
+	lightPatch    = reflect.TypeFor[service.LightPatch]()
+	patchArgsType = reflect.TypeFor[patchArgs]()
+)
 
 func (t *tools) lightTools() []mcpserver.ServerTool {
 	return []mcpserver.ServerTool{
 		{Tool: newTool("list_lights", "Every light with its state (on, brightness, colour, temperature or effect) and what it can do.",
 			reads, noArgs, open(map[string]schema{"lights": array("", lightSchema)})),
 			Handler: handle(t, t.listLights)},
-		{Tool: newTool("list_light_effects", "The names of the effects one light has, for set_light's effect.",
+		{Tool: newTool("list_light_effects", "One light's effects, for set_light's effect.",
 			reads, object(map[string]schema{"light": str("the light's name or id")}, "light"),
 			open(map[string]schema{"light": str(""), "effects": array("", str(""))})),
 			Handler: handle(t, t.listLightEffects)},
 		{Tool: newTool("list_color_presets", "Gels and light sources for set_light's preset.",
 			reads, noArgs, open(map[string]schema{"presets": array("", presetSchema)})),
 			Handler: handle(t, t.listPresets)},
-		{Tool: newTool("set_light", "Change one light, several, or all: give only what should change, at most one of hex, kelvin, effect and preset; each of those, and brightness, turns the light on.",
+		{Tool: newTool("set_light", "Change one light, several, or all: only what is given changes, at most one of hex, kelvin, effect and preset. Each of those, and brightness, turns it on.",
 			writes, object(with(patchProps, map[string]schema{
 				"light":  str(`one light's name or id, or "all"`),
 				"lights": array("several lights' names or ids", str("")),
@@ -111,7 +128,7 @@ func (t *tools) setLight(ctx context.Context, a setLightArgs) (result, error) {
 	p := a.patch()
 	switch {
 	case a.Light != "" && len(a.Lights) > 0:
-		return result{}, service.Errorf(service.EINVALID, `give light (one, or "all") or lights (several), not both`)
+		return result{}, service.Errorf(service.EINVALID, `Give light (one, or "all") or lights (several), not both`)
 	case len(a.Lights) > 0 || strings.EqualFold(strings.TrimSpace(a.Light), "all"):
 		refs := a.Lights
 		if len(refs) == 0 {

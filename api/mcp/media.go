@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 
 	mcpserver "github.com/mark3labs/mcp-go/server"
@@ -11,7 +12,7 @@ import (
 	"github.com/bifrost-hub/bifrost/service"
 )
 
-var deviceArg = map[string]schema{"device": str("the media player's name or id")}
+var deviceArg = map[string]schema{"device": str("the player's name or id")}
 
 // playerOut is the answer of a tool about one player: its state, in the
 // shape list_media_devices declares (not repeated, to keep tools/list
@@ -26,10 +27,10 @@ func (t *tools) mediaTools() []mcpserver.ServerTool {
 		{Tool: newTool("get_media_state", "One media player's live state, with the sources it can switch to.",
 			reads, object(deviceArg, "device"), told("the player, as list_media_devices, with its sources")),
 			Handler: handle(t, t.getMedia)},
-		{Tool: newTool("set_media", "Change a media player's power, volume, mute, source or transport: only what is given. A source bound to a receiver sends volume and mute there.",
+		{Tool: newTool("set_media", "Change a media player's power, volume, mute, source or transport, as given. A source bound to a receiver sends volume and mute there.",
 			acts, object(with(deviceArg, map[string]schema{
 				"power":     boolean(""),
-				"volume":    integer("", 0, 100),
+				"volume":    integer("0–100", 0, 100),
 				"mute":      boolean(""),
 				"source":    str("an input or app from get_media_state's sources"),
 				"transport": enum("", service.TransportCommands),
@@ -46,7 +47,7 @@ func (t *tools) mediaTools() []mcpserver.ServerTool {
 		{Tool: newTool("play_media_favorite", "Play one of a player's favourites, by id, title or part of a title.",
 			writes, object(with(deviceArg, map[string]schema{"favorite": str("")}), "device", "favorite"), playerOut),
 			Handler: handle(t, t.playFavorite)},
-		{Tool: newTool("cast_media", "Play content on a player by content id (a URL or a provider's id) and type.",
+		{Tool: newTool("cast_media", "Play a URL or a provider's content id on a player.",
 			writes, object(with(deviceArg, map[string]schema{
 				"content_id":   str("a URL or a provider's content id"),
 				"content_type": enum("", service.CastTypes),
@@ -106,14 +107,20 @@ func (t *tools) getMedia(ctx context.Context, a deviceArgs) (result, error) {
 type setMediaArgs struct {
 	Device    string  `json:"device"`
 	Power     *bool   `json:"power"`
-	Volume    *int    `json:"volume"`
+	Volume    *whole  `json:"volume"`
 	Mute      *bool   `json:"mute"`
 	Source    *string `json:"source"`
 	Transport *string `json:"transport"`
 }
 
+// serviceInput: the service's messages about a media write name the
+// fields of a MediaPatch.
+func (setMediaArgs) serviceInput() (svc, own reflect.Type) {
+	return reflect.TypeFor[service.MediaPatch](), reflect.TypeFor[setMediaArgs]()
+}
+
 func (t *tools) setMedia(ctx context.Context, a setMediaArgs) (result, error) {
-	p := service.MediaPatch{Power: a.Power, Volume: a.Volume, Mute: a.Mute, Source: a.Source, Transport: a.Transport}
+	p := service.MediaPatch{Power: a.Power, Volume: ints(a.Volume), Mute: a.Mute, Source: a.Source, Transport: a.Transport}
 	return mediaResult(t.svc.SetMedia(ctx, a.Device, p))
 }
 

@@ -15,7 +15,7 @@ func (t *tools) sceneTools() []mcpserver.ServerTool {
 		{Tool: newTool("set_room", `Change a room's lights. With "on": the whole room (a bare on/off also its plugs and players); without: only the lights already lit, so dimming never wakes a dark lamp.`,
 			writes, object(with(patchProps, map[string]schema{"room": str("the room's name or id")}), "room"), fanoutSchema),
 			Handler: handle(t, t.setRoom)},
-		{Tool: newTool("activate_scene", "Restore a saved scene on every device it captured; says which devices took it.",
+		{Tool: newTool("activate_scene", "Restore a saved scene on every device it captured; says which took it.",
 			writes, object(map[string]schema{"scene": str("the scene's name or id")}, "scene"), fanoutOut),
 			Handler: handle(t, t.activateScene)},
 		{Tool: newTool("save_room_scene", "Save the live state of a room's lights and plugs as a new scene.",
@@ -79,7 +79,7 @@ func (t *tools) saveRoomScene(ctx context.Context, a saveArgs) (result, error) {
 		if _, err := t.svc.GetRoom(ctx, a.Room); err != nil {
 			return result{}, err
 		}
-		return result{}, service.Errorf(service.EINVALID, "name the room whose scene to save")
+		return result{}, service.Errorf(service.EINVALID, "Name the room whose scene to save")
 	}
 	return t.saveScene(ctx, a.Name, a.Room)
 }
@@ -107,7 +107,11 @@ func (t *tools) saveScene(ctx context.Context, name, room string) (result, error
 	}
 	text := fmt.Sprintf("Saved scene %q (%s) of %s: %s.", v.Name, v.ID, where, count(v.Devices, "device"))
 	for _, s := range v.Skipped {
-		text += " Left out " + s.Name + ": " + s.Error + "."
+		if startsWithName(s.Error, s.Name) {
+			text += " Left out: " + s.Error + "." // "Key Light is offline"
+		} else {
+			text += " Left out " + s.Name + ": " + s.Error + "."
+		}
 	}
 	return result{text: text, data: v}, nil
 }

@@ -45,13 +45,20 @@ func boolean(desc string) schema {
 	return described(schema{"type": "boolean"}, desc)
 }
 
-func number(desc string) schema {
-	return described(schema{"type": "number"}, desc)
+// number is a number schema, and integer an integer schema, from lo to
+// hi; lo > hi means unbounded. Some clients' converters drop minimum and
+// maximum (Gemini's), so the description of a bounded argument says its
+// range too.
+func number(desc string, lo, hi int) schema {
+	return bounded("number", desc, lo, hi)
 }
 
-// integer is an integer schema; lo > hi means unbounded.
 func integer(desc string, lo, hi int) schema {
-	s := described(schema{"type": "integer"}, desc)
+	return bounded("integer", desc, lo, hi)
+}
+
+func bounded(typ, desc string, lo, hi int) schema {
+	s := described(schema{"type": typ}, desc)
 	if lo <= hi {
 		s["minimum"], s["maximum"] = lo, hi
 	}

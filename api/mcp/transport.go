@@ -11,7 +11,10 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"regexp"
+	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 	mcplib "github.com/mark3labs/mcp-go/mcp"
@@ -21,18 +24,37 @@ import (
 
 // Register mounts the MCP routes on e: /mcp (Streamable HTTP), /sse and
 // /message (legacy HTTP+SSE), and quick JSON 404s for the OAuth probes.
+// Every other method on those paths is a 405 whose Allow header names the
+// one each serves: this stateless endpoint opens no GET stream and has no
+// session to DELETE.
 func (s *Server) Register(e *echo.Echo) {
-	e.POST("/mcp", s.post, s.guard)
-	e.GET("/mcp", methodNotAllowed, s.guard)
-	e.DELETE("/mcp", methodNotAllowed, s.guard)
-	e.GET("/sse", echo.WrapHandler(s.sse.SSEHandler()), s.guard)
-	e.POST("/message", echo.WrapHandler(s.sse.MessageHandler()), s.guard, s.ownSession)
+	s.only(e, "/mcp", http.MethodPost, s.post)
+	s.only(e, "/sse", http.MethodGet, echo.WrapHandler(s.sse.SSEHandler()))
+	s.only(e, "/message", http.MethodPost, echo.WrapHandler(s.sse.MessageHandler()), s.ownSession)
 	for _, path := range []string{"/.well-known/*", "/register", "/authorize", "/token"} {
 		e.Any(path, noOAuth)
 	}
 }
 
-// post serves one JSON-RPC message of the Streamable HTTP transport.
+// only routes method on path to h, behind the guard and mw, and every
+// other method, behind the guard, to a 405 that allows method alone.
+// (Echo's own 405 would list every method routed, the refusals among
+// them.)
+func (s *Server) only(e *echo.Echo, path, method string, h echo.HandlerFunc, mw ...echo.MiddlewareFunc) {
+	e.Any(path, methodNotAllowed(method), s.guard)
+	e.Add(method, path, h, append([]echo.MiddlewareFunc{s.guard}, mw...)...)
+}
+
+// methodNotAllowed answers the methods a path does not serve.
+func methodNotAllowed(allow string) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		c.Response().Header().Set(echo.HeaderAllow, allow)
+		return echo.ErrMethodNotAllowed
+	}
+}
+
+// post serves the Streamable HTTP transport: one JSON-RPC message, or a
+// batch of them where the protocol revision has batches.
 //
 // Messages of the protocol revisions that use initialize (through
 // 2025-11-25, which every client speaks today) take the lean path: the
@@ -45,7 +67,7 @@ func (s *Server) Register(e *echo.Echo) {
 func (s *Server) post(c echo.Context) error {
 	req := c.Request()
 	if !isJSON(req.Header.Get(echo.HeaderContentType)) {
-		return echo.NewHTTPError(http.StatusUnsupportedMediaType, "send the JSON-RPC message as Content-Type: application/json")
+		return echo.NewHTTPError(http.StatusUnsupportedMediaType, "Send the JSON-RPC message as Content-Type: application/json")
 	}
 	buf := bodies.Get().(*bytes.Buffer)
 	defer putBody(buf)
@@ -53,11 +75,17 @@ func (s *Server) post(c echo.Context) error {
 		return err
 	}
 	body := buf.Bytes()
+	if isBatch(body) {
+		return s.serveBatch(c, buf)
+	}
 	var env envelope
-	if err := json.Unmarshal(body, &env); err != nil {
+	if err := env.read(body); err != nil {
 		return s.writeMessage(c, buf, http.StatusBadRequest, unreadable(body, err))
 	}
-	if env.Method != "" && env.ID == nil {
+	if refused := refusal(env); refused != nil {
+		return s.writeMessage(c, buf, statusOf(*refused), *refused)
+	}
+	if env.notification() {
 		// A notification: this stateless server keeps nothing one could
 		// change. (A notifications/cancelled could only name a request by
 		// an id other clients use too; a request ends when its own
@@ -69,62 +97,130 @@ func (s *Server) post(c echo.Context) error {
 		s.stream.ServeHTTP(c.Response(), req)
 		return nil
 	}
-	return s.serveMessage(c, buf, env)
+	answer, status := s.answer(req, body, env)
+	if answer == nil {
+		return c.NoContent(http.StatusAccepted)
+	}
+	return s.writeMessage(c, buf, status, answer)
 }
 
-// serveMessage answers the request in buf, read as env, on the lean path,
-// reusing buf for the answer.
-func (s *Server) serveMessage(c echo.Context, buf *bytes.Buffer, env envelope) error {
-	req := c.Request()
+// answer answers one message on the lean path, read as env and not
+// refused (refusal): nil for a message that needs none (a notification,
+// a client's response), else the answer to encode and its HTTP status.
+func (s *Server) answer(req *http.Request, msg []byte, env envelope) (any, int) {
 	if v := req.Header.Get(mcplib.HeaderProtocolVersion); v != "" && !mcplib.IsValidProtocolVersion(v) {
-		return s.writeMessage(c, buf, http.StatusBadRequest, rpcError(env.ID, mcplib.INVALID_REQUEST, "unsupported protocol version "+v))
+		return rpcError(env.id, mcplib.INVALID_REQUEST, fmt.Sprintf("Unsupported protocol version %q: use one of %s",
+			clip(v), strings.Join(mcplib.LegacyProtocolVersions(), ", "))), http.StatusBadRequest
 	}
 	switch {
-	case !validID(env.ID):
-		return s.writeMessage(c, buf, http.StatusBadRequest, rpcError(nil, mcplib.INVALID_REQUEST, "a JSON-RPC id is a string or a number"))
 	case env.Method == "" && env.Result == nil && env.Error == nil:
-		return s.writeMessage(c, buf, http.StatusBadRequest, rpcError(env.ID, mcplib.INVALID_REQUEST, "a JSON-RPC message needs a method"))
-	case env.Method == "":
-		return c.NoContent(http.StatusAccepted) // an answer to a server request, of which there are none
+		return rpcError(env.id, mcplib.INVALID_REQUEST, "A JSON-RPC message needs a method"), http.StatusBadRequest
+	case env.Method == "" || env.notification():
+		return nil, http.StatusAccepted // a notification, or an answer to a server request, of which there are none
 	}
 	key := s.cacheKey(req, env)
 	gen := s.svc.Generation() // before the call: a change during it is seen next time
 	if key != "" {
-		if done, err := s.kept(c, buf, key, gen, env.ID); done {
-			return err
+		if k, ok := s.kept(key, gen, env.id); ok {
+			return k, http.StatusOK
 		}
 	}
-	resp := s.mcp.HandleMessage(req.Context(), buf.Bytes())
+	resp := s.mcp.HandleMessage(req.Context(), msg)
 	if resp == nil {
-		return c.NoContent(http.StatusAccepted)
+		return nil, http.StatusAccepted
 	}
 	if key != "" {
 		s.keep(key, gen, resp)
 	}
-	return s.writeMessage(c, buf, statusOf(resp), resp)
+	return resp, statusOf(resp)
+}
+
+// refusal is the error answer to a message this server refuses before the
+// library sees it, or nil: a request whose id is null (only a
+// notification goes without an id, and it leaves the id out), an id that
+// is neither a string nor a number, or a pagination cursor this server
+// never gave.
+func refusal(env envelope) *mcplib.JSONRPCError {
+	var e mcplib.JSONRPCError
+	switch {
+	case env.Method != "" && env.nullID:
+		e = rpcError(nil, mcplib.INVALID_REQUEST, `A request's id must be a string or a number, not null; leave "id" out only for a notification, which gets no answer`)
+	case !validID(env.id):
+		e = rpcError(nil, mcplib.INVALID_REQUEST, "A JSON-RPC id is a string or a number")
+	case listMethods[env.Method] && env.cursor() != "":
+		e = rpcError(env.id, mcplib.INVALID_PARAMS, fmt.Sprintf("The cursor %q is not one this server gave: it answers %s in one page, so call it without a cursor",
+			clip(env.cursor()), env.Method))
+	default:
+		return nil
+	}
+	return &e
+}
+
+// listMethods are the methods that take a pagination cursor. This server
+// lists everything in one page, so it never gives one out.
+var listMethods = map[string]bool{
+	string(mcplib.MethodToolsList): true, string(mcplib.MethodResourcesList): true,
+	string(mcplib.MethodResourcesTemplatesList): true, string(mcplib.MethodPromptsList): true,
+	"tasks/list": true,
 }
 
 // unreadable answers a body that is not one JSON-RPC message.
 func unreadable(body []byte, err error) mcplib.JSONRPCError {
 	var syntax *json.SyntaxError
 	switch {
-	case bytes.HasPrefix(bytes.TrimSpace(body), []byte("[")):
-		return rpcError(nil, mcplib.INVALID_REQUEST, "batches are not supported: send one JSON-RPC message per request")
 	case errors.As(err, &syntax):
-		return rpcError(nil, mcplib.PARSE_ERROR, fmt.Sprintf("malformed JSON at byte %d: %v", syntax.Offset, syntax))
+		return rpcError(nil, mcplib.PARSE_ERROR, fmt.Sprintf("Malformed JSON at byte %d: %v", syntax.Offset, syntax))
 	case errors.Is(err, io.ErrUnexpectedEOF) || len(bytes.TrimSpace(body)) == 0:
-		return rpcError(nil, mcplib.PARSE_ERROR, "malformed JSON: the body ends before the message does")
+		return rpcError(nil, mcplib.PARSE_ERROR, "Malformed JSON: the body ends before the message does")
 	}
-	return rpcError(nil, mcplib.INVALID_REQUEST, "the body is not a JSON-RPC message object")
+	return rpcError(nil, mcplib.INVALID_REQUEST, "The body is not a JSON-RPC message: send one object with jsonrpc, id, method and params")
 }
 
 // envelope is what the lean path reads of a message before handing it on.
 type envelope struct {
-	ID     any             `json:"id"`
+	RawID  json.RawMessage `json:"id"`
 	Method string          `json:"method"`
 	Params json.RawMessage `json:"params"`
 	Result json.RawMessage `json:"result"`
 	Error  json.RawMessage `json:"error"`
+
+	hasID  bool // the message has an id, null or not
+	nullID bool // its id is null
+	id     any  // its id, decoded
+}
+
+// read reads msg into env.
+func (env *envelope) read(msg []byte) error {
+	if err := json.Unmarshal(msg, env); err != nil {
+		return err
+	}
+	env.hasID = len(env.RawID) > 0
+	env.nullID = bytes.Equal(env.RawID, []byte("null"))
+	if env.hasID && !env.nullID {
+		if err := json.Unmarshal(env.RawID, &env.id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// notification reports whether the message is a notification: a method
+// and no id.
+func (env envelope) notification() bool { return env.Method != "" && !env.hasID }
+
+// cursor is the pagination cursor the message's params carry, or "".
+func (env envelope) cursor() string {
+	var p struct {
+		Cursor any `json:"cursor"`
+	}
+	if len(env.Params) == 0 || json.Unmarshal(env.Params, &p) != nil || p.Cursor == nil {
+		return ""
+	}
+	if c, ok := p.Cursor.(string); ok {
+		return c
+	}
+	b, _ := json.Marshal(p.Cursor)
+	return string(b)
 }
 
 // validID reports whether id is a JSON-RPC id (or absent).
@@ -205,12 +301,7 @@ func rpcError(id any, code int, msg string) mcplib.JSONRPCError {
 // was written needs nothing more.
 func (s *Server) writeMessage(c echo.Context, buf *bytes.Buffer, status int, m any) error {
 	buf.Reset()
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(m); err != nil {
-		s.log.Error("encoding an MCP answer", "err", err)
-		buf.Reset()
-		_ = enc.Encode(rpcError(nil, mcplib.INTERNAL_ERROR, "internal error"))
+	if !s.appendMessage(buf, m) {
 		status = http.StatusOK
 	}
 	w := c.Response()
@@ -218,6 +309,67 @@ func (s *Server) writeMessage(c echo.Context, buf *bytes.Buffer, status int, m a
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
 	return nil
+}
+
+// appendMessage encodes m, a JSON-RPC message or a kept answer, onto buf,
+// with a newline. An error's message is said as a sentence and quotes
+// little of what the caller sent. It reports false when m could not be
+// encoded, and an internal error was written in its place.
+func (s *Server) appendMessage(buf *bytes.Buffer, m any) bool {
+	switch v := m.(type) {
+	case keptAnswer:
+		v.appendTo(buf)
+		return true
+	case mcplib.JSONRPCError:
+		v.Error.Message = rpcMessage(v.Error.Message)
+		m = v
+	}
+	start := buf.Len()
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
+		s.log.Error("encoding an MCP answer", "err", err)
+		buf.Truncate(start)
+		_ = enc.Encode(rpcError(nil, mcplib.INTERNAL_ERROR, "Internal error"))
+		return false
+	}
+	return true
+}
+
+// maxRPCMessage bounds a JSON-RPC error's message, in characters: the
+// library's messages quote what the caller sent (a tool's name, a method)
+// and are never long otherwise.
+const maxRPCMessage = 300
+
+// rpcMessage is a JSON-RPC error's message as this server says it: the
+// library's "not found"s say where to look, and no word of it (an unknown
+// method's name) or the whole runs long.
+func rpcMessage(msg string) string {
+	for _, nf := range notFound {
+		msg = nf.re.ReplaceAllString(msg, nf.say)
+	}
+	words := strings.Split(clipQuoted(msg), " ")
+	for i, w := range words {
+		if utf8.RuneCountInString(w) > maxQuoted+8 { // room for a cut quote's marks
+			words[i] = clip(w)
+		}
+	}
+	msg = strings.Join(words, " ")
+	if r := []rune(msg); len(r) > maxRPCMessage {
+		msg = string(r[:maxRPCMessage]) + "…"
+	}
+	return sentence(msg)
+}
+
+// notFound rephrases the library's answers to a name it does not know.
+var notFound = []struct {
+	re  *regexp.Regexp
+	say string
+}{
+	{regexp.MustCompile(`^tool ('.*') not found: tool not found$`), "There is no tool $1: tools/list names them"},
+	{regexp.MustCompile(`^prompt ('.*') not found: prompt not found$`), "There is no prompt $1: prompts/list names them"},
+	{regexp.MustCompile(`^handler not found for resource URI ('.*'): resource not found$`), "There is no resource $1: resources/list names them"},
+	{regexp.MustCompile(`^Method (.*) not found$`), "There is no method $1 in MCP"},
 }
 
 // newSSESession names a legacy SSE session and remembers which key opened
@@ -241,7 +393,7 @@ func (s *Server) ownSession(next echo.HandlerFunc) echo.HandlerFunc {
 		id := c.QueryParam("sessionId")
 		p, _ := service.PrincipalFrom(c.Request().Context())
 		if owner, ok := s.sseOwners.Load(id); !ok || owner != p.ID {
-			return service.Errorf(service.ENOTFOUND, "no SSE session %q is open for this key; open one with GET /sse", id)
+			return service.Errorf(service.ENOTFOUND, "No SSE session %q is open for this key: open one with GET /sse", clip(id))
 		}
 		return next(c)
 	}

@@ -217,7 +217,6 @@ func TestMalformedJSONRPCIsAJSONRPCError(t *testing.T) {
 	h := newHub(t)
 	bodies := []string{
 		"", "{", "null", `"tools/list"`, "42", "[]",
-		`[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]`,
 		`{"jsonrpc":"2.0"}`,
 		`{"id":1}`,
 		`{"jsonrpc":"1.0","id":1,"method":"tools/list"}`,

@@ -313,7 +313,7 @@ type reading struct {
 var sensorSchema = open(map[string]schema{
 	"id": str(""), "name": str(""), "room": str(""), "offline": boolean(""),
 	"readings": array("", open(map[string]schema{
-		"type": str(""), "state": boolean("contact: true = closed"), "value": number(""), "unit": str(""),
+		"type": str(""), "state": boolean("contact: true = closed"), "value": number("", 1, 0), "unit": str(""),
 	})),
 })
 
@@ -389,7 +389,7 @@ func (f fanout) text(what string) string {
 		s += " (" + strings.Join(f.Applied, ", ") + ")"
 	}
 	for _, x := range f.Failed {
-		s += "; " + x.Name + " failed: " + x.Error
+		s += "; " + failedText(x.Name, x.Error)
 	}
 	return s
 }

@@ -1,0 +1,330 @@
+package mcp
+
+import (
+	"encoding/json"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	mcplib "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/bifrost-hub/bifrost/service"
+)
+
+// A tool error is rendered here, in one place, in the tool's own words:
+// the service phrases its messages for every surface, with the names of
+// the REST fields (color_temp_mirek, GET /api/v1/presets); a tool takes
+// fewer arguments, under its own names. Each message starts with a
+// capital, names a device once, and quotes at most maxQuoted characters
+// of anything the caller sent.
+
+// words are what a tool's messages may name: its arguments (and the
+// fields of a part of them), and the fields of the service input it fills
+// that it does not take.
+type words struct {
+	args     []string // as the input schema spells them
+	restOnly []string // the service input's fields the tool does not take
+}
+
+// serviceInput is implemented by the arguments of a tool that fill a
+// service input (a light patch), whose fields the service's messages
+// name: it returns that input's type and the tool's own type for it (the
+// arguments, or the part of them that is the input: a rule action's
+// state, which takes what set_light takes).
+type serviceInput interface {
+	serviceInput() (service, own reflect.Type)
+}
+
+// wordsOf are the words of the tool whose arguments are A.
+func wordsOf[A any]() words {
+	w := words{args: argNames(reflect.TypeFor[A]())}
+	var zero A
+	in, ok := any(zero).(serviceInput)
+	if !ok {
+		return w
+	}
+	svc, own := in.serviceInput()
+	for _, name := range argNames(own) {
+		if !slices.Contains(w.args, name) {
+			w.args = append(w.args, name)
+		}
+	}
+	for _, name := range argNames(svc) {
+		if !slices.Contains(w.args, name) {
+			w.restOnly = append(w.restOnly, name)
+		}
+	}
+	return w
+}
+
+// call is one tool call, whose errors are rendered for it.
+type call struct {
+	tool  string
+	words words
+	raw   json.RawMessage // the arguments as sent
+}
+
+// toolError is a tool error saying what went wrong in the tool's words;
+// the valid options the service offers are named when its message does
+// not list them already.
+func (c call) toolError(err error) *mcplib.CallToolResult {
+	msg := c.inOwnWords(service.ErrorMessage(err))
+	details := service.ErrorDetails(err)
+	if opts, ok := details["options"].([]string); ok && len(opts) > 0 {
+		if list := strings.Join(opts, ", "); !strings.Contains(msg, list) {
+			msg += "; valid: " + list
+		}
+	}
+	if field, ok := details["field"].(string); ok {
+		msg = inField(msg, field)
+	}
+	return &mcplib.CallToolResult{
+		Content: []mcplib.Content{mcplib.NewTextContent(c.said(msg))},
+		IsError: true,
+	}
+}
+
+// said is a message as a tool error says it: the caller's long strings
+// cut, each device named once, starting with a capital.
+func (c call) said(msg string) string {
+	return sentence(nameOnce(clipArgs(msg, c.raw)))
+}
+
+// inOwnWords rephrases what the service said for this tool: lists of
+// fields keep the ones the tool takes, another surface's way to a list is
+// replaced by the tool's, and encoding/json's words by the argument's.
+func (c call) inOwnWords(msg string) string {
+	msg = fieldList.ReplaceAllStringFunc(msg, c.words.ownList)
+	msg = otherSurface.ReplaceAllString(msg, "$1")
+	return goDecodeError.ReplaceAllStringFunc(msg, decodeInWords)
+}
+
+// fieldList is a list of field names: "hex, color, kelvin and preset".
+var fieldList = regexp.MustCompile(`\b[a-z][a-z_]*(?:, [a-z][a-z_]*)*,? (?:and|or) [a-z][a-z_]*\b`)
+
+// ownList is list without the fields the tool does not take, when it
+// names both kinds.
+func (w words) ownList(list string) string {
+	items := strings.FieldsFunc(list, func(r rune) bool { return r == ',' || r == ' ' })
+	var kept []string
+	dropped := false
+	for _, it := range items {
+		switch {
+		case it == "and" || it == "or":
+		case slices.Contains(w.restOnly, it):
+			dropped = true
+		default:
+			if !slices.Contains(w.args, it) {
+				return list // not a list of fields
+			}
+			kept = append(kept, it)
+		}
+	}
+	if !dropped || len(kept) == 0 {
+		return list
+	}
+	return joinWords(kept, "or")
+}
+
+// otherSurface is how the service points to a list through REST as well
+// as through a tool: "GET /api/v1/presets or the list_color_presets tool".
+var otherSurface = regexp.MustCompile(`(?:GET|POST|PUT) /api/\S+ or the ([a-z_]+) tool`)
+
+// goDecodeError is encoding/json's message for a value of the wrong type,
+// where a decoder outside this package (a rule's action state) passed it
+// on: "cannot unmarshal string into Go struct field LightPatch.brightness
+// of type int".
+var goDecodeError = regexp.MustCompile(`cannot unmarshal (\S+(?: \S+)?) into Go (?:struct field (\S+)|value) of type ([\w.*\[\]]+)`)
+
+func decodeInWords(s string) string {
+	m := goDecodeError.FindStringSubmatch(s)
+	path := "the value"
+	if m[2] != "" {
+		// Struct.field.field, where the struct and any embedded struct
+		// are Go names (capitalised): the field path is the rest.
+		var segs []string
+		for seg := range strings.SplitSeq(m[2], ".") {
+			if r, _ := utf8.DecodeRuneInString(seg); !unicode.IsUpper(r) {
+				segs = append(segs, seg)
+			}
+		}
+		if len(segs) > 0 {
+			path = strings.Join(segs, ".")
+		}
+	}
+	return "give " + path + " as " + goKind(m[3]) + ", not " + given(m[1])
+}
+
+// goKind is what JSON a Go type named in encoding/json's message takes.
+func goKind(t string) string {
+	t = strings.TrimLeft(t, "*")
+	switch {
+	case strings.HasPrefix(t, "[]"):
+		return "an array"
+	case strings.HasPrefix(t, "int") || strings.HasPrefix(t, "uint"):
+		return "a whole number"
+	case strings.HasPrefix(t, "float"):
+		return "a number"
+	case t == "string":
+		return "a string"
+	case t == "bool":
+		return "true or false"
+	}
+	return "an object"
+}
+
+// inField puts a message that starts with the field it is about
+// ("actions[0].state: …") as a sentence that says where.
+func inField(msg, field string) string {
+	if len(msg) > len(field)+2 && strings.EqualFold(msg[:len(field)], field) && msg[len(field):len(field)+2] == ": " {
+		return "In " + field + msg[len(field):]
+	}
+	return msg
+}
+
+// nameOnce drops a device's name that a message repeats: "Key Light: Key
+// Light is unreachable", or "Key Light failed: Key Light is unreachable",
+// is "Key Light is unreachable"; each "; "-separated part is looked at.
+func nameOnce(msg string) string {
+	parts := strings.Split(msg, "; ")
+	for i, p := range parts {
+		head, rest, ok := strings.Cut(p, ": ")
+		if ok && startsWithName(rest, strings.TrimSuffix(head, " failed")) {
+			parts[i] = rest
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// startsWithName reports whether s starts with name, as a whole word.
+func startsWithName(s, name string) bool {
+	if name == "" || len(s) < len(name) || !strings.EqualFold(s[:len(name)], name) {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(s[len(name):])
+	return len(s) == len(name) || !unicode.IsLetter(r) && !unicode.IsDigit(r)
+}
+
+// failedText says that a device did not take a write, and why, naming it
+// once.
+func failedText(name, err string) string {
+	if startsWithName(err, name) {
+		return err
+	}
+	return name + " failed: " + err
+}
+
+// maxQuoted is how much of a caller's string a message quotes.
+const maxQuoted = 80
+
+// clip cuts s to maxQuoted characters, marking the cut.
+func clip(s string) string {
+	if utf8.RuneCountInString(s) <= maxQuoted {
+		return s
+	}
+	return string([]rune(s)[:maxQuoted]) + "…"
+}
+
+// clipArgs cuts, in msg, every long string of the caller's arguments
+// (a value or a key, as sent, trimmed or in lower case, quoted or not),
+// then every long quoted string left.
+func clipArgs(msg string, raw json.RawMessage) string {
+	for _, s := range longStrings(raw) {
+		for _, v := range []string{s, strings.TrimSpace(s), strings.ToLower(strings.TrimSpace(s))} {
+			if utf8.RuneCountInString(v) > maxQuoted && strings.Contains(msg, v[:len(v)/2]) {
+				msg = strings.ReplaceAll(msg, strconv.Quote(v), strconv.Quote(clip(v)))
+				msg = strings.ReplaceAll(msg, v, clip(v))
+			}
+		}
+	}
+	return clipQuoted(msg)
+}
+
+// longStrings are the strings in raw (values and keys, at any depth)
+// longer than maxQuoted characters.
+func longStrings(raw json.RawMessage) []string {
+	if len(raw) <= maxQuoted {
+		return nil
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return nil
+	}
+	var out []string
+	var walk func(any)
+	add := func(s string) {
+		if utf8.RuneCountInString(s) > maxQuoted {
+			out = append(out, s)
+		}
+	}
+	walk = func(v any) {
+		switch v := v.(type) {
+		case string:
+			add(v)
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		case map[string]any:
+			for k, x := range v {
+				add(k)
+				walk(x)
+			}
+		}
+	}
+	walk(v)
+	return out
+}
+
+// clipQuoted cuts every quoted string in msg ("…" as Go quotes, or '…')
+// longer than maxQuoted characters.
+func clipQuoted(msg string) string {
+	var b strings.Builder
+	for i := 0; i < len(msg); {
+		switch msg[i] {
+		case '"':
+			if q, err := strconv.QuotedPrefix(msg[i:]); err == nil {
+				s, _ := strconv.Unquote(q)
+				if utf8.RuneCountInString(s) > maxQuoted {
+					b.WriteString(strconv.Quote(clip(s)))
+				} else {
+					b.WriteString(q)
+				}
+				i += len(q)
+				continue
+			}
+		case '\'':
+			// An opening quote (not an apostrophe) of a long string.
+			if end := strings.IndexByte(msg[i+1:], '\''); end > maxQuoted && (i == 0 || msg[i-1] == ' ') {
+				b.WriteString("'" + clip(msg[i+1:i+1+end]) + "'")
+				i += end + 2
+				continue
+			}
+		}
+		b.WriteByte(msg[i])
+		i++
+	}
+	return b.String()
+}
+
+// sentence is s with its first letter in upper case: messages are
+// sentences.
+func sentence(s string) string {
+	r, size := utf8.DecodeRuneInString(s)
+	if r == utf8.RuneError || unicode.IsUpper(r) {
+		return s
+	}
+	return string(unicode.ToUpper(r)) + s[size:]
+}
+
+// joinWords is "a", "a or b", "a, b or c".
+func joinWords(items []string, conj string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " " + conj + " " + items[len(items)-1]
+}
