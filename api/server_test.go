@@ -144,7 +144,7 @@ func TestServiceErrorsMapToStatuses(t *testing.T) {
 	}{
 		{service.EINVALID, 422}, {service.ENOTFOUND, 404}, {service.ECONFLICT, 409},
 		{service.EUNAUTHORIZED, 401}, {service.EFORBIDDEN, 403}, {service.EUNREACHABLE, 502},
-		{service.EUNSUPPORTED, 422}, {service.ETOOMANY, 429}, {service.EINTERNAL, 500},
+		{service.EUNSUPPORTED, 422}, {service.EDEVICE, 502}, {service.ETOOMANY, 429}, {service.EINTERNAL, 500},
 	}
 	for _, c := range cases {
 		path := "/err/" + c.code
@@ -156,7 +156,7 @@ func TestServiceErrorsMapToStatuses(t *testing.T) {
 		if rec.Code != c.status || m["error"] != c.code {
 			t.Errorf("%s: %d %s, want %d", c.code, rec.Code, rec.Body, c.status)
 		}
-		if c.code != service.EINTERNAL && (m["message"] != "something "+c.code || m["options"] == nil) {
+		if c.code != service.EINTERNAL && (m["message"] != "Something "+c.code || m["options"] == nil) {
 			t.Errorf("%s: message and details should pass through: %s", c.code, rec.Body)
 		}
 		if got := rec.Header().Get("WWW-Authenticate"); (c.status == 401) != (got != "") {

@@ -167,6 +167,9 @@ func (c client) send(method, path string, body any) (int, []byte, error) {
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	if method != http.MethodGet {
+		req.Header.Set("Prefer", "return=representation") // as Bifrost's own clients ask
+	}
 	resp, err := httpClient.Do(req)
 	if err != nil {
 		return 0, nil, err
