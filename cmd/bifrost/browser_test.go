@@ -323,7 +323,7 @@ func loginThrottle(t *testing.T, b *browser, h *hub) {
 		b.typeInto(`input[name="username"]`, "admin")
 		b.typeInto(`input[name="password"]`, fmt.Sprintf("guess %d", i))
 		b.click(`button[type="submit"]`)
-		b.waitJS("the refusal", `document.querySelector('#login-error').textContent === 'wrong username or password'`)
+		b.waitJS("the refusal", `document.querySelector('#login-error').textContent === 'Wrong username or password'`)
 		b.do("clear the error", chromedp.Evaluate[chromedp.Void](`document.querySelector('#login-error').textContent = ''`))
 	}
 	b.typeInto(`input[name="password"]`, "correct horse battery")

@@ -236,7 +236,7 @@ func rokuThroughV1(t *testing.T, api client, rk *rokutest.Roku) {
 	// A Roku does not report its volume: a volume key leaves nothing to
 	// undo, rather than an undo that changes nothing.
 	api.must(http.StatusOK, "POST", cmd, map[string]any{"key": "volume_down"}, nil)
-	if a := mcpCalls(t, api, []map[string]any{{"name": "undo"}})[0]; !a.IsError || !strings.Contains(a.Text, "nothing to undo") {
+	if a := mcpCalls(t, api, []map[string]any{{"name": "undo"}})[0]; !a.IsError || !strings.Contains(a.Text, "Nothing to undo") {
 		t.Errorf("undo after a Roku volume key: %+v; want nothing to undo", a)
 	}
 	// Text the Roku would take too long to type is refused whole.
