@@ -42,6 +42,9 @@ func decodeState(raw json.RawMessage, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		if e := service.DecodeError(err, ""); e != nil {
+			return errors.New(e.Message) // the action's field path comes before it
+		}
 		return errors.New(strings.TrimPrefix(err.Error(), "json: "))
 	}
 	if dec.More() {

@@ -221,6 +221,11 @@ func notDuration(what string) string { return what + ", which is not a duration"
 
 var durationType = reflect.TypeFor[Duration]()
 
+// JSONKind says what JSON a duration takes, for messages.
+func (Duration) JSONKind() string {
+	return `a duration such as "15m", "1h30m" or "90s", or a number of seconds`
+}
+
 // jsonValueKind names a JSON value's kind as encoding/json does in its
 // errors.
 func jsonValueKind(b []byte) string {

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/bifrost-hub/bifrost/automation"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -34,7 +33,7 @@ func decodeArgs(tool string, raw json.RawMessage, v any) error {
 	if errors.As(err, &mismatch) {
 		return wrongType(args, mismatch)
 	}
-	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+	if name, ok := service.UnknownField(err); ok {
 		return unknownField(tool, args, raw, name)
 	}
 	var syntax *json.SyntaxError
@@ -52,17 +51,13 @@ func wrongType(args reflect.Type, e *json.UnmarshalTypeError) error {
 		return service.Errorf(service.EINVALID, `Give the arguments as an object, such as {"%s": …}, not %s`, firstArg(args), given(e.Value))
 	}
 	path := jsonPath(args, e.Field)
-	return service.Errorf(service.EINVALID, "Give %s as %s, not %s", path, jsonKind(e.Type), given(e.Value)).With("field", path)
+	return service.Errorf(service.EINVALID, "Give %s as %s, not %s", path, service.JSONKind(e.Type), given(e.Value)).With("field", path)
 }
 
 // unknownField refuses an argument the tool does not take, listing those
 // it does; a field of an object among the arguments (a rule's trigger) is
 // named with where it is.
-func unknownField(tool string, args reflect.Type, raw json.RawMessage, quoted string) error {
-	name, err := strconv.Unquote(quoted)
-	if err != nil {
-		name = quoted
-	}
+func unknownField(tool string, args reflect.Type, raw json.RawMessage, name string) error {
 	var top map[string]json.RawMessage
 	_ = json.Unmarshal(raw, &top)
 	if _, ok := top[name]; ok || top == nil {
@@ -183,34 +178,6 @@ func argNames(t reflect.Type) []string {
 	return out
 }
 
-var durationType = reflect.TypeFor[automation.Duration]()
-
-// jsonKind describes the JSON a Go type takes.
-func jsonKind(t reflect.Type) string {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch t {
-	case durationType:
-		return `a duration such as "10m" or "1h30m"`
-	case reflect.TypeFor[rounded]():
-		return "a number"
-	}
-	switch t.Kind() {
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return "a whole number"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.String:
-		return "a string"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	}
-	return "an object"
-}
-
 // given says what came instead, from an UnmarshalTypeError's Value: a
 // JSON kind ("string"), or a kind and the value itself ("number 40.5",
 // `string "2 mins", which is not a duration`).
@@ -232,6 +199,9 @@ func given(value string) string {
 // percent, a colour temperature in kelvin): a fraction is rounded to the
 // nearest.
 type rounded int
+
+// JSONKind says a rounded argument takes any number.
+func (rounded) JSONKind() string { return "a number" }
 
 func (n *rounded) UnmarshalJSON(b []byte) error {
 	f, err := readNumber(b, reflect.TypeFor[rounded]())

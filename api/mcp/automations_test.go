@@ -126,7 +126,7 @@ func TestAutomationToolErrorsSayHowToCorrect(t *testing.T) {
 	failed(t, call(t, c, "create_automation", with("trigger", map[string]any{"type": "doorbell"})), "doorbell", "occupancy")
 	failed(t, call(t, c, "create_automation", with("trigger", map[string]any{"type": "sensor", "device": "Office Motion", "goes": "detected"})),
 		`Unknown field "goes" in trigger`)
-	failed(t, call(t, c, "create_automation", with("restore_after", "5 minutes later")), `Give restore_after as a duration such as "10m"`, `not "5 minutes later"`)
+	failed(t, call(t, c, "create_automation", with("restore_after", "5 minutes later")), `Give restore_after as a duration such as "15m"`, `not "5 minutes later"`)
 	failed(t, call(t, c, "create_automation", with("actions", []any{})), "action")
 	failed(t, call(t, c, "create_automation", with("colour", "red")), `Unknown argument "colour": create_automation takes`, "trigger")
 

@@ -96,11 +96,10 @@ func (c call) said(msg string) string {
 
 // inOwnWords rephrases what the service said for this tool: lists of
 // fields keep the ones the tool takes, another surface's way to a list is
-// replaced by the tool's, and encoding/json's words by the argument's.
+// replaced by the tool's.
 func (c call) inOwnWords(msg string) string {
 	msg = fieldList.ReplaceAllStringFunc(msg, c.words.ownList)
-	msg = otherSurface.ReplaceAllString(msg, "$1")
-	return goDecodeError.ReplaceAllStringFunc(msg, decodeInWords)
+	return otherSurface.ReplaceAllString(msg, "$1")
 }
 
 // fieldList is a list of field names: "hex, color, kelvin and preset".
@@ -133,49 +132,6 @@ func (w words) ownList(list string) string {
 // otherSurface is how the service points to a list through REST as well
 // as through a tool: "GET /api/v1/presets or the list_color_presets tool".
 var otherSurface = regexp.MustCompile(`(?:GET|POST|PUT) /api/\S+ or the ([a-z_]+) tool`)
-
-// goDecodeError is encoding/json's message for a value of the wrong type,
-// where a decoder outside this package (a rule's action state) passed it
-// on: "cannot unmarshal string into Go struct field LightPatch.brightness
-// of type int".
-var goDecodeError = regexp.MustCompile(`cannot unmarshal (\S+(?: \S+)?) into Go (?:struct field (\S+)|value) of type ([\w.*\[\]]+)`)
-
-func decodeInWords(s string) string {
-	m := goDecodeError.FindStringSubmatch(s)
-	path := "the value"
-	if m[2] != "" {
-		// Struct.field.field, where the struct and any embedded struct
-		// are Go names (capitalised): the field path is the rest.
-		var segs []string
-		for seg := range strings.SplitSeq(m[2], ".") {
-			if r, _ := utf8.DecodeRuneInString(seg); !unicode.IsUpper(r) {
-				segs = append(segs, seg)
-			}
-		}
-		if len(segs) > 0 {
-			path = strings.Join(segs, ".")
-		}
-	}
-	return "give " + path + " as " + goKind(m[3]) + ", not " + given(m[1])
-}
-
-// goKind is what JSON a Go type named in encoding/json's message takes.
-func goKind(t string) string {
-	t = strings.TrimLeft(t, "*")
-	switch {
-	case strings.HasPrefix(t, "[]"):
-		return "an array"
-	case strings.HasPrefix(t, "int") || strings.HasPrefix(t, "uint"):
-		return "a whole number"
-	case strings.HasPrefix(t, "float"):
-		return "a number"
-	case t == "string":
-		return "a string"
-	case t == "bool":
-		return "true or false"
-	}
-	return "an object"
-}
 
 // inField puts a message that starts with the field it is about
 // ("actions[0].state: …") as a sentence that says where.

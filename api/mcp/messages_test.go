@@ -78,7 +78,7 @@ func TestToolErrorsNameTheToolsOwnArguments(t *testing.T) {
 		"actions": []any{}}), "Give trigger.to as a string, not a number")
 	said(t, call(t, c, "create_automation", map[string]any{"name": "x", "trigger": map[string]any{"type": "power", "device": "Desk Fan", "to": "on"},
 		"actions": []any{map[string]any{"type": "light", "lights": []string{"Desk Lamp"}, "state": map[string]any{"brightness": "dim"}}}}),
-		"In actions[0].state: give brightness as a whole number, not a string")
+		"In actions[0].state: Give brightness as a whole number, not a string")
 }
 
 func TestNumbersWithADecimalPoint(t *testing.T) {

@@ -6,13 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"reflect"
-	"strconv"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/bifrost-hub/bifrost/automation"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -63,7 +59,7 @@ func decodeError(err error) error {
 	case errors.As(err, &mismatch):
 		return typeError(mismatch)
 	}
-	if field, ok := unknownField(err); ok {
+	if field, ok := service.UnknownField(err); ok {
 		return service.Errorf(service.EINVALID, "Unknown field %q; the OpenAPI document at /api/v1/openapi.json lists each body's fields", field).With("field", field)
 	}
 	// What is left is a value's own decoder refusing it (a duration such
@@ -74,48 +70,10 @@ func decodeError(err error) error {
 // typeError names the field whose value has the wrong type.
 func typeError(e *json.UnmarshalTypeError) error {
 	if e.Field == "" {
-		return service.Errorf(service.EINVALID, "Send the body as %s, not %s", jsonKind(e.Type), e.Value)
+		return service.Errorf(service.EINVALID, "Send the body as %s, not %s", service.JSONKind(e.Type), e.Value)
 	}
-	return service.Errorf(service.EINVALID, "Give %s as %s, not %s", e.Field, jsonKind(e.Type), e.Value).
+	return service.Errorf(service.EINVALID, "Give %s as %s, not %s", e.Field, service.JSONKind(e.Type), e.Value).
 		With("field", e.Field)
-}
-
-// unknownField recognises encoding/json's error for a field the target
-// does not have (it has no error type of its own).
-func unknownField(err error) (string, bool) {
-	rest, ok := strings.CutPrefix(err.Error(), "json: unknown field ")
-	if !ok {
-		return "", false
-	}
-	field, uerr := strconv.Unquote(rest)
-	if uerr != nil {
-		field = rest
-	}
-	return field, true
-}
-
-// jsonKind describes the JSON a Go type takes.
-func jsonKind(t reflect.Type) string {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t == reflect.TypeFor[automation.Duration]() {
-		return `a duration such as "15m", "1h30m" or "90s", or a number of seconds`
-	}
-	switch t.Kind() {
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "an integer"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.String:
-		return "a string"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	}
-	return "an object"
 }
 
 // missing is the error for a required field the body left out.

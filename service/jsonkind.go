@@ -1,0 +1,100 @@
+package service
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// JSONKinder is a type that says what JSON it takes, for messages (a
+// duration takes "15m" or a number of seconds).
+type JSONKinder interface {
+	JSONKind() string
+}
+
+var jsonKinderType = reflect.TypeFor[JSONKinder]()
+
+// JSONKind describes the JSON a Go type takes, as messages say it: "a
+// whole number", "a string", or what the type says of itself.
+func JSONKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Implements(jsonKinderType) {
+		return reflect.Zero(t).Interface().(JSONKinder).JSONKind()
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	}
+	return "an object"
+}
+
+// UnknownField recognises encoding/json's error for a field the target
+// does not have (it has no error type of its own) and names the field.
+func UnknownField(err error) (string, bool) {
+	msg := err.Error()
+	i := strings.Index(msg, "unknown field ")
+	if i < 0 {
+		return "", false
+	}
+	rest := msg[i+len("unknown field "):]
+	field, uerr := strconv.Unquote(rest)
+	if uerr != nil {
+		field = rest
+	}
+	return field, true
+}
+
+// DecodeError phrases encoding/json's error for a value decoded at path
+// (a field's path, "" for the whole value) in the words a person acts on,
+// or returns nil when it is not one of encoding/json's.
+func DecodeError(err error, path string) *Error {
+	var mismatch *json.UnmarshalTypeError
+	join := func(field string) string {
+		switch {
+		case path == "":
+			return field
+		case field == "":
+			return path
+		}
+		return path + "." + field
+	}
+	if errors.As(err, &mismatch) {
+		at := join(mismatch.Field)
+		if at == "" {
+			return Errorf(EINVALID, "Send %s, not %s", JSONKind(mismatch.Type), valueKind(mismatch.Value))
+		}
+		return Errorf(EINVALID, "Give %s as %s, not %s", at, JSONKind(mismatch.Type), valueKind(mismatch.Value)).With("field", at)
+	}
+	if field, ok := UnknownField(err); ok {
+		at := join(field)
+		return Errorf(EINVALID, "Unknown field %q", at).With("field", at)
+	}
+	return nil
+}
+
+// valueKind says what came instead, from an UnmarshalTypeError's Value:
+// "a string" for the bare kind, or the kind with the value as given.
+func valueKind(v string) string {
+	switch v {
+	case "bool":
+		return "true or false"
+	case "array", "object":
+		return "an " + v
+	case "string", "number":
+		return "a " + v
+	}
+	return v
+}
