@@ -121,15 +121,7 @@ type apiError struct {
 // and decodes its body into out (when out is not nil).
 func (h *harness) call(t testing.TB, key, method, path, body string, want int, out any) response {
 	t.Helper()
-	r := h.send(key, method, path, body)
-	h.validate(t, method, path, r)
-	if r.Status != want {
-		t.Fatalf("%s %s: status %d, want %d; body %s", method, path, r.Status, want, r.Body)
-	}
-	if out != nil {
-		r.decode(t, out)
-	}
-	return r
+	return h.callWith(t, key, method, path, body, want, out)
 }
 
 // fail is call for an answer that must be an error with the given code.
@@ -148,15 +140,12 @@ func (h *harness) fail(t testing.TB, key, method, path, body string, want int, c
 
 // send makes one request with key ("" for none) through the real router.
 func (h *harness) send(key, method, path, body string) response {
-	auth := ""
-	if key != "" {
-		auth = "Bearer " + key
-	}
-	return h.sendAuth(auth, method, path, body)
+	return h.sendWith(key, method, path, body)
 }
 
-// sendAuth makes one request with this Authorization header ("" for none).
-func (h *harness) sendAuth(auth, method, path, body string) response {
+// sendAuth makes one request with this Authorization header ("" for none)
+// and any other headers (name, value pairs).
+func (h *harness) sendAuth(auth, method, path, body string, header ...string) response {
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
@@ -167,6 +156,9 @@ func (h *harness) sendAuth(auth, method, path, body string) response {
 	}
 	if auth != "" {
 		req.Header.Set("Authorization", auth)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Add(header[i], header[i+1])
 	}
 	rec := httptest.NewRecorder()
 	h.handler.ServeHTTP(rec, req)

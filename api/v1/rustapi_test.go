@@ -11,10 +11,8 @@ package v1_test
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -31,23 +29,11 @@ const representation = "return=representation"
 
 // sendWith is send with extra request headers (name, value pairs).
 func (h *harness) sendWith(key, method, path, body string, header ...string) response {
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req := httptest.NewRequest(method, path, rd)
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
+	auth := ""
 	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
+		auth = "Bearer " + key
 	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Add(header[i], header[i+1])
-	}
-	rec := httptest.NewRecorder()
-	h.handler.ServeHTTP(rec, req)
-	return response{Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}
+	return h.sendAuth(auth, method, path, body, header...)
 }
 
 // callWith is call with extra request headers.
