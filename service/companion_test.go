@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/sim"
@@ -293,5 +294,32 @@ func TestCompanionTwinsNamedAlike(t *testing.T) {
 	}
 	if ids := listedIDs(t, h); !slices.Contains(ids, audioID) || !slices.Contains(ids, tvID) {
 		t.Fatalf("listed %v; want both again", ids)
+	}
+}
+
+// TestCompanionChangesRepublishThePrimary: what a companion reports on
+// its own (here: it drops off the network) changes its primary's merged
+// view, and the primary's view is published with it.
+func TestCompanionChangesRepublishThePrimary(t *testing.T) {
+	h := newCompanionHouse(t)
+	servicetest.Run(t, h.svc)
+	h.set(t, "TV Audio", service.MediaPatch{Source: ptr(sim.SourceRadio)})
+	if m := h.merge(t); m.State == nil || m.State.Transport != devices.TransportPlaying {
+		t.Fatalf("merged before: %+v", m.State)
+	}
+	events, stop := h.svc.Events().Subscribe()
+	defer stop()
+	h.audio.SetUnreachable(true)
+	deadline := time.After(5 * time.Second)
+	for {
+		select {
+		case e := <-events:
+			m, ok := e.Data.(service.Media)
+			if e.Type == "media" && e.ID == string(tvID) && ok && m.State != nil && m.State.Transport == "" {
+				return // the TV alone again: nothing plays on it
+			}
+		case <-deadline:
+			t.Fatal("no event for the TV when its companion went offline")
+		}
 	}
 }

@@ -413,6 +413,10 @@ func (s *Service) publishDevice(id devices.ID) {
 		// A TV's remote face: the app in front is part of what changed.
 		s.publish("remote", string(id), "changed", s.remoteView(inv, rec))
 	}
+	if primary, ok := primaryOf(inv, rec); ok {
+		// A companion's state is part of its primary's merged view.
+		s.publish("media", string(primary.ID), "changed", s.mediaView(inv, primary))
+	}
 }
 
 // markSeen writes a device's last-seen time at most once a minute; the
