@@ -77,7 +77,7 @@ func putBrightness(b *testing.B, handler http.Handler, key, id string, bri int) 
 	req.Header.Set("Authorization", "Bearer "+key)
 	rec := httptest.NewRecorder()
 	handler.ServeHTTP(rec, req)
-	if rec.Code != http.StatusOK {
+	if rec.Code != http.StatusNoContent {
 		b.Fatalf("status %d: %s", rec.Code, rec.Body)
 	}
 }
