@@ -164,3 +164,15 @@ func sentence(s string) string {
 	}
 	return string(unicode.ToUpper(r)) + s[size:]
 }
+
+// MaxQuoted is how much of a caller's string a message quotes.
+const MaxQuoted = 80
+
+// Clip cuts a caller's string to MaxQuoted characters for a message,
+// marking the cut: an error never echoes a megabyte back.
+func Clip(s string) string {
+	if utf8.RuneCountInString(s) <= MaxQuoted {
+		return s
+	}
+	return string([]rune(s)[:MaxQuoted]) + "…"
+}

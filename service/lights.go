@@ -345,7 +345,7 @@ func checkPatch(p LightPatch) error {
 	}
 	if p.Preset != nil {
 		if _, ok := color.FindPreset(*p.Preset); !ok {
-			return Errorf(EINVALID, "there is no preset %q; list them with GET /api/v1/presets or the list_color_presets tool", *p.Preset)
+			return Errorf(EINVALID, "there is no preset %q; list them with GET /api/v1/presets or the list_color_presets tool", Clip(*p.Preset))
 		}
 	}
 	if p.Kelvin != nil && (*p.Kelvin < minKelvin || *p.Kelvin > maxKelvin) {
@@ -495,7 +495,7 @@ func matchEffect(name string, caps devices.LightCaps, e string) (string, error) 
 			return have, nil
 		}
 	}
-	return "", Errorf(EINVALID, "%s has no effect %q; valid: %s", name, e, strings.Join(caps.Effects, ", ")).
+	return "", Errorf(EINVALID, "%s has no effect %q; valid: %s", name, Clip(e), strings.Join(caps.Effects, ", ")).
 		With("options", caps.Effects)
 }
 

@@ -186,7 +186,7 @@ func checkMediaPatch(p MediaPatch) error {
 		return Errorf(EINVALID, "volume %d is out of range: use 0–100", *p.Volume).With("min", 0).With("max", 100)
 	}
 	if p.Transport != nil && !slices.Contains(TransportCommands, *p.Transport) {
-		return Errorf(EINVALID, "The transport command %q is not one the hub knows; valid: %s", *p.Transport, strings.Join(TransportCommands, ", ")).
+		return Errorf(EINVALID, "The transport command %q is not one the hub knows; valid: %s", Clip(*p.Transport), strings.Join(TransportCommands, ", ")).
 			With("options", TransportCommands)
 	}
 	if p.Source != nil && strings.TrimSpace(*p.Source) == "" {
@@ -429,7 +429,7 @@ func (s *Service) Cast(ctx context.Context, ref, contentID, contentType string) 
 		return Media{}, Errorf(EINVALID, "Give content_id: a URL or a provider's content id")
 	}
 	if !slices.Contains(CastTypes, contentType) {
-		return Media{}, Errorf(EINVALID, "The content type %q is not valid; valid: %s", contentType, strings.Join(CastTypes, ", ")).
+		return Media{}, Errorf(EINVALID, "The content type %q is not valid; valid: %s", Clip(contentType), strings.Join(CastTypes, ", ")).
 			With("options", CastTypes)
 	}
 	inv, rec, err := s.findMedia(ctx, ref)

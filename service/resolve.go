@@ -36,10 +36,10 @@ func resolve[T any](what, ref string, items []T, id, name func(T) string) (T, er
 		return found[0], nil
 	case 0:
 		opts := names(items, name)
-		return zero, Errorf(ENOTFOUND, "no %s matches %q; %s", what, ref, optionText(what, opts)).With("options", opts)
+		return zero, Errorf(ENOTFOUND, "no %s matches %q; %s", what, Clip(ref), optionText(what, opts)).With("options", opts)
 	}
 	opts := names(found, name)
-	return zero, Errorf(EINVALID, "%q matches more than one %s (%s); say which", ref, what, strings.Join(opts, ", ")).With("options", opts)
+	return zero, Errorf(EINVALID, "%q matches more than one %s (%s); say which", Clip(ref), what, strings.Join(opts, ", ")).With("options", opts)
 }
 
 func names[T any](items []T, name func(T) string) []string {

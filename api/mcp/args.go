@@ -41,7 +41,7 @@ func decodeArgs(tool string, raw json.RawMessage, v any) error {
 		return service.Errorf(service.EINVALID, "The arguments are not valid JSON (%v): send them as an object", syntax)
 	}
 	// A value's own decoder refused it.
-	return service.Errorf(service.EINVALID, "%s", clip(err.Error()))
+	return service.Errorf(service.EINVALID, "%s", service.Clip(err.Error()))
 }
 
 // wrongType says which argument has a value of the wrong type, and what it
@@ -63,12 +63,12 @@ func unknownField(tool string, args reflect.Type, raw json.RawMessage, name stri
 	if _, ok := top[name]; ok || top == nil {
 		names := argNames(args)
 		if len(names) == 0 {
-			return service.Errorf(service.EINVALID, "Unknown argument %q: %s takes no arguments", clip(name), tool)
+			return service.Errorf(service.EINVALID, "Unknown argument %q: %s takes no arguments", service.Clip(name), tool)
 		}
-		return service.Errorf(service.EINVALID, "Unknown argument %q: %s takes %s", clip(name), tool, joinWords(names, "and"))
+		return service.Errorf(service.EINVALID, "Unknown argument %q: %s takes %s", service.Clip(name), tool, joinWords(names, "and"))
 	}
 	where := findKey(top, name)
-	return service.Errorf(service.EINVALID, "Unknown field %q in %s: the tool's description says which fields each part takes", clip(name), where).With("field", where)
+	return service.Errorf(service.EINVALID, "Unknown field %q in %s: the tool's description says which fields each part takes", service.Clip(name), where).With("field", where)
 }
 
 // firstArg is the name of an arguments struct's first field, for an

@@ -19,7 +19,7 @@ func (s *Server) guard(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
 		if origin := req.Header.Get(echo.HeaderOrigin); origin != "" && !s.origins.allows(origin, req.Host) {
-			return service.Errorf(service.EFORBIDDEN, "Requests from origin %q are not allowed: add it to the hub's allowed origins", clip(origin))
+			return service.Errorf(service.EFORBIDDEN, "Requests from origin %q are not allowed: add it to the hub's allowed origins", service.Clip(origin))
 		}
 		if err := keyauth.Authenticate(c, s.svc); err != nil {
 			return err

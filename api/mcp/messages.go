@@ -19,7 +19,7 @@ import (
 // the service phrases its messages for every surface, with the names of
 // the REST fields (color_temp_mirek, GET /api/v1/presets); a tool takes
 // fewer arguments, under its own names. Each message starts with a
-// capital, names a device once, and quotes at most maxQuoted characters
+// capital, names a device once, and quotes at most service.MaxQuoted characters
 // of anything the caller sent.
 
 // words are what a tool's messages may name: its arguments (and the
@@ -174,26 +174,15 @@ func failedText(name, err string) string {
 	return name + " failed: " + err
 }
 
-// maxQuoted is how much of a caller's string a message quotes.
-const maxQuoted = 80
-
-// clip cuts s to maxQuoted characters, marking the cut.
-func clip(s string) string {
-	if utf8.RuneCountInString(s) <= maxQuoted {
-		return s
-	}
-	return string([]rune(s)[:maxQuoted]) + "…"
-}
-
 // clipArgs cuts, in msg, every long string of the caller's arguments
 // (a value or a key, as sent, trimmed or in lower case, quoted or not),
 // then every long quoted string left.
 func clipArgs(msg string, raw json.RawMessage) string {
 	for _, s := range longStrings(raw) {
 		for _, v := range []string{s, strings.TrimSpace(s), strings.ToLower(strings.TrimSpace(s))} {
-			if utf8.RuneCountInString(v) > maxQuoted && strings.Contains(msg, v[:len(v)/2]) {
-				msg = strings.ReplaceAll(msg, strconv.Quote(v), strconv.Quote(clip(v)))
-				msg = strings.ReplaceAll(msg, v, clip(v))
+			if utf8.RuneCountInString(v) > service.MaxQuoted && strings.Contains(msg, v[:len(v)/2]) {
+				msg = strings.ReplaceAll(msg, strconv.Quote(v), strconv.Quote(service.Clip(v)))
+				msg = strings.ReplaceAll(msg, v, service.Clip(v))
 			}
 		}
 	}
@@ -201,9 +190,9 @@ func clipArgs(msg string, raw json.RawMessage) string {
 }
 
 // longStrings are the strings in raw (values and keys, at any depth)
-// longer than maxQuoted characters.
+// longer than service.MaxQuoted characters.
 func longStrings(raw json.RawMessage) []string {
-	if len(raw) <= maxQuoted {
+	if len(raw) <= service.MaxQuoted {
 		return nil
 	}
 	var v any
@@ -213,7 +202,7 @@ func longStrings(raw json.RawMessage) []string {
 	var out []string
 	var walk func(any)
 	add := func(s string) {
-		if utf8.RuneCountInString(s) > maxQuoted {
+		if utf8.RuneCountInString(s) > service.MaxQuoted {
 			out = append(out, s)
 		}
 	}
@@ -237,7 +226,7 @@ func longStrings(raw json.RawMessage) []string {
 }
 
 // clipQuoted cuts every quoted string in msg ("…" as Go quotes, or '…')
-// longer than maxQuoted characters.
+// longer than service.MaxQuoted characters.
 func clipQuoted(msg string) string {
 	var b strings.Builder
 	for i := 0; i < len(msg); {
@@ -245,8 +234,8 @@ func clipQuoted(msg string) string {
 		case '"':
 			if q, err := strconv.QuotedPrefix(msg[i:]); err == nil {
 				s, _ := strconv.Unquote(q)
-				if utf8.RuneCountInString(s) > maxQuoted {
-					b.WriteString(strconv.Quote(clip(s)))
+				if utf8.RuneCountInString(s) > service.MaxQuoted {
+					b.WriteString(strconv.Quote(service.Clip(s)))
 				} else {
 					b.WriteString(q)
 				}
@@ -255,8 +244,8 @@ func clipQuoted(msg string) string {
 			}
 		case '\'':
 			// An opening quote (not an apostrophe) of a long string.
-			if end := strings.IndexByte(msg[i+1:], '\''); end > maxQuoted && (i == 0 || msg[i-1] == ' ') {
-				b.WriteString("'" + clip(msg[i+1:i+1+end]) + "'")
+			if end := strings.IndexByte(msg[i+1:], '\''); end > service.MaxQuoted && (i == 0 || msg[i-1] == ' ') {
+				b.WriteString("'" + service.Clip(msg[i+1:i+1+end]) + "'")
 				i += end + 2
 				continue
 			}

@@ -110,7 +110,7 @@ func (s *Server) post(c echo.Context) error {
 func (s *Server) answer(req *http.Request, msg []byte, env envelope) (any, int) {
 	if v := req.Header.Get(mcplib.HeaderProtocolVersion); v != "" && !mcplib.IsValidProtocolVersion(v) {
 		return rpcError(env.id, mcplib.INVALID_REQUEST, fmt.Sprintf("Unsupported protocol version %q: use one of %s",
-			clip(v), strings.Join(mcplib.LegacyProtocolVersions(), ", "))), http.StatusBadRequest
+			service.Clip(v), strings.Join(mcplib.LegacyProtocolVersions(), ", "))), http.StatusBadRequest
 	}
 	switch {
 	case env.Method == "" && env.Result == nil && env.Error == nil:
@@ -149,7 +149,7 @@ func refusal(env envelope) *mcplib.JSONRPCError {
 		e = rpcError(nil, mcplib.INVALID_REQUEST, "A JSON-RPC id is a string or a number")
 	case listMethods[env.Method] && env.cursor() != "":
 		e = rpcError(env.id, mcplib.INVALID_PARAMS, fmt.Sprintf("The cursor %q is not one this server gave: it answers %s in one page, so call it without a cursor",
-			clip(env.cursor()), env.Method))
+			service.Clip(env.cursor()), env.Method))
 	default:
 		return nil
 	}
@@ -350,8 +350,8 @@ func rpcMessage(msg string) string {
 	}
 	words := strings.Split(clipQuoted(msg), " ")
 	for i, w := range words {
-		if utf8.RuneCountInString(w) > maxQuoted+8 { // room for a cut quote's marks
-			words[i] = clip(w)
+		if utf8.RuneCountInString(w) > service.MaxQuoted+8 { // room for a cut quote's marks
+			words[i] = service.Clip(w)
 		}
 	}
 	msg = strings.Join(words, " ")
@@ -393,7 +393,7 @@ func (s *Server) ownSession(next echo.HandlerFunc) echo.HandlerFunc {
 		id := c.QueryParam("sessionId")
 		p, _ := service.PrincipalFrom(c.Request().Context())
 		if owner, ok := s.sseOwners.Load(id); !ok || owner != p.ID {
-			return service.Errorf(service.ENOTFOUND, "No SSE session %q is open for this key: open one with GET /sse", clip(id))
+			return service.Errorf(service.ENOTFOUND, "No SSE session %q is open for this key: open one with GET /sse", service.Clip(id))
 		}
 		return next(c)
 	}

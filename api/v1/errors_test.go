@@ -121,3 +121,23 @@ func TestRequiredFieldsAreNamed(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorsQuoteLittleOfTheInput: a name or value that matches nothing is
+// quoted cut short, never echoed back whole.
+func TestErrorsQuoteLittleOfTheInput(t *testing.T) {
+	h := newHarness(t)
+	long := strings.Repeat("x", 50_000)
+	for _, c := range []struct{ method, path, body string }{
+		{http.MethodGet, "/api/v1/lights/" + long, ""},
+		{http.MethodPut, "/api/v1/media/devices/Onkyo%20Receiver/state", `{"source": "` + long + `"}`},
+		{http.MethodPut, "/api/v1/lights/Rope%20Light/state", `{"effect": "` + long + `"}`},
+		{http.MethodPost, "/api/v1/media/devices/Kitchen%20Sonos/favorites/play", `{"favorite_id": "` + long + `"}`},
+	} {
+		r := h.send(h.control, c.method, c.path, c.body)
+		var e apiError
+		r.decode(t, &e)
+		if r.Status < 400 || len(e.Message) > 1000 || !strings.Contains(e.Message, "xxx…") {
+			t.Errorf("%s %s…: %d, a message of %d bytes: %.200s", c.method, c.path[:40], r.Status, len(e.Message), e.Message)
+		}
+	}
+}
