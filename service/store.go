@@ -74,7 +74,10 @@ const (
 	ScopeControl = "control"
 )
 
-// APIKey is a stored API key; the secret itself is never stored.
+// APIKey is a stored API key; the secret itself is never stored. OwnerID
+// is the user the key belongs to, who may list and revoke it; "" marks a
+// key of the hub's own (minted on the command line), which only admins
+// manage.
 type APIKey struct {
 	ID        string     `json:"id"`
 	Name      string     `json:"name"`
@@ -83,6 +86,7 @@ type APIKey struct {
 	Scope     string     `json:"scope"`
 	CreatedAt time.Time  `json:"created_at"`
 	CreatedBy string     `json:"created_by,omitempty"`
+	OwnerID   string     `json:"owner_id,omitempty"`
 	LastUsed  *time.Time `json:"last_used,omitempty"`
 	RevokedAt *time.Time `json:"revoked_at,omitempty"`
 }
@@ -118,12 +122,30 @@ type AuditEntry struct {
 	Detail    string    `json:"detail,omitempty"`
 }
 
-// Store is the persistence the service needs; package store implements it
-// on SQLite. Lookups of a missing row return an *Error with code ENOTFOUND;
-// a unique-name clash returns ECONFLICT. Every method that writes several
-// rows does so in one transaction.
+// Store is the persistence the service needs, an interface per aggregate;
+// package store implements them all on SQLite. Lookups of a missing row
+// return an *Error with code ENOTFOUND; a unique-name clash returns
+// ECONFLICT. Every method that writes several rows does so in one
+// transaction.
 type Store interface {
-	// Devices.
+	DeviceStore
+	RoomStore
+	SceneStore
+	APIKeyStore
+	UserStore
+	SessionStore
+	AuditStore
+
+	// Ping reports whether the database answers.
+	Ping(ctx context.Context) error
+	// DataVersion returns a number that changes when another connection
+	// (another process) has committed to the database since the previous
+	// call; the store's own writes leave it unchanged. It reads no table.
+	DataVersion(ctx context.Context) (int64, error)
+}
+
+// DeviceStore keeps the inventory's devices.
+type DeviceStore interface {
 	// UpsertDevice inserts a newly discovered device (with its Name and
 	// Enabled as given) or, for a known one, refreshes only the adapter-owned
 	// fields (adapter, kind, model, capabilities, last seen), keeping the
@@ -137,29 +159,37 @@ type Store interface {
 	SetDeviceSetting(ctx context.Context, id devices.ID, key, value string) error // value "" deletes
 	TouchDevice(ctx context.Context, id devices.ID, seen time.Time) error
 	DeleteDevice(ctx context.Context, id devices.ID) error
+}
 
-	// Rooms. A device is a member of at most one room.
+// RoomStore keeps rooms. A device is a member of at most one room.
+type RoomStore interface {
 	CreateRoom(ctx context.Context, r Room) error // with its members, in one transaction
 	GetRoom(ctx context.Context, id string) (Room, error)
 	ListRooms(ctx context.Context) ([]Room, error)
 	RenameRoom(ctx context.Context, id, name string) error
 	DeleteRoom(ctx context.Context, id string) error
+}
 
-	// Scenes.
+// SceneStore keeps scenes.
+type SceneStore interface {
 	CreateScene(ctx context.Context, s Scene) error // with its entries, in one transaction
 	GetScene(ctx context.Context, id string) (Scene, error)
 	ListScenes(ctx context.Context) ([]Scene, error)
 	RenameScene(ctx context.Context, id, name string) error
 	DeleteScene(ctx context.Context, id string) error
+}
 
-	// API keys.
+// APIKeyStore keeps API keys (their hashes, never the keys).
+type APIKeyStore interface {
 	CreateAPIKey(ctx context.Context, k APIKey) error
 	GetAPIKeyByHash(ctx context.Context, hash string) (APIKey, error)
 	ListAPIKeys(ctx context.Context) ([]APIKey, error)
 	RevokeAPIKey(ctx context.Context, id string, at time.Time) error
 	TouchAPIKey(ctx context.Context, id string, at time.Time) error
+}
 
-	// Users and sessions.
+// UserStore keeps the people who sign in.
+type UserStore interface {
 	CreateUser(ctx context.Context, u User) error
 	GetUserByName(ctx context.Context, username string) (User, error)
 	GetUser(ctx context.Context, id string) (User, error)
@@ -167,6 +197,10 @@ type Store interface {
 	CountUsers(ctx context.Context) (int, error)
 	SetPassword(ctx context.Context, userID, hash string) error
 	DeleteUser(ctx context.Context, id string) error
+}
+
+// SessionStore keeps signed-in sessions (their tokens' hashes).
+type SessionStore interface {
 	CreateSession(ctx context.Context, s Session) error
 	GetSession(ctx context.Context, tokenHash string) (Session, error)
 	TouchSession(ctx context.Context, tokenHash string, at time.Time) error
@@ -175,15 +209,10 @@ type Store interface {
 	// keep ("" ends all).
 	DeleteUserSessions(ctx context.Context, userID, keep string) error
 	DeleteSessionsBefore(ctx context.Context, lastSeen, created time.Time) error
+}
 
-	// Audit log, newest first.
+// AuditStore keeps the audit log, newest first.
+type AuditStore interface {
 	AddAudit(ctx context.Context, e AuditEntry) error
 	ListAudit(ctx context.Context, limit int) ([]AuditEntry, error)
-
-	// Ping reports whether the database answers.
-	Ping(ctx context.Context) error
-	// DataVersion returns a number that changes when another connection
-	// (another process) has committed to the database since the previous
-	// call; the store's own writes leave it unchanged. It reads no table.
-	DataVersion(ctx context.Context) (int64, error)
 }
