@@ -48,12 +48,13 @@ type conn struct {
 	onMessage func(topic string, payload []byte)
 	onLink    func(up bool)
 
-	mu      sync.Mutex
-	client  paho.Client // the current session's client; nil between sessions
-	live    bool        // connected and subscribed
-	lastErr error       // why the last attempt to connect failed; nil once connected
-	filters []string
-	dynamic map[string]int // filters added at run time, reference-counted
+	mu       sync.Mutex
+	client   paho.Client // the current session's client; nil between sessions
+	live     bool        // connected and subscribed
+	lastErr  error       // why the last attempt to connect failed; nil once connected
+	sessions uint64      // sessions begun, counting the current one
+	filters  []string
+	dynamic  map[string]int // filters added at run time, reference-counted
 
 	runMu   sync.Mutex
 	started bool
@@ -216,6 +217,7 @@ func (c *conn) session(ctx context.Context) (<-chan struct{}, error) {
 	}
 	c.mu.Lock()
 	c.client = client
+	c.sessions++
 	subs := map[string]byte{}
 	for _, f := range c.filters {
 		subs[f] = qos
@@ -263,6 +265,15 @@ func (c *conn) close() {
 	if c.started {
 		<-c.done
 	}
+}
+
+// sessionNumber numbers the current (or last) session with the broker,
+// from 1. A session's number is taken before it subscribes, so whatever
+// its messages start already sees it.
+func (c *conn) sessionNumber() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sessions
 }
 
 // up reports whether the hub is connected and subscribed.

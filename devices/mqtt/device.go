@@ -61,6 +61,19 @@ func (d *directory) remove(id devices.ID) {
 	}
 }
 
+// removeDevice removes dev, unless another device has taken its id since
+// (two discovery configs announcing one unique_id, as while a device moves
+// to device-based discovery): the newer one stays.
+func (d *directory) removeDevice(dev mqttDevice) {
+	id := dev.Info().ID
+	d.mu.Lock()
+	current := d.devs[id]
+	d.mu.Unlock()
+	if current == dev {
+		d.remove(id)
+	}
+}
+
 func (d *directory) changed(id devices.ID) { d.reg.Changed(id) }
 
 // linkChanged tells every device's waiters and the registry that the

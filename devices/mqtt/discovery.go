@@ -3,7 +3,9 @@ package mqtt
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -18,6 +20,15 @@ import (
 // or light entity is a device of its own; the sensor and binary_sensor
 // entities of one device make one sensor device. An empty retained config
 // removes the entity.
+//
+// Device-based discovery puts a whole device in one config, on
+// <prefix>/device/[<node_id>/]<object_id>/config: "device" and "origin"
+// at the top, shared by every component; options components may share
+// (sharedOptions) at the top too; and "components" ("cmps"), a map of
+// component id to the component's config, its platform in "platform"
+// ("p"). Each component is then an entity as if announced on its own. An
+// empty payload removes them all; a component left out of the map, or
+// reduced to its platform alone, is removed.
 
 type discovery struct {
 	e      *env
@@ -28,11 +39,15 @@ type discovery struct {
 	byTopic  map[string][]*haEntity
 	last     map[string][]byte // the last payload on each entity topic
 	groups   map[devices.ID]*haGroup
+	// components lists the entity keys each device-based config made.
+	components map[string][]string
 }
 
 // haEntity is one configured entity. Its handlers are fixed when it is
 // built; its availability changes under mu.
 type haEntity struct {
+	// configTopic keys the entity: its config topic, or for a component
+	// of a device-based config "<topic>#<component id>".
 	configTopic string
 	raw         []byte
 	id          devices.ID
@@ -66,7 +81,7 @@ func newDiscovery(e *env, prefix string) *discovery {
 	return &discovery{
 		e: e, prefix: prefix,
 		entities: map[string]*haEntity{}, byTopic: map[string][]*haEntity{}, groups: map[devices.ID]*haGroup{},
-		last: map[string][]byte{},
+		last: map[string][]byte{}, components: map[string][]string{},
 	}
 }
 
@@ -141,32 +156,63 @@ func (d *discovery) replay(e *haEntity, topic string) {
 // retained, and the broker sends them again on resubscription.
 func (d *discovery) connected() {}
 
-// config follows one config topic: a new or changed entity is (re)built,
-// an empty payload removes it.
+// config follows one config topic.
 func (d *discovery) config(topic, component string, object []string, payload []byte) {
+	if component == "device" {
+		d.deviceConfig(topic, object, payload)
+		return
+	}
+	if len(bytes.TrimSpace(payload)) == 0 {
+		d.apply(topic, component, object, nil, nil)
+		return
+	}
+	raw, err := expandedConfig(payload)
+	switch {
+	case err != nil:
+		d.e.log.Warn("unreadable discovery config", "topic", topic, "err", err)
+		d.apply(topic, component, object, nil, nil)
+	case migrating(raw):
+		d.e.log.Info("discovered entity moving to device-based discovery", "topic", topic)
+		d.apply(topic, component, object, nil, nil)
+	default:
+		d.apply(topic, component, object, payload, raw)
+	}
+}
+
+// migrating reports whether a config is Home Assistant's
+// {"migrate_discovery": true}: the entity is about to be announced again,
+// by a device-based config, and until then is unloaded.
+func migrating(raw map[string]any) bool {
+	_, ok := raw["migrate_discovery"]
+	return ok
+}
+
+// apply follows one entity's config (payload, as expanded in raw): a new
+// or changed entity is (re)built; a nil raw removes it.
+func (d *discovery) apply(key, component string, object []string, payload []byte, raw map[string]any) {
 	d.mu.Lock()
-	old := d.entities[topic]
+	old := d.entities[key]
 	d.mu.Unlock()
-	if old != nil && bytes.Equal(old.raw, payload) {
+	if old != nil && raw != nil && bytes.Equal(old.raw, payload) {
 		return
 	}
 	if old != nil {
 		d.drop(old)
 	}
-	if len(bytes.TrimSpace(payload)) == 0 {
+	if raw == nil {
 		return
 	}
-	cfg, err := parseHAConfig(payload)
+	cfg, err := decodeHAConfig(raw)
 	if err != nil {
-		d.e.log.Warn("unreadable discovery config", "topic", topic, "err", err)
+		d.e.log.Warn("unreadable discovery config", "topic", key, "err", err)
 		return
 	}
 	if cfg.fromOtherFamily() {
 		return
 	}
-	e, err := d.build(topic, component, object, cfg)
+	e, err := d.build(key, component, object, cfg)
 	if err != nil {
-		d.e.log.Warn("discovered entity not supported", "topic", topic, "err", err)
+		d.e.log.Warn("discovered entity not supported", "topic", key, "err", err)
 		return
 	}
 	if e == nil {
@@ -174,6 +220,96 @@ func (d *discovery) config(topic, component string, object []string, payload []b
 	}
 	e.raw = payload
 	d.attach(e)
+}
+
+// sharedOptions are the options of a device-based config that its
+// components take unless they set their own (Home Assistant's
+// SHARED_OPTIONS).
+var sharedOptions = []string{
+	"availability", "availability_mode", "availability_template", "availability_topic",
+	"command_topic", "payload_available", "payload_not_available", "state_topic",
+}
+
+// deviceComponent is one component of a device-based config, as the
+// config of an entity of its own.
+type deviceComponent struct {
+	platform string
+	object   []string
+	payload  []byte // its whole config, canonical JSON, to tell a change
+	raw      map[string]any
+}
+
+// deviceConfig follows a device-based config: its components are applied
+// one by one, and those it no longer has are removed.
+func (d *discovery) deviceConfig(topic string, object []string, payload []byte) {
+	var want map[string]deviceComponent
+	if len(bytes.TrimSpace(payload)) > 0 {
+		raw, err := expandedConfig(payload)
+		switch {
+		case err != nil:
+			d.e.log.Warn("unreadable device discovery config", "topic", topic, "err", err)
+		case migrating(raw):
+			d.e.log.Info("discovered device moving back to per-component discovery", "topic", topic)
+		default:
+			want = deviceComponents(topic, object, raw)
+		}
+	}
+	keys := slices.Sorted(maps.Keys(want))
+	d.mu.Lock()
+	had := d.components[topic]
+	if len(keys) == 0 {
+		delete(d.components, topic)
+	} else {
+		d.components[topic] = keys
+	}
+	d.mu.Unlock()
+	for _, key := range had {
+		if _, ok := want[key]; !ok {
+			d.apply(key, "", nil, nil, nil)
+		}
+	}
+	for _, key := range keys {
+		c := want[key]
+		d.apply(key, c.platform, c.object, c.payload, c.raw)
+	}
+}
+
+// deviceComponents splits an expanded device-based config into the
+// configs of its components: each with the device, the origin and the
+// shared options it does not set itself. A component with no platform,
+// or with its platform alone (Home Assistant's way to remove one), is
+// left out.
+func deviceComponents(topic string, object []string, raw map[string]any) map[string]deviceComponent {
+	out := map[string]deviceComponent{}
+	cs, _ := raw["components"].(map[string]any)
+	for id, c := range cs {
+		cfg, ok := c.(map[string]any)
+		platform, _ := cfg["platform"].(string)
+		if !ok || platform == "" || len(cfg) == 1 {
+			continue
+		}
+		delete(cfg, "platform")
+		for _, k := range sharedOptions {
+			if v, ok := raw[k]; ok {
+				if _, own := cfg[k]; !own {
+					cfg[k] = v
+				}
+			}
+		}
+		for _, k := range []string{"device", "origin"} { // the device's, whatever the component says
+			if v, ok := raw[k]; ok {
+				cfg[k] = v
+			} else {
+				delete(cfg, k)
+			}
+		}
+		payload, err := json.Marshal(cfg)
+		if err != nil {
+			continue
+		}
+		out[topic+"#"+id] = deviceComponent{platform: platform, object: append(slices.Clone(object), id), payload: payload, raw: cfg}
+	}
+	return out
 }
 
 // build makes the entity of a config.
@@ -590,9 +726,11 @@ func (d *discovery) drop(e *haEntity) {
 	}
 	switch {
 	case e.power != nil:
-		d.e.dir.remove(e.power.info.ID)
+		d.e.dir.removeDevice(e.power)
+	case e.strip != nil:
+		d.e.dir.removeDevice(e.strip)
 	case e.light != nil:
-		d.e.dir.remove(e.light.info.ID)
+		d.e.dir.removeDevice(e.light)
 	case emptyGroup:
 		d.e.dir.remove(e.group.dev.info.ID)
 	case e.group != nil:

@@ -2,6 +2,7 @@ package mqtt
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 )
 
@@ -91,37 +92,66 @@ type haAvailability struct {
 	ValueTemplate       string `json:"value_template"`
 }
 
-// haAbbreviations are the short keys discovery payloads may use.
-var haAbbreviations = map[string]string{
-	"avty": "availability", "avty_mode": "availability_mode", "avty_t": "availability_topic",
-	"avty_tpl": "availability_template", "pl_avail": "payload_available", "pl_not_avail": "payload_not_available",
-	"t": "topic", "val_tpl": "value_template", "cmd_t": "command_topic", "stat_t": "state_topic",
-	"stat_val_tpl": "state_value_template", "pl_on": "payload_on", "pl_off": "payload_off",
-	"stat_on": "state_on", "stat_off": "state_off", "uniq_id": "unique_id", "obj_id": "object_id",
-	"dev": "device", "o": "origin", "dev_cla": "device_class", "unit_of_meas": "unit_of_measurement",
-	"opt": "optimistic", "off_dly": "off_delay", "schema": "schema",
-	"bri_cmd_t": "brightness_command_topic", "bri_stat_t": "brightness_state_topic",
-	"bri_val_tpl": "brightness_value_template", "bri_scl": "brightness_scale", "bri": "brightness",
-	"clr_temp_cmd_t": "color_temp_command_topic", "clr_temp_stat_t": "color_temp_state_topic",
-	"clr_temp_val_tpl": "color_temp_value_template", "clr_temp_k": "color_temp_kelvin", "clr_temp": "color_temp",
-	"min_mirs": "min_mireds", "max_mirs": "max_mireds", "min_klv": "min_kelvin", "max_klv": "max_kelvin",
-	"xy_cmd_t": "xy_command_topic", "xy_stat_t": "xy_state_topic", "xy_val_tpl": "xy_value_template",
-	"fx_cmd_t": "effect_command_topic", "fx_stat_t": "effect_state_topic", "fx_val_tpl": "effect_value_template",
-	"fx_list": "effect_list", "fx": "effect", "sup_clrm": "supported_color_modes", "on_cmd_type": "on_command_type",
-	// inside device and origin
-	"ids": "identifiers", "cns": "connections", "mf": "manufacturer", "mdl": "model",
-	"sa": "suggested_area", "via_dev": "via_device",
-}
+// The abbreviations Home Assistant's discovery accepts, as its
+// homeassistant/components/mqtt/abbreviations.py and the MQTT integration's
+// documentation ("Supported abbreviations in MQTT discovery messages") list
+// them: only those for keys the hub reads, and the structure of
+// device-based discovery. Each table applies where Home Assistant applies
+// it: entityAbbreviations at the top of a config, in each availability
+// entry and in each component of a device config; deviceAbbreviations in
+// "device", originAbbreviations in "origin".
+var (
+	entityAbbreviations = map[string]string{
+		"avty": "availability", "avty_mode": "availability_mode", "avty_t": "availability_topic",
+		"avty_tpl": "availability_template", "pl_avail": "payload_available", "pl_not_avail": "payload_not_available",
+		"t": "topic", "val_tpl": "value_template", "cmd_t": "command_topic", "stat_t": "state_topic",
+		"stat_val_tpl": "state_value_template", "pl_on": "payload_on", "pl_off": "payload_off",
+		"stat_on": "state_on", "stat_off": "state_off", "uniq_id": "unique_id", "obj_id": "object_id",
+		"dev": "device", "o": "origin", "dev_cla": "device_class", "unit_of_meas": "unit_of_measurement",
+		"opt": "optimistic", "off_dly": "off_delay",
+		"bri_cmd_t": "brightness_command_topic", "bri_stat_t": "brightness_state_topic",
+		"bri_val_tpl": "brightness_value_template", "bri_scl": "brightness_scale",
+		"clr_temp_cmd_t": "color_temp_command_topic", "clr_temp_stat_t": "color_temp_state_topic",
+		"clr_temp_val_tpl": "color_temp_value_template", "clr_temp_k": "color_temp_kelvin",
+		"min_mirs": "min_mireds", "max_mirs": "max_mireds", "min_k": "min_kelvin", "max_k": "max_kelvin",
+		"xy_cmd_t": "xy_command_topic", "xy_stat_t": "xy_state_topic", "xy_val_tpl": "xy_value_template",
+		"fx_cmd_t": "effect_command_topic", "fx_stat_t": "effect_state_topic", "fx_val_tpl": "effect_value_template",
+		"fx_list": "effect_list", "sup_clrm": "supported_color_modes", "on_cmd_type": "on_command_type",
+		"cmps": "components", "p": "platform", "migr_discvry": "migrate_discovery",
+	}
+	deviceAbbreviations = map[string]string{
+		"ids": "identifiers", "cns": "connections", "mf": "manufacturer", "mdl": "model", "mdl_id": "model_id",
+		"sa": "suggested_area", "sw": "sw_version", "hw": "hw_version", "sn": "serial_number", "cu": "configuration_url",
+	}
+	originAbbreviations = map[string]string{"sw": "sw_version", "url": "support_url"}
+)
 
 // parseHAConfig expands a discovery payload and decodes it.
 func parseHAConfig(payload []byte) (haConfig, error) {
-	var raw map[string]any
-	if err := json.Unmarshal(payload, &raw); err != nil {
+	raw, err := expandedConfig(payload)
+	if err != nil {
 		return haConfig{}, err
 	}
-	baseTopic, _ := raw["~"].(string)
-	expanded := expand(raw, baseTopic).(map[string]any)
-	b, err := json.Marshal(expanded)
+	return decodeHAConfig(raw)
+}
+
+// expandedConfig reads a discovery payload with its abbreviations and
+// "~" expanded.
+func expandedConfig(payload []byte) (map[string]any, error) {
+	var raw map[string]any
+	if err := json.Unmarshal(payload, &raw); err != nil {
+		return nil, err
+	}
+	if raw == nil {
+		return nil, errors.New("a discovery config is a JSON object")
+	}
+	expandConfig(raw, true)
+	return raw, nil
+}
+
+// decodeHAConfig decodes an expanded config.
+func decodeHAConfig(raw map[string]any) (haConfig, error) {
+	b, err := json.Marshal(raw)
 	if err != nil {
 		return haConfig{}, err
 	}
@@ -135,34 +165,62 @@ func parseHAConfig(payload []byte) (haConfig, error) {
 	return c, nil
 }
 
-// expand replaces abbreviated keys by their full names, recursively, and
-// the "~" in topics by the base topic.
-func expand(v any, baseTopic string) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, val := range x {
-			if k == "~" {
-				continue
-			}
-			if full, ok := haAbbreviations[k]; ok {
-				k = full
-			}
-			val = expand(val, baseTopic)
-			if s, ok := val.(string); ok && baseTopic != "" && (k == "topic" || strings.HasSuffix(k, "_topic")) {
-				val = expandTilde(s, baseTopic)
-			}
-			out[k] = val
+// expandConfig replaces abbreviated keys by their full names, in place,
+// as Home Assistant does: the entity's keys and its availability
+// entries'; with whole, also the device's, the origin's and each
+// component's (a device config). A "~" then stands for the base topic in
+// the topics of the same map.
+func expandConfig(m map[string]any, whole bool) {
+	expandKeys(m, entityAbbreviations)
+	avty, _ := m["availability"].([]any)
+	for _, a := range avty {
+		if a, ok := a.(map[string]any); ok {
+			expandKeys(a, entityAbbreviations)
 		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = expand(e, baseTopic)
-		}
-		return out
 	}
-	return v
+	if base, ok := m["~"].(string); ok {
+		delete(m, "~")
+		expandTopics(m, base)
+		for _, a := range avty {
+			if a, ok := a.(map[string]any); ok {
+				expandTopics(a, base)
+			}
+		}
+	}
+	if !whole {
+		return
+	}
+	if d, ok := m["device"].(map[string]any); ok {
+		expandKeys(d, deviceAbbreviations)
+	}
+	if o, ok := m["origin"].(map[string]any); ok {
+		expandKeys(o, originAbbreviations)
+	}
+	if cs, ok := m["components"].(map[string]any); ok {
+		for _, c := range cs {
+			if c, ok := c.(map[string]any); ok {
+				expandConfig(c, false)
+			}
+		}
+	}
+}
+
+func expandKeys(m map[string]any, abbreviations map[string]string) {
+	for short, full := range abbreviations {
+		if v, ok := m[short]; ok {
+			delete(m, short)
+			m[full] = v
+		}
+	}
+}
+
+// expandTopics puts base in place of "~" in the values of m's topics.
+func expandTopics(m map[string]any, base string) {
+	for k, v := range m {
+		if s, ok := v.(string); ok && strings.HasSuffix(k, "topic") {
+			m[k] = expandTilde(s, base)
+		}
+	}
 }
 
 // expandTilde puts the base topic in place of a leading or trailing "~".

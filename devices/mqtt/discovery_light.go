@@ -27,17 +27,38 @@ type haLightScales struct {
 	kelvinRangeMax int
 }
 
+// Home Assistant's colour temperature range for a light that gives none.
+const (
+	defaultMinKelvin = 2000
+	defaultMaxKelvin = 6535
+)
+
+// lightScales reads the light's scales. The colour temperature range
+// follows Home Assistant's rule whatever unit the payloads use: the warm
+// end is max_mireds when given, else min_kelvin (default 2000 K); the cool
+// end min_mireds when given, else max_kelvin (default 6535 K).
 func lightScales(cfg haConfig) haLightScales {
 	s := haLightScales{briScale: cfg.BrightnessScale, kelvin: cfg.ColorTempKelvin}
 	if s.briScale <= 0 {
 		s.briScale = 255
 	}
+	s.kelvinRangeMin, s.kelvinRangeMax = orInt(cfg.MinKelvin, defaultMinKelvin), orInt(cfg.MaxKelvin, defaultMaxKelvin)
+	if cfg.MaxMireds > 0 {
+		s.kelvinRangeMin = color.MirekToKelvin(int(cfg.MaxMireds))
+	}
+	if cfg.MinMireds > 0 {
+		s.kelvinRangeMax = color.MirekToKelvin(int(cfg.MinMireds))
+	}
+	if s.kelvinRangeMin > s.kelvinRangeMax {
+		s.kelvinRangeMin, s.kelvinRangeMax = s.kelvinRangeMax, s.kelvinRangeMin
+	}
 	if s.kelvin {
-		s.ctMin, s.ctMax = orInt(cfg.MinKelvin, 2000), orInt(cfg.MaxKelvin, 6535)
-		s.kelvinRangeMin, s.kelvinRangeMax = s.ctMin, s.ctMax
-	} else {
-		s.ctMin, s.ctMax = orInt(cfg.MinMireds, defaultMiredMin), orInt(cfg.MaxMireds, defaultMiredMax)
-		s.kelvinRangeMin, s.kelvinRangeMax = color.MirekToKelvin(s.ctMax), color.MirekToKelvin(s.ctMin)
+		s.ctMin, s.ctMax = s.kelvinRangeMin, s.kelvinRangeMax
+		return s
+	}
+	s.ctMin, s.ctMax = color.KelvinToMirek(s.kelvinRangeMax), color.KelvinToMirek(s.kelvinRangeMin)
+	if cfg.MinMireds > 0 && cfg.MaxMireds > cfg.MinMireds { // as given, not through kelvin and back
+		s.ctMin, s.ctMax = int(cfg.MinMireds), int(cfg.MaxMireds)
 	}
 	return s
 }

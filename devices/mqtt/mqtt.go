@@ -2,7 +2,8 @@
 // into the hub: Tasmota relays and sensors, Shelly Gen2+ switches (MQTT
 // RPC), zigbee2mqtt lights, switches, plugs, fans and sensors, and anything
 // that announces itself through Home Assistant MQTT discovery (switch,
-// light, fan, sensor, binary_sensor), as ordinary Bifrost devices. A
+// light, fan, sensor, binary_sensor; one config per entity, or one per
+// device), as ordinary Bifrost devices. A
 // discovered light whose config declares segments (a WLED strip) takes
 // per-segment colours as WLED JSON API commands (wled.go).
 //

@@ -34,8 +34,9 @@ func parseTemplate(s string) (*valueTemplate, error) {
 	if s == "" {
 		return t, nil
 	}
-	inner, ok := strings.CutPrefix(s, "{{")
-	if inner, ok = strings.CutSuffix(inner, "}}"); !ok || strings.Contains(inner, "{{") || strings.Contains(inner, "{%") {
+	inner, opened := strings.CutPrefix(s, "{{")
+	inner, closed := strings.CutSuffix(inner, "}}")
+	if !opened || !closed || strings.Contains(inner, "{{") || strings.Contains(inner, "{%") {
 		return nil, fmt.Errorf("template %q is beyond what the hub evaluates", t.raw)
 	}
 	parts := strings.Split(inner, "|")

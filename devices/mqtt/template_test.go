@@ -42,6 +42,11 @@ func TestValueTemplatesRefuseWhatTheyCannotEvaluate(t *testing.T) {
 		"{{ value_json.t | timestamp_local }}",
 		"on: {{ value }}",
 		"{{ states('sensor.x') }}",
+		// Only one brace pair: the rest must not be read as a template.
+		"value}}",
+		"value_json.t }}",
+		"{{ value",
+		"{{ value_json.t",
 	} {
 		if _, err := parseTemplate(tpl); err == nil {
 			t.Errorf("parseTemplate(%q) accepted it", tpl)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 
@@ -32,6 +33,8 @@ type zigbee struct {
 	pendingAvail map[string][]byte
 	bridgeUp     bool
 	lastDevices  []byte
+
+	gets *stateRequests // asks devices for their state (zigbee_get.go)
 }
 
 // zigbeeNode is one Zigbee device.
@@ -44,7 +47,7 @@ type zigbeeNode struct {
 	parts      []zigbeePart
 	up         bool // its own availability
 	lastState  map[string]any
-	readsState bool // it has a light or switch whose state can be read
+	getPayload []byte // what <base>/<name>/get reads of it; nil: nothing
 }
 
 // zigbeePart is one Bifrost device made of a Zigbee device.
@@ -76,6 +79,7 @@ type zExpose struct {
 	Name     string    `json:"name"`
 	Property string    `json:"property"`
 	Endpoint string    `json:"endpoint"`
+	Access   int       `json:"access"` // bits: 1 published, 2 /set, 4 /get
 	ValueOn  any       `json:"value_on"`
 	ValueOff any       `json:"value_off"`
 	ValueMin *float64  `json:"value_min"`
@@ -85,11 +89,13 @@ type zExpose struct {
 }
 
 func newZigbee(e *env, base string) *zigbee {
-	return &zigbee{
+	z := &zigbee{
 		e: e, base: base, bridgeUp: true,
 		byIEEE: map[string]*zigbeeNode{}, byName: map[string]*zigbeeNode{},
 		pending: map[string][]byte{}, pendingAvail: map[string][]byte{},
 	}
+	z.gets = newStateRequests(z)
+	return z
 }
 
 func (z *zigbee) filters() []string { return []string{z.base + "/#"} }
@@ -177,8 +183,12 @@ func (z *zigbee) availability(name string, payload []byte) {
 	}
 }
 
+// setBridge follows the bridge's own availability. A bridge that comes
+// back online (zigbee2mqtt restarted) has not published the states it
+// does not retain: its devices are asked again.
 func (z *zigbee) setBridge(up bool) {
 	z.mu.Lock()
+	back := up && !z.bridgeUp
 	z.bridgeUp = up
 	nodes := z.nodes()
 	z.mu.Unlock()
@@ -187,6 +197,9 @@ func (z *zigbee) setBridge(up bool) {
 		own := n.up
 		n.mu.Unlock()
 		n.setAvailable(own, up)
+	}
+	if back {
+		z.askAll(false)
 	}
 }
 
@@ -216,12 +229,18 @@ func (z *zigbee) devices(payload []byte) {
 	}
 	z.lastDevices = payload
 	seen := map[string]bool{}
+	var ask []string
 	for _, d := range list {
 		if d.Definition == nil || d.Type == "Coordinator" || d.IEEE == "" {
 			continue
 		}
 		seen[d.IEEE] = true
-		z.upsert(d)
+		if z.upsert(d) {
+			ask = append(ask, d.IEEE)
+		}
+	}
+	if z.bridgeUp {
+		z.gets.ask(ask)
 	}
 	for ieee, n := range z.byIEEE {
 		if !seen[ieee] {
@@ -234,8 +253,10 @@ func (z *zigbee) devices(payload []byte) {
 	}
 }
 
-// upsert adds or updates one device; the caller holds z.mu.
-func (z *zigbee) upsert(d z2mDevice) {
+// upsert adds or updates one device; the caller holds z.mu. It reports
+// whether the device is new or changed (renamed, redefined) and has state
+// to be asked for.
+func (z *zigbee) upsert(d z2mDevice) bool {
 	sig, _ := json.Marshal(d.Definition)
 	signature := d.FriendlyName + "\x00" + string(sig)
 	n := z.byIEEE[d.IEEE]
@@ -246,7 +267,7 @@ func (z *zigbee) upsert(d z2mDevice) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.signature == signature {
-		return
+		return false
 	}
 	if n.name != "" && z.byName[n.name] == n {
 		delete(z.byName, n.name)
@@ -267,6 +288,7 @@ func (z *zigbee) upsert(d z2mDevice) {
 	} else if n.lastState != nil {
 		n.applyParts(n.lastState)
 	}
+	return n.getPayload != nil
 }
 
 // rebuild makes the node's parts from its definition. A part that comes
@@ -294,12 +316,7 @@ func (n *zigbeeNode) rebuild(z *zigbee, d z2mDevice) {
 		}
 	}
 	n.parts = parts
-	n.readsState = false
-	for _, p := range parts {
-		if _, ok := p.(*zigbeeSensor); !ok {
-			n.readsState = true
-		}
-	}
+	n.getPayload = getRequest(d.Definition.Exposes)
 }
 
 // drop removes every part; the caller holds n.mu.
@@ -358,26 +375,38 @@ func (n *zigbeeNode) topic(base, suffix string) string {
 	return base + "/" + n.name + "/" + suffix
 }
 
-// connected asks the lights and switches for their state again (sensors
-// report on their own, and many of them sleep).
+// connected asks the known devices for their state again: what they
+// published while the hub was away is lost (zigbee2mqtt does not retain
+// it). At the first connection none is known yet; bridge/devices, which
+// is retained, brings them and devices asks them.
 func (z *zigbee) connected() {
+	z.mu.Lock()
+	up := z.bridgeUp
+	z.mu.Unlock()
+	if up {
+		z.askAll(true)
+	}
+}
+
+// askAll queues every device that has state to read; with once, those
+// not yet asked in this session.
+func (z *zigbee) askAll(once bool) {
 	z.mu.Lock()
 	nodes := z.nodes()
 	z.mu.Unlock()
+	slices.SortFunc(nodes, func(a, b *zigbeeNode) int { return strings.Compare(a.ieee, b.ieee) })
+	var ask []string
 	for _, n := range nodes {
 		n.mu.Lock()
-		name, reads := n.name, n.readsState
-		n.mu.Unlock()
-		if !reads {
-			continue
+		if n.getPayload != nil {
+			ask = append(ask, n.ieee)
 		}
-		z.e.boxes.post("z2m:"+name, func() {
-			ctx, cancel := context.WithTimeout(z.e.ctx, devices.DefaultTimeout)
-			defer cancel()
-			if err := z.e.conn.publish(ctx, n.topic(z.base, "get"), []byte(`{"state":""}`), false); err != nil {
-				z.e.log.Debug("asking a Zigbee device for its state", "device", name, "err", err)
-			}
-		})
+		n.mu.Unlock()
+	}
+	if once {
+		z.gets.askOnce(ask)
+	} else {
+		z.gets.ask(ask)
 	}
 }
 

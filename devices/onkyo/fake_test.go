@@ -19,9 +19,9 @@ type fakeReceiver struct {
 	t   *testing.T
 	ln  net.Listener
 	udp net.PacketConn
-	id  string // ECN answer
 
 	mu      sync.Mutex
+	id      string // ECN answer
 	state   map[string]string
 	got     []string // messages received, "MVL28"
 	frames  [][]byte // raw packets received
@@ -74,6 +74,14 @@ func defaultState() map[string]string {
 
 func (f *fakeReceiver) addr() string { return f.ln.Addr().String() }
 
+// answerWithoutIdentifier makes the discovery answer end with an empty
+// identifier, "TX-NR686/60128/DX/", as some receivers send it.
+func (f *fakeReceiver) answerWithoutIdentifier() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.id = f.id[:strings.LastIndex(f.id, "/")+1]
+}
+
 func (f *fakeReceiver) close() {
 	f.ln.Close()
 	f.udp.Close()
@@ -102,7 +110,10 @@ func (f *fakeReceiver) answerDiscovery() {
 			return
 		}
 		if m, err := eiscp.Decode(buf[:n]); err == nil && m.String() == "ECNQSTN" {
-			f.udp.WriteTo(reply("ECN"+f.id), from)
+			f.mu.Lock()
+			id := f.id
+			f.mu.Unlock()
+			f.udp.WriteTo(reply("ECN"+id), from)
 		}
 	}
 }

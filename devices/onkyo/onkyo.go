@@ -3,8 +3,10 @@
 // found by UDP broadcast or given by address, keeps one persistent TCP
 // connection (re-established with backoff when it drops), and is kept
 // current by the messages it pushes. Its main zone is a media device
-// "onkyo:<identifier>"; a receiver with a second zone adds
-// "onkyo:<identifier>:zone2".
+// "onkyo:<key>"; a receiver with a second zone adds "onkyo:<key>:zone2".
+// The key is the identifier of the receiver's discovery answer (normally
+// its MAC address, "onkyo:0009B0E74DA8"), or its address when it answers
+// with none (see receiverKey).
 package onkyo
 
 import (
@@ -12,6 +14,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -46,8 +49,9 @@ type Config struct {
 	Discover bool
 	Logger   *slog.Logger
 	// VolumeSteps is the raw volume step that stands for 100 %; zero
-	// takes the receiver's own range from its self-description (NRI), or
-	// 100 steps when it has none.
+	// takes each zone's range from the receiver's self-description (NRI:
+	// volmax, doubled for a zone whose volstep says it moves in 0.5 dB
+	// steps), or 100 steps when it has none.
 	VolumeSteps int
 	// RetryMin and RetryMax bound the reconnection backoff.
 	RetryMin, RetryMax time.Duration
@@ -149,11 +153,12 @@ func (a *Adapter) Add(ctx context.Context, host string) ([]devices.ID, error) {
 }
 
 // identifyLoop asks a configured receiver who it is until it answers, then
-// attaches it.
+// attaches it. The first question left unanswered is a warning, with what
+// to check; the retries after it are not.
 func (a *Adapter) identifyLoop(ctx context.Context, host string) {
 	addr := eiscp.WithPort(host)
 	wait := a.cfg.RetryMin
-	for ctx.Err() == nil {
+	for tries := 0; ctx.Err() == nil; tries++ {
 		qctx, cancel := context.WithTimeout(ctx, time.Second)
 		id, err := eiscp.Identify(qctx, addr)
 		cancel()
@@ -161,7 +166,15 @@ func (a *Adapter) identifyLoop(ctx context.Context, host string) {
 			a.attach(id, addr)
 			return
 		}
-		a.log.Debug("receiver not answering discovery", "host", host, "err", err)
+		if ctx.Err() != nil {
+			return
+		}
+		if tries == 0 {
+			a.log.Warn("configured receiver does not answer discovery; check that it is at this address "+
+				"and that its Network Standby setting is on (retrying quietly)", "addr", addr, "err", err)
+		} else {
+			a.log.Debug("receiver not answering discovery", "addr", addr, "err", err, "retry_in", wait)
+		}
 		if !devices.Sleep(ctx, wait) {
 			return
 		}
@@ -187,21 +200,57 @@ func (a *Adapter) discover(ctx context.Context) {
 
 // attach adds a receiver found at addr, or moves a known one there.
 func (a *Adapter) attach(id eiscp.Identity, addr string) *receiver {
+	key := receiverKey(id, addr)
 	a.mu.Lock()
-	r, known := a.receivers[id.Identifier]
+	r, known := a.receivers[key]
 	if !known {
-		r = newReceiver(a, id, addr)
-		a.receivers[id.Identifier] = r
+		r = newReceiver(a, id, key, addr)
+		a.receivers[key] = r
 	}
 	a.mu.Unlock()
 	if known {
 		r.moveTo(addr)
 		return r
 	}
-	a.log.Info("receiver found", "model", id.Model, "identifier", id.Identifier, "addr", addr)
+	a.log.Info("receiver found", "model", id.Model, "receiver", key, "addr", addr)
 	a.cfg.Registry.Add(r.main)
 	if ctx, err := a.life.Running(); err == nil {
 		a.life.Go(func() { r.run(ctx) })
 	}
 	return r
+}
+
+// receiverKey is what the adapter knows a receiver by, and the part of its
+// device ids after "onkyo:": the identifier of its discovery answer, or,
+// for a receiver that answers with an empty one, its address (addressKey).
+// Such a receiver keeps its ids as long as it keeps its address; answering
+// from another address, it is another receiver, so give it a fixed one (a
+// DHCP reservation). Listed by host name in Config.Hosts it is keyed by
+// that name, and a broadcast scan, which sees its IP address, finds it a
+// second time: list it by IP address where scans run.
+func receiverKey(id eiscp.Identity, addr string) string {
+	if id.Identifier != "" {
+		return id.Identifier
+	}
+	return addressKey(addr)
+}
+
+// addressKey is a receiver's address as a key: the host (as configured,
+// or the IP address its discovery answer came from) in lower case,
+// followed by ":port" only when the port is not eISCP's own —
+// "192.168.1.30" for "192.168.1.30:60128", "avr.lan:60200",
+// "[fe80::1]". A host given with and without the default port is one key.
+func addressKey(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return strings.ToLower(addr)
+	}
+	host = strings.ToLower(host)
+	if port != strconv.Itoa(eiscp.Port) {
+		return net.JoinHostPort(host, port)
+	}
+	if strings.Contains(host, ":") {
+		return "[" + host + "]"
+	}
+	return host
 }

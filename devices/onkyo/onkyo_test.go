@@ -347,3 +347,33 @@ func TestAddByAddress(t *testing.T) {
 	_, err := r.adapter.Add(ctx, "127.0.0.1:1")
 	wantErr(t, err, devices.ErrUnreachable)
 }
+
+// A zone whose self-description says volstep="0" counts its volume in
+// half steps: 0.5 dB each, so twice the displayed volume, and its volmax
+// (displayed) is 2×volmax raw. volstep="1" is whole steps.
+func TestHalfStepVolume(t *testing.T) {
+	s := defaultState()
+	s["NRI"] = `<?xml version="1.0" encoding="utf-8"?><response status="ok"><device id="TX-RZ50"><model>TX-RZ50</model>` +
+		`<zonelist count="2"><zone id="1" value="1" name="Main" volmax="80" volstep="0"/>` +
+		`<zone id="2" value="1" name="Zone2" volmax="80" volstep="1"/></zonelist></device></response>`
+	s["MVL"] = "50" // 80 half steps: 40 of 80 displayed
+	s["ZVL"] = "28" // 40 of 80
+	f := newFakeReceiver(t, s)
+	r := startRig(t, onkyo.Config{Hosts: []string{f.addr()}})
+	p := r.player(t, mainID)
+	z := r.player(t, mainID+":zone2")
+	eventually(t, 10*time.Second, "50 % on both zones", func() bool { return state(t, p).Volume == 50 && state(t, z).Volume == 50 })
+	if _, err := r.set(mainID, devices.MediaChange{Volume: ptr(100)}); err != nil {
+		t.Fatal(err)
+	}
+	if !f.received("MVLA0") {
+		t.Fatalf("100 %% of 80 in half steps is A0 (160): sent %v", f.sent())
+	}
+	st, err := r.set(mainID, devices.MediaChange{Volume: ptr(45)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.received("MVL48") || st.Volume != 45 {
+		t.Fatalf("45 %% of 160 half steps is 48 (72): sent %v, state %+v", f.sent(), st)
+	}
+}

@@ -27,8 +27,9 @@ var connectQueries = []string{
 // receiver is one physical receiver: its connection and the state its
 // messages report, shared by its zones.
 type receiver struct {
-	a  *Adapter
-	id eiscp.Identity
+	a   *Adapter
+	id  eiscp.Identity
+	key string // receiverKey: its ids, and its name in the log
 
 	main *Zone
 
@@ -70,8 +71,8 @@ type waiter struct {
 	reply    chan eiscp.Message
 }
 
-func newReceiver(a *Adapter, id eiscp.Identity, addr string) *receiver {
-	r := &receiver{a: a, id: id, addr: addr}
+func newReceiver(a *Adapter, id eiscp.Identity, key, addr string) *receiver {
+	r := &receiver{a: a, id: id, key: key, addr: addr}
 	r.zones[0].volume, r.zones[1].volume = -1, -1
 	r.main = &Zone{r: r, zone: 0, spec: eiscp.Main, info: devices.Info{
 		ID: r.mainID(), Adapter: AdapterName, Kind: devices.KindMedia, Name: id.Model, Model: id.Model,
@@ -79,7 +80,7 @@ func newReceiver(a *Adapter, id eiscp.Identity, addr string) *receiver {
 	return r
 }
 
-func (r *receiver) mainID() devices.ID { return devices.ID(AdapterName + ":" + r.id.Identifier) }
+func (r *receiver) mainID() devices.ID { return devices.ID(AdapterName + ":" + r.key) }
 
 // moveTo points the receiver at a new address; an open connection to the
 // old one is dropped so the next one goes to the new.
@@ -106,7 +107,7 @@ func (r *receiver) run(ctx context.Context) {
 		if answered {
 			wait = r.a.cfg.RetryMin
 		}
-		r.a.log.Debug("receiver connection ended", "receiver", r.id.Identifier, "err", err, "retry_in", wait)
+		r.a.log.Debug("receiver connection ended", "receiver", r.key, "err", err, "retry_in", wait)
 		if !devices.Sleep(ctx, wait) {
 			return
 		}
@@ -204,7 +205,7 @@ func (r *receiver) disconnected(conn net.Conn) bool {
 	}
 	r.mu.Unlock()
 	if changed {
-		r.a.log.Info("receiver offline", "receiver", r.id.Identifier)
+		r.a.log.Info("receiver offline", "receiver", r.key)
 		r.changed(true, true)
 	}
 	return answered
@@ -233,7 +234,7 @@ func (r *receiver) handle(m eiscp.Message) {
 	r.answerLocked(m)
 	r.mu.Unlock()
 	if !wasOnline {
-		r.a.log.Info("receiver online", "receiver", r.id.Identifier)
+		r.a.log.Info("receiver online", "receiver", r.key)
 		main, zone2 = true, true
 	}
 	if newZone2 != nil {

@@ -100,14 +100,17 @@ func (r *receiver) playingLocked() (string, *devices.NowPlaying) {
 	return t, &devices.NowPlaying{Title: r.net.title, Artist: r.net.artist, Album: r.net.album, App: app}
 }
 
-// stepsLocked is the raw volume step that stands for 100 %.
+// stepsLocked is the raw volume step that stands for 100 %: as
+// configured, else the zone's top volume as its self-description gives it
+// (in half steps on a zone that says it moves in 0.5 dB steps), else
+// DefaultVolMax.
 func (z *Zone) stepsLocked() int {
 	if s := z.r.a.cfg.VolumeSteps; s > 0 {
 		return s
 	}
 	if z.r.info != nil {
-		if zi, ok := z.r.info.Zone(z.zone + 1); ok && zi.VolMax > 0 {
-			return zi.VolMax
+		if zi, ok := z.r.info.Zone(z.zone + 1); ok {
+			return zi.RawMax()
 		}
 	}
 	return eiscp.DefaultVolMax

@@ -134,7 +134,12 @@ func TestParseIdentity(t *testing.T) {
 	if id.String() != "TX-NR609/60128/DX/0009B0123456" {
 		t.Errorf("String() = %s", id)
 	}
-	for _, bad := range []string{"", "TX/1/DX", "TX/port/DX/ID"} {
+	// Some receivers answer with an empty identifier.
+	id, err = eiscp.ParseIdentity("TX-NR609/60128/DX/")
+	if err != nil || id.Model != "TX-NR609" || id.Port != 60128 || id.Area != "DX" || id.Identifier != "" {
+		t.Fatalf("no identifier: %+v %v", id, err)
+	}
+	for _, bad := range []string{"", "TX/1/DX", "TX/port/DX/ID", "/60128/DX/"} {
 		if _, err := eiscp.ParseIdentity(bad); err == nil {
 			t.Errorf("%q parsed", bad)
 		}
@@ -185,13 +190,16 @@ func TestNetValues(t *testing.T) {
 	}
 }
 
-// A receiver answering discovery on loopback, as it would on the LAN.
-func TestIdentifyOverUDP(t *testing.T) {
+// answeringReceiver answers every discovery query on loopback with the
+// message answer, as a receiver would on the LAN; it returns its address
+// and the queries it gets.
+func answeringReceiver(t *testing.T, answer string) (string, <-chan []byte) {
+	t.Helper()
 	pc, err := net.ListenPacket("udp4", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer pc.Close()
+	t.Cleanup(func() { pc.Close() })
 	queries := make(chan []byte, 4)
 	go func() {
 		buf := make([]byte, 512)
@@ -200,13 +208,21 @@ func TestIdentifyOverUDP(t *testing.T) {
 			if err != nil {
 				return
 			}
-			queries <- append([]byte(nil), buf[:n]...)
-			pc.WriteTo(frame("!1ECNTX-NR609/60128/DX/0009B0123456\x1a\r\n"), from)
+			select {
+			case queries <- append([]byte(nil), buf[:n]...):
+			default:
+			}
+			pc.WriteTo(frame(answer), from)
 		}
 	}()
+	return pc.LocalAddr().String(), queries
+}
+
+func TestIdentifyOverUDP(t *testing.T) {
+	addr, queries := answeringReceiver(t, "!1ECNTX-NR609/60128/DX/0009B0123456\x1a\r\n")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	id, err := eiscp.Identify(ctx, pc.LocalAddr().String())
+	id, err := eiscp.Identify(ctx, addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,6 +231,20 @@ func TestIdentifyOverUDP(t *testing.T) {
 	}
 	if q := <-queries; !bytes.Equal(q, eiscp.DiscoveryQuery(eiscp.UnitAny)) {
 		t.Errorf("query % X", q)
+	}
+}
+
+// The answer with an empty identifier, "!1ECNTX-NR609/60128/DX/".
+func TestIdentifyWithoutIdentifier(t *testing.T) {
+	addr, _ := answeringReceiver(t, "!1ECNTX-NR609/60128/DX/\x1a\r\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	id, err := eiscp.Identify(ctx, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id.Model != "TX-NR609" || id.Port != 60128 || id.Identifier != "" {
+		t.Fatalf("%+v", id)
 	}
 }
 
@@ -234,5 +264,30 @@ func TestIdentifyNoAnswer(t *testing.T) {
 func TestWithPort(t *testing.T) {
 	if eiscp.WithPort("10.0.0.5") != "10.0.0.5:60128" || eiscp.WithPort("10.0.0.5:7") != "10.0.0.5:7" {
 		t.Error("WithPort")
+	}
+}
+
+// volstep="0" is a zone in half steps (0.5 dB): its top volume parameter
+// is twice volmax; volstep="1", or none, is whole steps.
+func TestZoneVolumeScale(t *testing.T) {
+	info, err := eiscp.ParseInfo(`<?xml version="1.0" encoding="utf-8"?><response status="ok"><device id="X"><zonelist count="4">` +
+		`<zone id="1" value="1" name="Main" volmax="80" volstep="0"/><zone id="2" value="1" name="Zone2" volmax="80" volstep="1"/>` +
+		`<zone id="3" value="1" name="Zone3" volmax="0"/><zone id="4" value="1" name="Zone4" volmax="0" volstep="0"/>` +
+		`</zonelist></device></response>`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		zone   int
+		half   bool
+		rawMax int
+	}{{1, true, 160}, {2, false, 80}, {3, false, 100}, {4, true, 200}} {
+		z, ok := info.Zone(c.zone)
+		if !ok || z.HalfSteps != c.half || z.RawMax() != c.rawMax {
+			t.Errorf("zone %d: %+v, raw max %d; want half steps %v, raw max %d", c.zone, z, z.RawMax(), c.half, c.rawMax)
+		}
+	}
+	if got := eiscp.VolumeParam(50, 160); got != "50" {
+		t.Errorf("50 %% of 160 half steps = %s; want 50 (40 displayed)", got)
 	}
 }

@@ -11,14 +11,20 @@ type Identity struct {
 	Model string
 	Port  int
 	Area  string // DX North America, XX Europe/Asia, JJ Japan
-	// Identifier is unique per receiver, normally its MAC address.
+	// Identifier is unique per receiver, normally its MAC address. Some
+	// receivers answer with none ("TX-NR609/60128/DX/"); it is "" then,
+	// and the receiver can only be told apart by its address.
 	Identifier string
 }
 
-// ParseIdentity reads the parameter of an ECN message.
+// ParseIdentity reads the parameter of an ECN message. The identifier may
+// be empty, the other fields but the area may not.
 func ParseIdentity(p string) (Identity, error) {
 	f := strings.Split(strings.TrimRight(p, "\x00\r\n\x1a "), "/")
-	if len(f) < 4 || f[0] == "" || f[3] == "" {
+	for i := range f {
+		f[i] = strings.TrimSpace(f[i])
+	}
+	if len(f) < 4 || f[0] == "" {
 		return Identity{}, fmt.Errorf("eiscp: %q is not model/port/area/identifier", p)
 	}
 	port, err := strconv.Atoi(f[1])

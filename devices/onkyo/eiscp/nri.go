@@ -24,9 +24,29 @@ type ZoneInfo struct {
 	ID      int
 	Name    string
 	Enabled bool
-	// VolMax is the zone's top volume step, 0 when the receiver does not
-	// say.
+	// VolMax is the zone's top volume as the receiver displays it, 0 when
+	// the receiver does not say.
 	VolMax int
+	// HalfSteps reports a zone whose volume moves in 0.5 dB steps (NRI
+	// volstep="0"): its volume parameter counts half steps, twice the
+	// displayed volume (40 displayed is "50"). volstep="1", or none (older
+	// models do not send it), is whole steps: the parameter is the
+	// displayed volume.
+	HalfSteps bool
+}
+
+// RawMax is the volume parameter of the zone's top volume: VolMax, or
+// DefaultVolMax when the receiver does not say, doubled for a zone in half
+// steps (80 displayed is "A0").
+func (z ZoneInfo) RawMax() int {
+	top := z.VolMax
+	if top <= 0 {
+		top = DefaultVolMax
+	}
+	if z.HalfSteps {
+		top *= 2
+	}
+	return top
 }
 
 type nriDoc struct {
@@ -38,6 +58,8 @@ type nriDoc struct {
 			Value  string `xml:"value,attr"`
 			Name   string `xml:"name,attr"`
 			VolMax string `xml:"volmax,attr"`
+			// VolStep is "1" for whole steps, "0" for half steps.
+			VolStep string `xml:"volstep,attr"`
 		} `xml:"zonelist>zone"`
 		Selectors []nriEntry `xml:"selectorlist>selector"`
 		Services  []nriEntry `xml:"netservicelist>netservice"`
@@ -62,8 +84,11 @@ func ParseInfo(p string) (Info, error) {
 	info := Info{Model: strings.TrimSpace(dev.Model), MAC: strings.ToUpper(strings.ReplaceAll(strings.TrimSpace(dev.MAC), ":", ""))}
 	for _, z := range dev.Zones {
 		id, _ := strconv.Atoi(z.ID)
-		vmax, _ := strconv.Atoi(z.VolMax)
-		info.Zones = append(info.Zones, ZoneInfo{ID: id, Name: z.Name, Enabled: z.Value != "0", VolMax: vmax})
+		vmax, _ := strconv.Atoi(strings.TrimSpace(z.VolMax))
+		info.Zones = append(info.Zones, ZoneInfo{
+			ID: id, Name: z.Name, Enabled: z.Value != "0", VolMax: vmax,
+			HalfSteps: strings.TrimSpace(z.VolStep) == "0",
+		})
 	}
 	info.Inputs = enabled(dev.Selectors)
 	info.NetServices = enabled(dev.Services)
