@@ -8,7 +8,7 @@ RUN go mod download
 COPY . .
 ARG VERSION=dev
 RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/bifrost ./cmd/bifrost \
- && mkdir /out/data
+ && mkdir -m 0700 /out/data
 
 # Run it as a non-root user in a distroless image (no shell, no curl: the
 # health check is the binary itself).

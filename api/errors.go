@@ -61,7 +61,7 @@ func (s *Server) renderError(err error, c echo.Context) {
 	e := classify(err, req)
 	if e.status == http.StatusInternalServerError {
 		s.log.LogAttrs(req.Context(), slog.LevelError, "internal error",
-			slog.String("method", req.Method), slog.String("path", req.URL.Path), slog.Any("err", err))
+			slog.String("method", req.Method), slog.String("path", redactKeys(req.URL.Path)), slog.Any("err", err))
 	}
 	if c.Response().Committed {
 		return

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"regexp"
 	"runtime/debug"
 	"time"
 
@@ -11,8 +12,9 @@ import (
 )
 
 // logRequests writes one line per request: method, path (never the query,
-// which may carry a secret), status, size and duration. Errors are rendered
-// here, so the line carries the status the client saw.
+// which may carry a secret; and with any API key in it redacted), status,
+// size and duration. Errors are rendered here, so the line carries the
+// status the client saw.
 func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		start := time.Now()
@@ -22,13 +24,29 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		req, res := c.Request(), c.Response()
 		s.log.LogAttrs(req.Context(), slog.LevelInfo, "request",
 			slog.String("method", req.Method),
-			slog.String("path", req.URL.Path),
+			slog.String("path", redactKeys(req.URL.Path)),
 			slog.Int("status", res.Status),
 			slog.Int64("bytes", res.Size),
 			slog.Duration("duration", time.Since(start)),
 		)
 		return nil
 	}
+}
+
+// keyLike is anything shaped like an API key: "bfr_" and more characters
+// than a key list shows (8, which identify a key without giving it away).
+// Keys are lowercase base32; any case, hex included, is matched, so a
+// mangled key is caught too.
+var keyLike = regexp.MustCompile(`(?i)bfr_[a-z0-9]{9,}`)
+
+// keyRedacted stands in a log for a key taken out of it.
+const keyRedacted = "bfr_…redacted"
+
+// redactKeys replaces every key-shaped string in s (a path, a query) by
+// keyRedacted, so that a key sent where it should not be, such as
+// DELETE /api/api-keys/<the key>, never reaches the log.
+func redactKeys(s string) string {
+	return keyLike.ReplaceAllLiteralString(s, keyRedacted)
 }
 
 // recoverPanics turns a panic in a handler into an internal error, which

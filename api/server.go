@@ -35,8 +35,11 @@ type Config struct {
 	// (DefaultBodyLimit when zero).
 	BodyLimit int64
 	// AllowedOrigins are the browser origins (scheme://host[:port]) that may
-	// call /mcp; empty allows only same-host and loopback origins.
+	// call /mcp; empty allows the origins of the allowed hosts.
 	AllowedOrigins []string
+	// AllowedHosts are the names (host or host:port) /mcp answers to besides
+	// loopback, mDNS names, this machine's name and its interface addresses.
+	AllowedHosts []string
 	// Version is the hub's version, reported to MCP clients.
 	Version string
 	// Accounts are the users and sessions of the web UI (made from Service
@@ -56,6 +59,10 @@ type Config struct {
 	// not mounted (a 404 like any unknown path) and MCP lists no
 	// automation tools.
 	Automations *automation.Engine
+	// Streams caps the open event streams (/api/v1/events per key,
+	// /api/events per session, both in all) and sets how often each
+	// re-checks its key or session; zero fields take v1's defaults.
+	Streams v1.StreamConfig
 }
 
 // Server is the HTTP side of the hub.
@@ -64,11 +71,13 @@ type Server struct {
 	svc  *service.Service
 	log  *slog.Logger
 	mcp  *mcp.Server
+	// streams counts the open event streams of both surfaces.
+	streams *v1.Streams
 }
 
 // New builds the server with every route mounted.
 func New(cfg Config) *Server {
-	s := &Server{echo: echo.New(), svc: cfg.Service, log: cfg.Logger}
+	s := &Server{echo: echo.New(), svc: cfg.Service, log: cfg.Logger, streams: v1.NewStreams(cfg.Streams)}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -81,13 +90,13 @@ func New(cfg Config) *Server {
 	e.HidePort = true
 	e.HTTPErrorHandler = s.renderError
 	e.Pre(trimTrailingSlash)
-	e.Use(s.logRequests, recoverPanics, securityHeaders, limitBody(limit))
+	e.Use(s.logRequests, recoverPanics, securityHeaders, noStoreKeyed, limitBody(limit), s.countStreams)
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
 	v1.Register(e.Group("/api/v1"), s.svc, cfg.Automations)
 	s.mcp = mcp.New(mcp.Config{Service: s.svc, Automations: cfg.Automations, Logger: s.log,
-		Version: cfg.Version, AllowedOrigins: cfg.AllowedOrigins})
+		Version: cfg.Version, AllowedOrigins: cfg.AllowedOrigins, AllowedHosts: cfg.AllowedHosts})
 	s.mcp.Register(e)
 	s.mountSession(cfg)
 	return s
@@ -103,9 +112,16 @@ func (s *Server) CloseStreams() { s.mcp.CloseStreams() }
 // Echo is the underlying Echo instance, for mounting further surfaces.
 func (s *Server) Echo() *echo.Echo { return s.echo }
 
-// healthz answers as long as the process serves HTTP.
+// health is the answer of /healthz.
+type health struct {
+	Status  string         `json:"status"`
+	Streams v1.StreamCount `json:"streams"` // the open event streams
+}
+
+// healthz answers as long as the process serves HTTP, with the count of
+// open event streams.
 func (s *Server) healthz(c echo.Context) error {
-	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
+	return c.JSON(http.StatusOK, health{Status: "ok", Streams: s.streams.Count()})
 }
 
 // readyz answers 200 when the database answers, 503 otherwise.
@@ -117,6 +133,44 @@ func (s *Server) readyz(c echo.Context) error {
 		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
 	}
 	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
+}
+
+// streamRoutes are the routes of the event streams, which s.streams
+// counts and caps.
+var streamRoutes = map[string]bool{"/api/v1/events": true, "/api/events": true}
+
+// countStreams hands the event stream routes the hub's one stream counter
+// (the other routes pay only for the lookup).
+func (s *Server) countStreams(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if streamRoutes[c.Path()] {
+			req := c.Request()
+			c.SetRequest(req.WithContext(v1.WithStreams(req.Context(), s.streams)))
+		}
+		return next(c)
+	}
+}
+
+// noStoreKeyed keeps every answer of the key surfaces, /api/v1 and the
+// MCP transports, out of caches, errors and 401s included: they carry the
+// state of the house, and an answer to one key must never be served to
+// another caller. (The session API sets its own.)
+func noStoreKeyed(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if keyedPath(c.Request().URL.Path) {
+			c.Response().Header().Set("Cache-Control", "no-store")
+		}
+		return next(c)
+	}
+}
+
+// keyedPath reports whether path is on a surface that takes API keys.
+func keyedPath(path string) bool {
+	switch path {
+	case "/api/v1", "/mcp", "/sse", "/message":
+		return true
+	}
+	return strings.HasPrefix(path, "/api/v1/")
 }
 
 // trimTrailingSlash routes "/api/v1/lights/" as "/api/v1/lights", as

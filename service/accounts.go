@@ -88,10 +88,6 @@ func (a *Accounts) SetupNeeded(ctx context.Context) (bool, error) {
 // Setup creates the first admin, given the setup code from the log. A wrong
 // code counts as a failed login for client.
 func (a *Accounts) Setup(ctx context.Context, client, code, username, password string) (User, error) {
-	bucket := clientKey(client)
-	if err := a.checkThrottle(bucket); err != nil {
-		return User{}, err
-	}
 	name, err := cleanUsername(username)
 	if err != nil {
 		return User{}, err
@@ -108,11 +104,16 @@ func (a *Accounts) Setup(ctx context.Context, client, code, username, password s
 	if n > 0 {
 		return User{}, Errorf(ECONFLICT, "the hub is set up already; sign in instead")
 	}
+	bucket := clientKey(client)
+	at, err := a.reserveAttempt(bucket)
+	if err != nil {
+		return User{}, err
+	}
 	if a.setupCode == "" || subtle.ConstantTimeCompare([]byte(normalizeCode(code)), []byte(normalizeCode(a.setupCode))) != 1 {
-		a.throttle.fail(bucket, a.svc.now())
 		a.svc.log.Warn("wrong setup code", "client", client)
 		return User{}, Errorf(EUNAUTHORIZED, "the setup code is wrong; it is printed in the hub's log").With("field", "code")
 	}
+	a.throttle.release(bucket, at)
 	u, err := a.createUser(ctx, name, password, true)
 	if err != nil {
 		return User{}, err
@@ -138,7 +139,7 @@ func (a *Accounts) createUser(ctx context.Context, username, password string, ad
 // AddUser creates a user. Only an admin (or the command line) may; the
 // first user ever is an admin whatever admin says.
 func (a *Accounts) AddUser(ctx context.Context, username, password string, admin bool) (User, error) {
-	if err := a.requireAdmin(ctx); err != nil {
+	if err := a.requireAdmin(ctx, "manage users"); err != nil {
 		return User{}, err
 	}
 	name, err := cleanUsername(username)
@@ -180,10 +181,10 @@ func (a *Accounts) ListUsers(ctx context.Context) ([]User, error) {
 	return a.svc.store.ListUsers(ctx)
 }
 
-// RemoveUser deletes a user, given by id or exact username, and ends their
-// sessions. The last admin cannot be removed.
+// RemoveUser deletes a user, given by id or exact username, ends their
+// sessions and revokes their API keys. The last admin cannot be removed.
 func (a *Accounts) RemoveUser(ctx context.Context, ref string) error {
-	if err := a.requireAdmin(ctx); err != nil {
+	if err := a.requireAdmin(ctx, "manage users"); err != nil {
 		return err
 	}
 	a.mu.Lock()
@@ -198,6 +199,11 @@ func (a *Accounts) RemoveUser(ctx context.Context, ref string) error {
 	}
 	if u.Admin && countAdmins(users) == 1 {
 		return Errorf(ECONFLICT, "%s is the last admin; make another user an admin first", u.Username)
+	}
+	// The keys go first: should the rest fail, the user stays without
+	// them rather than the keys without their user.
+	if err := a.svc.revokeKeysOf(ctx, u.ID); err != nil {
+		return err
 	}
 	err = a.svc.store.DeleteUser(ctx, u.ID)
 	a.svc.audit(ctx, "user.delete", u.Username, err, "")
@@ -284,15 +290,18 @@ func (a *Accounts) authorizePasswordChange(ctx context.Context, p Principal, u U
 	if p.Kind == "user" && p.ID == u.ID {
 		// A borrowed session must not be able to guess the password either.
 		bucket := "user:" + u.ID
-		if err := a.checkThrottle(bucket); err != nil {
+		at, err := a.reserveAttempt(bucket)
+		if err != nil {
 			return "", err
 		}
 		ok, err := a.verify(ctx, u.PasswordHash, c.Current)
+		if err != nil || ok {
+			a.throttle.release(bucket, at)
+		}
 		if err != nil {
 			return "", err
 		}
 		if !ok {
-			a.throttle.fail(bucket, a.svc.now())
 			return "", Errorf(EINVALID, "the current password is wrong").With("field", "current")
 		}
 		if c.KeepSession == "" {
@@ -300,18 +309,27 @@ func (a *Accounts) authorizePasswordChange(ctx context.Context, p Principal, u U
 		}
 		return HashKey(c.KeepSession), nil
 	}
-	return "", a.requireAdmin(ctx)
+	return "", a.requireAdmin(ctx, "manage users")
 }
 
-// requireAdmin admits the command line and admin users.
-func (a *Accounts) requireAdmin(ctx context.Context) error {
-	p, err := person(ctx, "manage users")
+// AuditLog returns the newest audit entries. It tells who did what in the
+// whole house, so only an admin (or the command line) may read it.
+func (a *Accounts) AuditLog(ctx context.Context, limit int) ([]AuditEntry, error) {
+	if err := a.requireAdmin(ctx, "read the audit log"); err != nil {
+		return nil, err
+	}
+	return a.svc.AuditLog(ctx, limit)
+}
+
+// requireAdmin admits the command line and admin users to do what.
+func (a *Accounts) requireAdmin(ctx context.Context, what string) error {
+	p, err := person(ctx, what)
 	if err != nil || p.Kind == System.Kind {
 		return err
 	}
 	u, err := a.svc.store.GetUser(ctx, p.ID)
 	if ErrorCode(err) == ENOTFOUND || (err == nil && !u.Admin) {
-		return Errorf(EFORBIDDEN, "only an admin may manage users")
+		return Errorf(EFORBIDDEN, "only an admin may %s", what)
 	}
 	return err
 }

@@ -58,31 +58,67 @@ func HashKey(key string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// CreateKey mints an API key. Keys are minted by people (a logged-in user
-// or the command line), never with another key.
-func (s *Service) CreateKey(ctx context.Context, name, scope string) (NewKey, error) {
+// Who may do what with keys. Keys are managed by people, never with
+// another key. An admin (and the command line) manages every key; any
+// other user mints keys for themselves, no stronger than their own scope,
+// and lists and revokes only their own. A user's keys are revoked with
+// the user (see RemoveUser).
+
+// keyRights is what the caller may do with keys: every key, or only the
+// keys it owns.
+type keyRights struct {
+	Principal
+	all bool
+}
+
+// owns reports whether the caller may see and revoke k.
+func (r keyRights) owns(k APIKey) bool {
+	return r.all || (r.Kind == "user" && k.OwnerID == r.ID)
+}
+
+// keyRights returns what the caller in ctx may do with keys. A user's
+// role is read from the store, so a change to it holds at once.
+func (s *Service) keyRights(ctx context.Context) (keyRights, error) {
 	p, ok := PrincipalFrom(ctx)
-	if !ok {
-		return NewKey{}, Errorf(EUNAUTHORIZED, "sign in to create API keys")
+	switch {
+	case !ok:
+		return keyRights{}, Errorf(EUNAUTHORIZED, "sign in to manage API keys")
+	case p.Kind == System.Kind:
+		return keyRights{Principal: p, all: true}, nil
+	case p.Kind == "key":
+		return keyRights{}, Errorf(EFORBIDDEN, "API keys cannot manage keys; sign in to the web UI or use `bifrost keys`")
+	case p.Kind != "user":
+		return keyRights{}, Errorf(EFORBIDDEN, "only people manage API keys")
 	}
-	if p.Kind == "key" {
-		return NewKey{}, Errorf(EFORBIDDEN, "API keys cannot create keys; sign in to the web UI or use `bifrost keys create`")
+	u, err := s.store.GetUser(ctx, p.ID)
+	if ErrorCode(err) == ENOTFOUND {
+		return keyRights{}, Errorf(EUNAUTHORIZED, "your account no longer exists")
+	}
+	return keyRights{Principal: p, all: u.Admin}, err
+}
+
+// CreateKey mints an API key for the caller, who must be a person: the
+// key belongs to the user who mints it (to the hub, from the command
+// line), and its scope may be no stronger than the caller's own.
+func (s *Service) CreateKey(ctx context.Context, name, scope string) (NewKey, error) {
+	r, err := s.keyRights(ctx)
+	if err != nil {
+		return NewKey{}, err
 	}
 	n, err := cleanName("key", name)
 	if err != nil {
 		return NewKey{}, err
 	}
-	if scope == "" {
-		scope = ScopeControl
-	}
-	if scope != ScopeRead && scope != ScopeControl {
-		return NewKey{}, Errorf(EINVALID, "scope %q is not valid; use %q or %q", scope, ScopeRead, ScopeControl).
-			With("options", []string{ScopeRead, ScopeControl})
+	if scope, err = keyScope(scope, r.Scope); err != nil {
+		return NewKey{}, err
 	}
 	key := mintKey()
 	k := APIKey{
 		ID: newID("key"), Name: n, Prefix: key[:keyShownLen], Hash: HashKey(key), Scope: scope,
-		CreatedAt: s.now().UTC(), CreatedBy: p.Name,
+		CreatedAt: s.now().UTC(), CreatedBy: r.Name,
+	}
+	if r.Kind == "user" {
+		k.OwnerID = r.ID
 	}
 	err = s.store.CreateAPIKey(ctx, k)
 	s.audit(ctx, "key.create", n, err, "scope="+scope)
@@ -90,28 +126,56 @@ func (s *Service) CreateKey(ctx context.Context, name, scope string) (NewKey, er
 		return NewKey{}, err
 	}
 	s.keys.putKey(k)
-	s.publish("key", k.ID, "created", k)
+	// Every person's stream hears of it, so the event says only which key
+	// changed: each reads what they may see of it from ListKeys.
+	s.publish("key", k.ID, "created", nil)
 	return NewKey{APIKey: k, Key: key}, nil
 }
 
-// ListKeys lists the keys (never their secrets). Only people may list keys.
-func (s *Service) ListKeys(ctx context.Context) ([]APIKey, error) {
-	if err := requirePerson(ctx); err != nil {
-		return nil, err
+// keyScope checks the scope asked for a new key ("" is control) against
+// the scope of the person minting it, held.
+func keyScope(scope, held string) (string, error) {
+	if scope == "" {
+		scope = ScopeControl
 	}
-	keys, err := s.store.ListAPIKeys(ctx)
-	if keys == nil {
-		keys = []APIKey{}
+	if scope != ScopeRead && scope != ScopeControl {
+		return "", Errorf(EINVALID, "scope %q is not valid; use %q or %q", scope, ScopeRead, ScopeControl).
+			With("options", []string{ScopeRead, ScopeControl})
 	}
-	s.keys.withLastUse(keys)
-	return keys, err
+	if scope == ScopeControl && held != ScopeControl {
+		return "", Errorf(EFORBIDDEN, "you may only read, so you may mint only keys with scope %q", ScopeRead)
+	}
+	return scope, nil
 }
 
-// RevokeKey revokes a key by id or by its shown prefix. The revocation holds
-// from the very next request: it is put into the keys in memory as soon as
-// the store has it (see keyring).
+// ListKeys lists the keys the caller manages (never their secrets): an
+// admin's list holds every key, another user's only their own.
+func (s *Service) ListKeys(ctx context.Context) ([]APIKey, error) {
+	r, err := s.keyRights(ctx)
+	if err != nil {
+		return nil, err
+	}
+	all, err := s.store.ListAPIKeys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	keys := []APIKey{}
+	for _, k := range all {
+		if r.owns(k) {
+			keys = append(keys, k)
+		}
+	}
+	s.keys.withLastUse(keys)
+	return keys, nil
+}
+
+// RevokeKey revokes a key by id or by its shown prefix; only an admin may
+// revoke another user's key. The revocation holds from the very next
+// request: it is put into the keys in memory as soon as the store has it
+// (see keyring).
 func (s *Service) RevokeKey(ctx context.Context, ref string) (APIKey, error) {
-	if err := requirePerson(ctx); err != nil {
+	r, err := s.keyRights(ctx)
+	if err != nil {
 		return APIKey{}, err
 	}
 	keys, err := s.store.ListAPIKeys(ctx)
@@ -122,9 +186,21 @@ func (s *Service) RevokeKey(ctx context.Context, ref string) (APIKey, error) {
 	if err != nil {
 		return APIKey{}, err
 	}
+	if !r.owns(k) {
+		return APIKey{}, Errorf(EFORBIDDEN, "the API key %q is not yours; only an admin may revoke another user's key", strings.TrimSpace(ref))
+	}
+	return s.revokeKey(ctx, k, "")
+}
+
+// revokeKey revokes k, noting why in the audit log.
+func (s *Service) revokeKey(ctx context.Context, k APIKey, why string) (APIKey, error) {
 	at := s.now().UTC()
-	err = s.store.RevokeAPIKey(ctx, k.ID, at)
-	s.audit(ctx, "key.revoke", k.Name, err, k.Prefix)
+	err := s.store.RevokeAPIKey(ctx, k.ID, at)
+	detail := k.Prefix
+	if why != "" {
+		detail += " " + why
+	}
+	s.audit(ctx, "key.revoke", k.Name, err, detail)
 	if err != nil {
 		return APIKey{}, err
 	}
@@ -138,23 +214,39 @@ func (s *Service) RevokeKey(ctx context.Context, ref string) (APIKey, error) {
 	return revoked[0], nil
 }
 
-// findKey matches a key by id, by its shown prefix (at least 8
-// characters), by the whole key, or by exact name.
+// revokeKeysOf revokes every live key the user userID owns, as the user
+// goes: a key must not outlive the person it acts for.
+func (s *Service) revokeKeysOf(ctx context.Context, userID string) error {
+	keys, err := s.store.ListAPIKeys(ctx)
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if k.OwnerID != userID || k.RevokedAt != nil {
+			continue
+		}
+		if _, err := s.revokeKey(ctx, k, "(its owner was removed)"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// findKey matches a key by id or by its shown prefix (at least 8
+// characters). Never by the whole key: a reference is logged and echoed
+// where a secret must not be, so one longer than a shown prefix is refused
+// without being repeated.
 func findKey(keys []APIKey, ref string) (APIKey, error) {
 	ref = strings.TrimSpace(ref)
+	if strings.HasPrefix(ref, KeyPrefix) && len(ref) > keyShownLen {
+		return APIKey{}, Errorf(EINVALID, "give a key's id or its prefix (its first %d characters), never the whole key; "+
+			"if the key was sent somewhere it should not have been, revoke it", keyShownLen)
+	}
 	var found []APIKey
 	for _, k := range keys {
 		byPrefix := len(ref) >= len(KeyPrefix)+4 && strings.HasPrefix(k.Prefix, ref)
-		byWholeKey := WellFormedKey(ref) && HashKey(ref) == k.Hash
-		if k.ID == ref || byPrefix || byWholeKey {
+		if k.ID == ref || byPrefix {
 			found = append(found, k)
-		}
-	}
-	if len(found) == 0 {
-		for _, k := range keys {
-			if strings.EqualFold(k.Name, ref) {
-				found = append(found, k)
-			}
 		}
 	}
 	switch len(found) {
@@ -164,17 +256,6 @@ func findKey(keys []APIKey, ref string) (APIKey, error) {
 		return APIKey{}, Errorf(ENOTFOUND, "no API key matches %q; give its id or prefix (bifrost keys list)", ref)
 	}
 	return APIKey{}, Errorf(EINVALID, "%q matches %d keys; give the key's id", ref, len(found))
-}
-
-func requirePerson(ctx context.Context) error {
-	p, ok := PrincipalFrom(ctx)
-	switch {
-	case !ok:
-		return Errorf(EUNAUTHORIZED, "sign in to manage API keys")
-	case p.Kind == "key":
-		return Errorf(EFORBIDDEN, "API keys cannot manage keys; sign in to the web UI or use `bifrost keys`")
-	}
-	return nil
 }
 
 // AuthenticateKey checks a presented key and returns its principal. A

@@ -3,7 +3,6 @@ package service
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"golang.org/x/crypto/argon2"
 )
@@ -57,57 +56,5 @@ func TestNewPasswordLength(t *testing.T) {
 	}
 	if checkNewPassword(strings.Repeat("x", MaxPasswordLen+1)) == nil {
 		t.Error("an over-long password is accepted")
-	}
-}
-
-func TestThrottleWindow(t *testing.T) {
-	th := newThrottle(5, time.Minute)
-	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	for i := range 5 {
-		if w := th.wait("a", t0); w != 0 {
-			t.Fatalf("attempt %d must wait %v", i+1, w)
-		}
-		th.fail("a", t0.Add(time.Duration(i)*time.Second))
-	}
-	now := t0.Add(10 * time.Second)
-	if w := th.wait("a", now); w != 50*time.Second {
-		t.Fatalf("after 5 failures wait %v; want 50s (until the first leaves the window)", w)
-	}
-	if w := th.wait("b", now); w != 0 {
-		t.Fatalf("another client must wait %v", w)
-	}
-	if w := th.wait("a", t0.Add(time.Minute)); w != 0 {
-		t.Fatalf("a minute after the first failure, wait %v; want 0", w)
-	}
-	// One more failure then fills the window again.
-	th.fail("a", t0.Add(time.Minute))
-	if w := th.wait("a", t0.Add(time.Minute)); w != time.Second {
-		t.Fatalf("wait %v; want 1s", w)
-	}
-}
-
-func TestThrottleForgetsOldClients(t *testing.T) {
-	th := newThrottle(5, time.Minute)
-	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
-	for i := range 1000 {
-		th.fail(clientKey("10.0.0."+itoa(i%250)), t0)
-	}
-	th.fail("late", t0.Add(2*time.Minute))
-	if n := len(th.failures); n != 1 {
-		t.Fatalf("%d clients remembered two minutes on; want 1", n)
-	}
-}
-
-func TestClientKey(t *testing.T) {
-	for ip, want := range map[string]string{
-		"192.0.2.7":                   "192.0.2.7",
-		"::ffff:192.0.2.7":            "192.0.2.7",
-		"2001:db8:1:2:aaaa::1":        "2001:db8:1:2::/64",
-		"2001:db8:1:2:bbbb:cccc::999": "2001:db8:1:2::/64",
-		"garbage":                     "unknown",
-	} {
-		if got := clientKey(ip); got != want {
-			t.Errorf("clientKey(%q) = %q; want %q", ip, got, want)
-		}
 	}
 }

@@ -57,22 +57,26 @@ type NewSession struct {
 }
 
 // Login checks a username and password from client (an IP address) and
-// starts a session with a new token. Failures are counted per client: past
-// LoginFailures a minute, attempts are refused with ETOOMANY, whose
-// "retry_after" detail says how many seconds to wait. An unknown user and a
-// wrong password get the same answer in the same time.
+// starts a session with a new token. Attempts are counted per client
+// before the password is checked: past LoginFailures failures a minute,
+// attempts are refused with ETOOMANY, whose "retry_after" detail says how
+// many seconds to wait. An unknown user and a wrong password get the same
+// answer in the same time.
 func (a *Accounts) Login(ctx context.Context, client, username, password string) (NewSession, error) {
 	bucket := clientKey(client)
-	if err := a.checkThrottle(bucket); err != nil {
+	at, err := a.reserveAttempt(bucket)
+	if err != nil {
 		return NewSession{}, err
 	}
 	u, ok, err := a.checkLogin(ctx, username, password)
+	if err != nil || ok { // only a password found wrong counts
+		a.throttle.release(bucket, at)
+	}
 	if err != nil {
 		return NewSession{}, err
 	}
 	if !ok {
-		a.throttle.fail(bucket, a.svc.now())
-		a.svc.log.Warn("failed sign-in", "client", client, "username", username)
+		a.logFailedLogin(client, u)
 		return NewSession{}, Errorf(EUNAUTHORIZED, "wrong username or password")
 	}
 	now := a.svc.now().UTC()
@@ -88,16 +92,20 @@ func (a *Accounts) Login(ctx context.Context, client, username, password string)
 	return NewSession{Token: token, SessionInfo: sessionInfo(u, ses)}, nil
 }
 
-// checkLogin looks the user up and checks the password. An unknown user's
+// checkLogin looks the user up and checks the password; the user it
+// returns is the zero User when username names nobody. An unknown user's
 // password is checked against a dummy hash, so the answer takes as long.
 func (a *Accounts) checkLogin(ctx context.Context, username, password string) (User, bool, error) {
-	if len(password) > MaxPasswordLen {
-		return User{}, false, nil
-	}
 	u, err := a.svc.store.GetUserByName(ctx, username)
 	known := err == nil
 	if err != nil && ErrorCode(err) != ENOTFOUND {
 		return User{}, false, err
+	}
+	if !known {
+		u = User{}
+	}
+	if len(password) > MaxPasswordLen {
+		return u, false, nil
 	}
 	hash := u.PasswordHash
 	if !known {
@@ -108,15 +116,29 @@ func (a *Accounts) checkLogin(ctx context.Context, username, password string) (U
 	return u, ok && known, err
 }
 
-// checkThrottle refuses an attempt from bucket while it has used up its
-// failures.
-func (a *Accounts) checkThrottle(bucket string) error {
-	wait := a.throttle.wait(bucket, a.svc.now())
+// logFailedLogin notes a failed sign-in from client as u (the zero User
+// when the username named nobody). What was typed as a username is logged
+// only when it names a user: people type passwords into that field.
+func (a *Accounts) logFailedLogin(client string, u User) {
+	if u.ID == "" {
+		a.svc.log.Warn("failed sign-in", "client", client, "username", "(unknown)")
+		return
+	}
+	a.svc.log.Warn("failed sign-in", "client", client, "username", u.Username)
+}
+
+// reserveAttempt takes a place in bucket's throttle for an attempt about
+// to be checked, and returns the time to give it back at
+// (a.throttle.release) unless the attempt fails. While bucket has used up
+// its attempts it takes none and refuses with ETOOMANY.
+func (a *Accounts) reserveAttempt(bucket string) (time.Time, error) {
+	now := a.svc.now()
+	wait := a.throttle.reserve(bucket, now)
 	if wait <= 0 {
-		return nil
+		return now, nil
 	}
 	secs := int(math.Ceil(wait.Seconds()))
-	return Errorf(ETOOMANY, "too many failed attempts; try again in %d seconds", secs).With("retry_after", secs)
+	return time.Time{}, Errorf(ETOOMANY, "too many failed attempts; try again in %d seconds", secs).With("retry_after", secs)
 }
 
 // Authenticate returns the session whose token is presented. An unknown,

@@ -2,80 +2,95 @@ package service
 
 import (
 	"net/netip"
+	"slices"
 	"sync"
 	"time"
 )
 
-// Login throttling: at most LoginFailures failed attempts (a wrong password,
-// an unknown user, a wrong setup code) per client in any LoginWindow; the
-// next attempt is refused with ETOOMANY until the oldest failure leaves the
-// window. Nothing is banned for longer than that.
+// Login throttling: at most LoginFailures attempts that fail (a wrong
+// password, an unknown user, a wrong setup code) per client in any
+// LoginWindow; the next attempt is refused with ETOOMANY until the oldest
+// failure leaves the window. Nothing is banned for longer than that.
+//
+// An attempt takes its place in the window before its password is
+// checked, in the same step as the count is read, so attempts arriving at
+// once cannot all pass a count that none has added to yet: at most
+// LoginFailures of them reach the password check. An attempt that
+// succeeds gives its place back.
 const (
 	LoginFailures = 5
 	LoginWindow   = time.Minute
 )
 
-// throttle counts recent failures per client in a sliding window. It lives
-// in memory: a restart forgets it, which costs an attacker nothing they
-// would not get by waiting a minute.
+// throttle counts recent attempts per client in a sliding window: the
+// failed ones, and those still being checked. It lives in memory: a
+// restart forgets it, which costs an attacker nothing they would not get
+// by waiting a minute.
 type throttle struct {
 	limit  int
 	window time.Duration
 
 	mu        sync.Mutex
-	failures  map[string][]time.Time // client → failure times, oldest first
+	attempts  map[string][]time.Time // client → attempt times, oldest first
 	lastSweep time.Time
 }
 
 func newThrottle(limit int, window time.Duration) *throttle {
-	return &throttle{limit: limit, window: window, failures: map[string][]time.Time{}}
+	return &throttle{limit: limit, window: window, attempts: map[string][]time.Time{}}
 }
 
-// wait returns how long client must wait before its next attempt, 0 when it
-// may try now.
-func (t *throttle) wait(client string, now time.Time) time.Duration {
+// reserve takes a place for an attempt by client at now and returns 0, or,
+// when client's places are used up, takes none and returns how long to
+// wait. The place counts as a failure unless it is released.
+func (t *throttle) reserve(client string, now time.Time) time.Duration {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	recent := t.recent(client, now)
-	if len(recent) < t.limit {
-		return 0
+	if len(recent) >= t.limit {
+		return recent[len(recent)-t.limit].Add(t.window).Sub(now)
 	}
-	return recent[len(recent)-t.limit].Add(t.window).Sub(now)
-}
-
-// fail records a failed attempt by client at now.
-func (t *throttle) fail(client string, now time.Time) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	recent := t.recent(client, now)
-	if len(recent) >= t.limit { // keep only what the window can use
-		recent = recent[len(recent)-t.limit+1:]
-	}
-	t.failures[client] = append(recent, now)
+	t.attempts[client] = append(recent, now)
 	if now.Sub(t.lastSweep) >= t.window {
 		t.sweep(now)
 	}
+	return 0
 }
 
-// recent returns client's failures still inside the window, dropping the
+// release gives back the place client reserved at at: the attempt did
+// not fail.
+func (t *throttle) release(client string, at time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	list := t.attempts[client]
+	if i := slices.IndexFunc(list, at.Equal); i >= 0 {
+		list = slices.Delete(list, i, i+1)
+	}
+	if len(list) == 0 {
+		delete(t.attempts, client)
+		return
+	}
+	t.attempts[client] = list
+}
+
+// recent returns client's attempts still inside the window, dropping the
 // client when none is.
 func (t *throttle) recent(client string, now time.Time) []time.Time {
-	list := t.failures[client]
+	list := t.attempts[client]
 	i := 0
 	for i < len(list) && now.Sub(list[i]) >= t.window {
 		i++
 	}
 	if i == len(list) {
-		delete(t.failures, client)
+		delete(t.attempts, client)
 		return nil
 	}
 	return list[i:]
 }
 
-// sweep forgets every client whose failures have all left the window, so
+// sweep forgets every client whose attempts have all left the window, so
 // the map holds only the clients of the last minute.
 func (t *throttle) sweep(now time.Time) {
-	for client := range t.failures {
+	for client := range t.attempts {
 		t.recent(client, now)
 	}
 	t.lastSweep = now

@@ -9,7 +9,7 @@ import (
 )
 
 const selectAPIKeys = `
-SELECT id, name, prefix, hash, scope, created_at, created_by, last_used, revoked_at
+SELECT id, name, prefix, hash, scope, created_at, created_by, owner_id, last_used, revoked_at
 FROM api_keys`
 
 // apiKeyByHash searches the unique index on hash (see TestQueryPlans). The
@@ -45,9 +45,9 @@ func (db *DB) CreateAPIKey(ctx context.Context, k service.APIKey) error {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `
-			INSERT INTO api_keys (id, name, prefix, hash, scope, created_at, created_by, last_used, revoked_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			k.ID, k.Name, k.Prefix, k.Hash, k.Scope, formatTime(k.CreatedAt), k.CreatedBy,
+			INSERT INTO api_keys (id, name, prefix, hash, scope, created_at, created_by, owner_id, last_used, revoked_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			k.ID, k.Name, k.Prefix, k.Hash, k.Scope, formatTime(k.CreatedAt), k.CreatedBy, k.OwnerID,
 			formatNullTime(k.LastUsed), formatNullTime(k.RevokedAt))
 		return err
 	})
@@ -97,7 +97,7 @@ func (db *DB) TouchAPIKey(ctx context.Context, id string, at time.Time) error {
 // scanAPIKey reads a row selected by selectAPIKeys.
 func scanAPIKey(s scanner) (service.APIKey, error) {
 	var k service.APIKey
-	err := s.Scan(&k.ID, &k.Name, &k.Prefix, &k.Hash, &k.Scope, timeCol{&k.CreatedAt}, &k.CreatedBy,
+	err := s.Scan(&k.ID, &k.Name, &k.Prefix, &k.Hash, &k.Scope, timeCol{&k.CreatedAt}, &k.CreatedBy, &k.OwnerID,
 		nullTimeCol{&k.LastUsed}, nullTimeCol{&k.RevokedAt})
 	return k, err
 }

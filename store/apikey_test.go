@@ -3,11 +3,17 @@ package store_test
 import (
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"maps"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/pressly/goose/v3"
+
+	"github.com/bifrost-hub/bifrost/migrations"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/store"
 )
@@ -23,7 +29,7 @@ func MustCreateAPIKey(tb testing.TB, db *store.DB, id, scope string) service.API
 	tb.Helper()
 	k := service.APIKey{
 		ID: id, Name: "key " + id, Prefix: "bfr_" + id, Hash: hashOf("bfr_" + id),
-		Scope: scope, CreatedAt: t0, CreatedBy: "admin",
+		Scope: scope, CreatedAt: t0, CreatedBy: "admin", OwnerID: "usr_admin",
 	}
 	if err := db.CreateAPIKey(context.Background(), k); err != nil {
 		tb.Fatal(err)
@@ -41,7 +47,7 @@ func TestCreateAPIKey_GetByHash(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got.ID != in.ID || got.Name != in.Name || got.Prefix != in.Prefix || got.Hash != in.Hash ||
-		got.Scope != in.Scope || got.CreatedBy != in.CreatedBy || got.LastUsed != nil || got.RevokedAt != nil {
+		got.Scope != in.Scope || got.CreatedBy != in.CreatedBy || got.OwnerID != in.OwnerID || got.LastUsed != nil || got.RevokedAt != nil {
 		t.Fatalf("GetAPIKeyByHash = %+v, want %+v", got, in)
 	}
 	assertTime(t, "created_at", got.CreatedAt, t0)
@@ -127,6 +133,53 @@ func TestTouchAPIKey(t *testing.T) {
 	}
 	assertTime(t, "last_used", *k.LastUsed, at)
 	assertCode(t, db.TouchAPIKey(ctx, "nope", at), service.ENOTFOUND)
+}
+
+// TestMigration_KeyOwners: the keys minted before keys had owners go to
+// the user they were minted under; those of the command line ("system")
+// and of users since removed stay the hub's own.
+func TestMigration_KeyOwners(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "bifrost.db")
+	raw, err := sql.Open("sqlite", "file:"+path+"?_pragma=foreign_keys(1)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	p, err := goose.NewProvider(goose.DialectSQLite3, raw, migrations.FS, goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(ctx, 5); err != nil {
+		t.Fatal(err)
+	}
+	const when = "2026-01-01T00:00:00.000000000Z"
+	_, err = raw.ExecContext(ctx, `
+		INSERT INTO users (id, username, password_hash, admin, created_at) VALUES
+			('usr_alice', 'alice', 'x', 1, ?1), ('usr_sys', 'system', 'x', 0, ?1);
+		INSERT INTO api_keys (id, name, prefix, hash, scope, created_at, created_by) VALUES
+			('k_alice', 'a', 'bfr_a', 'h1', 'read', ?1, 'Alice'),
+			('k_cli', 'c', 'bfr_c', 'h2', 'read', ?1, 'system'),
+			('k_gone', 'g', 'bfr_g', 'h3', 'read', ?1, 'bob'),
+			('k_old', 'o', 'bfr_o', 'h4', 'read', ?1, '')`, when)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := raw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := MustOpenPath(t, path).ListAPIKeys(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	owners := map[string]string{}
+	for _, k := range keys {
+		owners[k.ID] = k.OwnerID
+	}
+	want := map[string]string{"k_alice": "usr_alice", "k_cli": "", "k_gone": "", "k_old": ""}
+	if !maps.Equal(owners, want) {
+		t.Fatalf("owners after the migration %v; want %v", owners, want)
+	}
 }
 
 func BenchmarkGetAPIKeyByHash(b *testing.B) {

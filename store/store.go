@@ -58,12 +58,17 @@ const dsnParams = "_pragma=journal_mode(WAL)" +
 
 // Open opens (creating it and its directory if missing) the database at
 // path and brings its schema up to date. It refuses a database whose schema
-// is newer than the newest migration this binary carries.
+// is newer than the newest migration this binary carries. The database
+// file, its -wal and its -shm are readable and writable by their owner
+// only, whatever the umask (see makePrivate).
 func Open(ctx context.Context, path string) (*DB, error) {
 	if path == "" {
 		return nil, errors.New("open database: no path given")
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	if err := makePrivate(path); err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
 	sqldb, err := sql.Open("sqlite", dsn(path))

@@ -5,6 +5,8 @@
 package keyauth
 
 import (
+	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -14,9 +16,15 @@ import (
 
 // Authenticate checks the request's key and, when it is good, puts its
 // principal in the request context. A missing, malformed, unknown or
-// revoked key is an unauthorized error for the error renderer.
+// revoked key is an unauthorized error for the error renderer; a request
+// with more than one Authorization header is a bad request (400), refused
+// before any key is looked at: which one counts would be anyone's guess.
 func Authenticate(c echo.Context, svc *service.Service) error {
 	req := c.Request()
+	if n := len(req.Header.Values(echo.HeaderAuthorization)); n > 1 {
+		return echo.NewHTTPError(http.StatusBadRequest,
+			fmt.Sprintf("the request has %d Authorization headers; send exactly one: Authorization: Bearer bfr_…", n))
+	}
 	key, ok := BearerToken(req.Header.Get(echo.HeaderAuthorization))
 	if !ok {
 		return service.Errorf(service.EUNAUTHORIZED, "send an API key: Authorization: Bearer bfr_…")

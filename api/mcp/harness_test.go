@@ -48,7 +48,8 @@ var system = service.WithPrincipal(context.Background(), service.System)
 func newHub(tb testing.TB) *hub {
 	tb.Helper()
 	svc, home, eng := apitest.SimHouse(tb, apitest.WithAutomations(engineConfig))
-	a := api.New(api.Config{Service: svc, Automations: eng})
+	// example.com is the Host of the requests httptest.NewRequest makes.
+	a := api.New(api.Config{Service: svc, Automations: eng, AllowedHosts: []string{"example.com"}})
 	h := &hub{svc: svc, eng: eng, home: home, handler: a.Handler()}
 	h.srv = httptest.NewServer(h.handler)
 	tb.Cleanup(func() { a.CloseStreams(); h.srv.Close() })

@@ -5,10 +5,10 @@
 // call the service (and the automation engine) and nothing else; every
 // rule about the home lives there.
 //
-// Every request passes the same guard before any MCP processing: an
-// allowed Origin (when one is sent) and a valid bfr_ API key, whose
-// principal then rides the request context into every service call, so the
-// service enforces the key's scope.
+// Every request passes the same guard before any MCP processing: a Host
+// the hub answers to, an allowed Origin (when one is sent) and a valid
+// bfr_ API key, whose principal then rides the request context into every
+// service call, so the service enforces the key's scope.
 package mcp
 
 import (
@@ -49,9 +49,15 @@ type Config struct {
 	// Version is reported to clients as the server's version.
 	Version string
 	// AllowedOrigins are the browser origins (scheme://host[:port]) allowed
-	// to call; empty allows only same-host and loopback origins. Requests
-	// without an Origin header (every non-browser client) are not affected.
+	// to call; empty allows the origins whose host is allowed (see
+	// AllowedHosts). Requests without an Origin header (every non-browser
+	// client) are not affected.
 	AllowedOrigins []string
+	// AllowedHosts are the names (host or host:port) the hub answers to
+	// besides loopback, mDNS names (x.local), this machine's host name and
+	// the addresses of its interfaces: a request whose Host is none of them
+	// is refused, so a DNS-rebinding page cannot reach the hub.
+	AllowedHosts []string
 }
 
 // Server is the MCP surface: one mcp-go server holding the tools, resource
@@ -62,6 +68,7 @@ type Server struct {
 	mcp     *mcpserver.MCPServer
 	stream  *mcpserver.StreamableHTTPServer
 	sse     *mcpserver.SSEServer
+	hosts   *hostPolicy
 	origins originPolicy
 
 	calls calls // read tools' results, kept per model generation
@@ -73,7 +80,8 @@ type Server struct {
 
 // New builds the MCP surface.
 func New(cfg Config) *Server {
-	s := &Server{svc: cfg.Service, log: cfg.Logger, origins: newOriginPolicy(cfg.AllowedOrigins)}
+	hosts := newHostPolicy(cfg.AllowedHosts)
+	s := &Server{svc: cfg.Service, log: cfg.Logger, hosts: hosts, origins: newOriginPolicy(cfg.AllowedOrigins, hosts)}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}

@@ -24,7 +24,7 @@ func BenchmarkTransport(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := New(Config{Service: svc})
+	s := New(Config{Service: svc, AllowedHosts: []string{"example.com"}}) // httptest.NewRequest's Host
 	messages := map[string]string{
 		"ping":        `{"jsonrpc":"2.0","id":7,"method":"ping"}`,
 		"list_lights": `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"list_lights","arguments":{}}}`,

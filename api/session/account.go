@@ -153,7 +153,8 @@ func (h *handlers) setPassword(c echo.Context) error {
 	return v1.NoContent(c, err)
 }
 
-// audit lists the newest audit entries (?limit=, at most 1000).
+// audit lists the newest audit entries (?limit=, at most 1000) to an
+// admin.
 func (h *handlers) audit(c echo.Context) error {
 	limit := 0
 	if s := c.QueryParam("limit"); s != "" {
@@ -163,6 +164,6 @@ func (h *handlers) audit(c echo.Context) error {
 		}
 		limit = n
 	}
-	log, err := h.svc.AuditLog(c.Request().Context(), limit)
+	log, err := h.acc.AuditLog(c.Request().Context(), limit)
 	return v1.Reply(c, http.StatusOK, log, err)
 }

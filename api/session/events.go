@@ -2,6 +2,8 @@ package session
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 
 	"github.com/labstack/echo/v4"
 
@@ -9,17 +11,15 @@ import (
 )
 
 // events streams the house's changes to the web UI as Server-Sent Events,
-// in the same shape as /api/v1/events. Each ping also checks that the
-// session still holds, so a stream ends soon after its session is logged
+// in the same shape as /api/v1/events, counted against the session's cap
+// of open streams. Every re-check interval the stream also checks that
+// the session still holds, so it ends soon after the session is logged
 // out or expires.
 func (h *handlers) events(c echo.Context) error {
-	ch, stop, err := h.svc.Subscribe(c.Request().Context())
-	if err != nil {
-		return err
-	}
-	defer stop()
 	token := sessionOf(c).token
-	return v1.StreamEvents(c, ch, func(ctx context.Context) bool {
+	sum := sha256.Sum256([]byte(token)) // the holder is counted by hash: no raw token kept
+	holder := v1.StreamHolder{Kind: v1.StreamOfSession, ID: hex.EncodeToString(sum[:])}
+	return v1.ServeEvents(c, h.svc, holder, func(ctx context.Context) bool {
 		_, err := h.acc.Authenticate(ctx, token)
 		return err == nil
 	})

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"io/fs"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -38,6 +39,13 @@ type hub struct {
 
 func newHub(t *testing.T, adjust ...func(*api.Config)) *hub {
 	t.Helper()
+	return newHubLogging(t, nil, adjust...)
+}
+
+// newHubLogging is newHub with the service and the server logging to
+// logger (nowhere when nil).
+func newHubLogging(t *testing.T, logger *slog.Logger, adjust ...func(*api.Config)) *hub {
+	t.Helper()
 	ctx := context.Background()
 	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "bifrost.db"))
 	if err != nil {
@@ -45,7 +53,7 @@ func newHub(t *testing.T, adjust ...func(*api.Config)) *hub {
 	}
 	reg := devices.NewRegistry(time.Second)
 	sim.NewHome(sim.Options{}).Register(reg)
-	svc := service.New(service.Config{Store: db, Registry: reg})
+	svc := service.New(service.Config{Store: db, Registry: reg, Logger: logger})
 	if err := svc.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +63,7 @@ func newHub(t *testing.T, adjust ...func(*api.Config)) *hub {
 	t.Cleanup(func() { stop(); <-done; reg.Close(); db.Close() })
 
 	acc := service.NewAccounts(svc)
-	cfg := api.Config{Service: svc, Accounts: acc, TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.1/32")}}
+	cfg := api.Config{Service: svc, Accounts: acc, Logger: logger, TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.1/32")}}
 	for _, a := range adjust {
 		a(&cfg)
 	}

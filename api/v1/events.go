@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/bifrost-hub/bifrost/api/keyauth"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -16,28 +18,194 @@ import (
 // and clients see the connection is alive.
 const pingEvery = 15 * time.Second
 
+// The caps and the re-check interval of the event streams, when a
+// StreamConfig leaves them zero.
+const (
+	DefaultMaxStreams           = 256
+	DefaultMaxStreamsPerKey     = 8
+	DefaultMaxStreamsPerSession = 8
+	DefaultStreamRecheck        = 5 * time.Second
+)
+
 // events streams state changes as Server-Sent Events until the client goes
-// away, or its key is revoked.
+// away, or its key is revoked: at once when this hub revokes it, within
+// the re-check interval when another process (`bifrost keys revoke`) does.
 func (h *handlers) events(c echo.Context) error {
-	ch, stop, err := h.svc.Subscribe(c.Request().Context())
+	req := c.Request()
+	p, _ := service.PrincipalFrom(req.Context())
+	key, _ := keyauth.BearerToken(req.Header.Get(echo.HeaderAuthorization))
+	return ServeEvents(c, h.svc, StreamHolder{Kind: StreamOfKey, ID: p.ID}, func(ctx context.Context) bool {
+		_, err := h.svc.AuthenticateKey(ctx, key)
+		return err == nil
+	})
+}
+
+// StreamConfig bounds the event streams of /api/v1/events and
+// /api/events. A zero field takes its default.
+type StreamConfig struct {
+	// Max is how many streams may be open in all (DefaultMaxStreams).
+	Max int
+	// PerKey is how many streams one API key may hold open
+	// (DefaultMaxStreamsPerKey).
+	PerKey int
+	// PerSession is how many streams one web UI session may hold open
+	// (DefaultMaxStreamsPerSession).
+	PerSession int
+	// Recheck is how often a stream checks that its key or session still
+	// holds (DefaultStreamRecheck): the stream of a key revoked, or a
+	// session ended, by any process ends within it.
+	Recheck time.Duration
+}
+
+// The kinds of StreamHolder.
+const (
+	StreamOfKey     = "key"
+	StreamOfSession = "session"
+)
+
+// StreamHolder is whom an open stream counts against: an API key (by id)
+// or a web UI session (by a hash of its token).
+type StreamHolder struct {
+	Kind string // StreamOfKey or StreamOfSession
+	ID   string
+}
+
+// Streams counts the open event streams and admits a new one only within
+// the caps of its StreamConfig. One Streams serves a whole hub, so the
+// overall cap spans both surfaces.
+type Streams struct {
+	cfg StreamConfig
+
+	mu       sync.Mutex
+	open     int
+	byKind   map[string]int
+	byHolder map[StreamHolder]int
+}
+
+// NewStreams returns a counter with cfg's caps, defaults filled in.
+func NewStreams(cfg StreamConfig) *Streams {
+	if cfg.Max <= 0 {
+		cfg.Max = DefaultMaxStreams
+	}
+	if cfg.PerKey <= 0 {
+		cfg.PerKey = DefaultMaxStreamsPerKey
+	}
+	if cfg.PerSession <= 0 {
+		cfg.PerSession = DefaultMaxStreamsPerSession
+	}
+	if cfg.Recheck <= 0 {
+		cfg.Recheck = DefaultStreamRecheck
+	}
+	return &Streams{cfg: cfg, byKind: map[string]int{}, byHolder: map[StreamHolder]int{}}
+}
+
+// StreamCount is how many event streams are open, for the health probe.
+type StreamCount struct {
+	Open     int `json:"open"`     // in all
+	Max      int `json:"max"`      // the overall cap
+	Keys     int `json:"keys"`     // held by API keys (/api/v1/events)
+	Sessions int `json:"sessions"` // held by web UI sessions (/api/events)
+}
+
+// Count reports the open streams.
+func (s *Streams) Count() StreamCount {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return StreamCount{Open: s.open, Max: s.cfg.Max, Keys: s.byKind[StreamOfKey], Sessions: s.byKind[StreamOfSession]}
+}
+
+// admit counts one more stream of h, or refuses it (ETOOMANY, a 429) when
+// h, or the hub, holds as many as its cap allows. release ends the count;
+// call it once, when the stream ends. A nil Streams admits every stream.
+func (s *Streams) admit(h StreamHolder) (release func(), err error) {
+	if s == nil {
+		return func() {}, nil
+	}
+	perHolder, what, env := s.cfg.PerKey, "key", "BIFROST_MAX_STREAMS_PER_KEY"
+	if h.Kind == StreamOfSession {
+		perHolder, what, env = s.cfg.PerSession, "session", "BIFROST_MAX_STREAMS_PER_SESSION"
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.byHolder[h] >= perHolder:
+		return nil, service.Errorf(service.ETOOMANY, "Too many open event streams for this %s (%d); close one or raise %s",
+			what, perHolder, env).With("limit", perHolder)
+	case s.open >= s.cfg.Max:
+		return nil, service.Errorf(service.ETOOMANY, "Too many open event streams on this hub (%d); close one or raise BIFROST_MAX_STREAMS",
+			s.cfg.Max).With("limit", s.cfg.Max)
+	}
+	s.open++
+	s.byKind[h.Kind]++
+	s.byHolder[h]++
+	return func() { s.release(h) }, nil
+}
+
+func (s *Streams) release(h StreamHolder) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.open--
+	s.byKind[h.Kind]--
+	if s.byHolder[h]--; s.byHolder[h] == 0 {
+		delete(s.byHolder, h)
+	}
+}
+
+// recheck is how often a stream counted by s checks its holder.
+func (s *Streams) recheck() time.Duration {
+	if s == nil {
+		return DefaultStreamRecheck
+	}
+	return s.cfg.Recheck
+}
+
+type streamsKey struct{}
+
+// WithStreams returns ctx carrying s: the event stream of a request in
+// ctx is counted, and capped, by s. The server puts its one Streams in
+// the context of the stream routes' requests; without one a stream is not
+// capped.
+func WithStreams(ctx context.Context, s *Streams) context.Context {
+	return context.WithValue(ctx, streamsKey{}, s)
+}
+
+func streamsFrom(ctx context.Context) *Streams {
+	s, _ := ctx.Value(streamsKey{}).(*Streams)
+	return s
+}
+
+// ServeEvents streams the house's changes to the caller in the request's
+// context, as Server-Sent Events (see StreamEvents), counted as one of
+// holder's streams: past a cap it answers 429 and streams nothing. Every
+// re-check interval it asks stillAllowed, when given, whether the caller
+// may still listen; the stream ends when it may not.
+func ServeEvents(c echo.Context, svc *service.Service, holder StreamHolder, stillAllowed func(context.Context) bool) error {
+	ctx := c.Request().Context()
+	streams := streamsFrom(ctx)
+	release, err := streams.admit(holder)
+	if err != nil {
+		return err
+	}
+	defer release()
+	ch, stop, err := svc.Subscribe(ctx)
 	if err != nil {
 		return err
 	}
 	defer stop()
-	return StreamEvents(c, ch, nil)
+	return streamEvents(c, ch, streams.recheck(), stillAllowed)
 }
 
-// StreamEvents writes events from ch as Server-Sent Events, "event: <type>"
+// streamEvents writes events from ch as Server-Sent Events, "event: <type>"
 // and "data: <the event as JSON>" each, until ch closes or the client goes
-// away. Every ping (each pingEvery) asks stillAllowed, when given, whether
-// the caller may still listen; the stream ends when it may not.
-func StreamEvents(c echo.Context, ch <-chan service.Event, stillAllowed func(context.Context) bool) error {
+// away. Every recheckEvery it asks stillAllowed, when given, whether the
+// caller may still listen; the stream ends when it may not.
+func streamEvents(c echo.Context, ch <-chan service.Event, recheckEvery time.Duration, stillAllowed func(context.Context) bool) error {
 	w := c.Response()
 	// A stream outlives any server write timeout; lift it for this response
 	// (not every ResponseWriter supports deadlines, and that is fine).
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
 	w.Header().Set(echo.HeaderContentType, "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	_, _ = fmt.Fprint(w, "retry: 2000\n\n")
@@ -46,15 +214,23 @@ func StreamEvents(c echo.Context, ch <-chan service.Event, stillAllowed func(con
 	ctx := c.Request().Context()
 	ping := time.NewTicker(pingEvery)
 	defer ping.Stop()
+	var recheck <-chan time.Time
+	if stillAllowed != nil {
+		t := time.NewTicker(recheckEvery)
+		defer t.Stop()
+		recheck = t.C
+	}
 	for {
 		var err error
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-ping.C:
-			if stillAllowed != nil && !stillAllowed(ctx) {
+		case <-recheck:
+			if !stillAllowed(ctx) {
 				return nil // the client reconnects and is told 401
 			}
+			continue
+		case <-ping.C:
 			_, err = fmt.Fprint(w, ": ping\n\n")
 		case e, ok := <-ch:
 			if !ok {

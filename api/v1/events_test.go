@@ -4,11 +4,19 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bifrost-hub/bifrost/api"
+	v1 "github.com/bifrost-hub/bifrost/api/v1"
+	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/store"
 )
 
 func TestEventStream(t *testing.T) {
@@ -28,7 +36,7 @@ func TestEventStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" || resp.Header.Get("Cache-Control") != "no-cache" {
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" || resp.Header.Get("Cache-Control") != "no-store" {
 		t.Fatalf("status %d, Content-Type %q, Cache-Control %q", resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Cache-Control"))
 	}
 
@@ -83,5 +91,172 @@ func nextEvent(t *testing.T, r *bufio.Reader, want string) (string, []byte) {
 		case strings.HasPrefix(line, "data: ") && typ == want:
 			return typ, []byte(strings.TrimPrefix(line, "data: "))
 		}
+	}
+}
+
+// streamHub is a hub with no devices, serving /api/v1 with the given
+// stream caps over a database file another process may open too.
+type streamHub struct {
+	svc  *service.Service
+	url  string
+	path string // the database file
+}
+
+func newStreamHub(t *testing.T, cfg v1.StreamConfig) *streamHub {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "bifrost.db")
+	db, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	svc := service.New(service.Config{Store: db})
+	ts := httptest.NewServer(api.New(api.Config{Service: svc, Logger: slog.New(slog.DiscardHandler), Streams: cfg}).Handler())
+	t.Cleanup(ts.Close)
+	return &streamHub{svc: svc, url: ts.URL, path: path}
+}
+
+// stream is an open /api/v1/events stream.
+type stream struct {
+	cancel context.CancelFunc
+	ended  chan struct{} // closed when the server ends the stream
+}
+
+// open asks for /api/v1/events with key. A 200 leaves the stream open
+// (until the test ends or close) and returns it; any other answer is
+// returned as it is.
+func (h *streamHub) open(t *testing.T, key string) (*stream, response) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.url+"/api/v1/events", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	r := response{Status: resp.StatusCode, Header: resp.Header}
+	if resp.StatusCode != http.StatusOK {
+		defer cancel()
+		defer resp.Body.Close()
+		r.Body, _ = io.ReadAll(resp.Body)
+		return nil, r
+	}
+	s := &stream{cancel: cancel, ended: make(chan struct{})}
+	go func() {
+		defer close(s.ended)
+		defer resp.Body.Close()
+		_, _ = io.Copy(io.Discard, resp.Body)
+	}()
+	t.Cleanup(s.close)
+	return s, r
+}
+
+// close ends the stream from the client's side.
+func (s *stream) close() { s.cancel(); <-s.ended }
+
+// mustOpen opens a stream that must be admitted.
+func (h *streamHub) mustOpen(t *testing.T, key string) *stream {
+	t.Helper()
+	s, r := h.open(t, key)
+	if s == nil {
+		t.Fatalf("GET /api/v1/events = %d %s, want 200", r.Status, r.Body)
+	}
+	return s
+}
+
+// refused opens a stream that must be refused with 429 and message.
+func (h *streamHub) refused(t *testing.T, key, message string) {
+	t.Helper()
+	s, r := h.open(t, key)
+	if s != nil {
+		t.Fatal("GET /api/v1/events = 200, want 429")
+	}
+	var e apiError
+	r.decode(t, &e)
+	if r.Status != http.StatusTooManyRequests || e.Error != "too_many" || e.Message != message ||
+		!strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") || r.Header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("GET /api/v1/events = %d %v %s; want 429 too_many %q", r.Status, r.Header, r.Body, message)
+	}
+}
+
+// health is the stream count /healthz reports.
+func (h *streamHub) health(t *testing.T) v1.StreamCount {
+	t.Helper()
+	resp, err := http.Get(h.url + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Status  string         `json:"status"`
+		Streams v1.StreamCount `json:"streams"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || resp.StatusCode != http.StatusOK || body.Status != "ok" {
+		t.Fatalf("/healthz = %d %+v, %v", resp.StatusCode, body, err)
+	}
+	return body.Streams
+}
+
+func (h *streamHub) key(t *testing.T, name string) service.NewKey {
+	t.Helper()
+	k, err := h.svc.CreateKey(system, name, service.ScopeRead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// A key revoked by another process (`bifrost keys revoke` writes the
+// database itself: the hub hears no revoke event) loses its stream within
+// the re-check interval.
+func TestEventStreamEndsWhenAnotherProcessRevokesTheKey(t *testing.T) {
+	h := newStreamHub(t, v1.StreamConfig{Recheck: 20 * time.Millisecond})
+	k := h.key(t, "dashboard")
+	s := h.mustOpen(t, k.Key)
+
+	// The command line: its own connection to the file, its own service.
+	db, err := store.Open(context.Background(), h.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := service.New(service.Config{Store: db}).RevokeKey(system, k.ID); err != nil {
+		t.Fatal(err)
+	}
+
+	select {
+	case <-s.ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the revoked key's stream is still open 10 s after the revocation")
+	}
+	// And it cannot come back.
+	if s, r := h.open(t, k.Key); s != nil || r.Status != http.StatusUnauthorized {
+		t.Fatalf("reopening with the revoked key: %d %s", r.Status, r.Body)
+	}
+}
+
+func TestEventStreamsAreCappedPerKeyAndInAll(t *testing.T) {
+	h := newStreamHub(t, v1.StreamConfig{PerKey: 2, Max: 3})
+	a, b, c := h.key(t, "a"), h.key(t, "b"), h.key(t, "c")
+
+	first := h.mustOpen(t, a.Key)
+	h.mustOpen(t, a.Key)
+	h.refused(t, a.Key, "Too many open event streams for this key (2); close one or raise BIFROST_MAX_STREAMS_PER_KEY")
+	h.mustOpen(t, b.Key) // another key has streams of its own
+	h.refused(t, c.Key, "Too many open event streams on this hub (3); close one or raise BIFROST_MAX_STREAMS")
+	if got := h.health(t); got != (v1.StreamCount{Open: 3, Max: 3, Keys: 3}) {
+		t.Fatalf("health counts %+v, want 3 open of 3, all of keys", got)
+	}
+
+	// Closing one lets another in, once the hub has seen it close.
+	first.close()
+	eventually(t, "the closed stream to be counted out", func() bool { return h.health(t).Open == 2 })
+	h.mustOpen(t, a.Key)
+	if got := h.health(t); got.Open != 3 || got.Keys != 3 {
+		t.Fatalf("health counts %+v, want 3 open", got)
 	}
 }

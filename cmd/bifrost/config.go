@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	v1 "github.com/bifrost-hub/bifrost/api/v1"
 )
 
 // Config is every setting of the hub. Each one is a flag and a BIFROST_*
@@ -33,9 +35,19 @@ type Config struct {
 	// AllowedOrigins are the browser origins allowed to call /mcp besides
 	// the hub's own host and localhost.
 	AllowedOrigins originList
+	// AllowedHosts are the names /mcp answers to besides loopback, mDNS
+	// names, the machine's host name and its interface addresses
+	// (DNS-rebinding defence).
+	AllowedHosts hostNameList
 	// Secret is the key of the passwords saved in the web UI (Settings →
 	// Integrations); never logged.
 	Secret string
+	// MaxStreams caps the open event streams in all; MaxStreamsPerKey
+	// those of one API key (/api/v1/events), MaxStreamsPerSession those of
+	// one web UI session (/api/events).
+	MaxStreams           int
+	MaxStreamsPerKey     int
+	MaxStreamsPerSession int
 
 	Media    MediaConfig    // Sonos speakers and Onkyo receivers
 	TV       TVConfig       // Android TVs and Rokus
@@ -55,6 +67,10 @@ func DefaultConfig() Config {
 		DemoLatency:   30 * time.Millisecond,
 		LogLevel:      slog.LevelInfo,
 		LogFormat:     "text",
+
+		MaxStreams:           v1.DefaultMaxStreams,
+		MaxStreamsPerKey:     v1.DefaultMaxStreamsPerKey,
+		MaxStreamsPerSession: v1.DefaultMaxStreamsPerSession,
 	}
 }
 
@@ -72,10 +88,26 @@ func (c Config) Validate() error {
 	if c.DeviceTimeout <= 0 {
 		return fmt.Errorf("device-timeout: %s is not a positive duration", c.DeviceTimeout)
 	}
+	if err := c.checkStreamCaps(); err != nil {
+		return err
+	}
 	if err := c.Location.validate(); err != nil {
 		return err
 	}
 	return c.Neewer.validate()
+}
+
+// checkStreamCaps wants every cap of the event streams to be 1 or more.
+func (c Config) checkStreamCaps() error {
+	for _, o := range []struct {
+		name string
+		n    int
+	}{{"max-streams", c.MaxStreams}, {"max-streams-per-key", c.MaxStreamsPerKey}, {"max-streams-per-session", c.MaxStreamsPerSession}} {
+		if o.n < 1 {
+			return fmt.Errorf("%s: %d is not a number of 1 or more", o.name, o.n)
+		}
+	}
+	return nil
 }
 
 func checkAddr(addr string) error {
@@ -123,9 +155,17 @@ func (c *Config) options() []option {
 		{Name: "secure-cookies", Env: "BIFROST_SECURE_COOKIES", Value: (*boolValue)(&c.SecureCookies),
 			Usage: "mark the web UI's session cookie Secure even on plain HTTP (behind a TLS proxy)"},
 		{Name: "allowed-origins", Env: "BIFROST_ALLOWED_ORIGINS", Value: &c.AllowedOrigins,
-			Usage: "comma-separated browser `origins` (https://host:port) allowed to call /mcp; default: the hub's own host and localhost"},
+			Usage: "comma-separated browser `origins` (https://host:port) allowed to call /mcp; default: those of the allowed hosts"},
+		{Name: "allowed-hosts", Env: "BIFROST_ALLOWED_HOSTS", Value: &c.AllowedHosts,
+			Usage: "comma-separated `names` (host or host:port) /mcp answers to besides localhost, *.local, this machine's name and its addresses, e.g. the name a reverse proxy serves the hub under"},
 		{Name: "secret", Env: "BIFROST_SECRET", Secret: true, Value: (*stringValue)(&c.Secret),
 			Usage: "random `string` (16+ characters, e.g. from openssl rand -base64 32) whose key encrypts the passwords saved in the web UI"},
+		{Name: "max-streams", Env: "BIFROST_MAX_STREAMS", Value: (*intValue)(&c.MaxStreams),
+			Usage: "how many event streams (/api/v1/events, /api/events) may be open in all (a `number`)"},
+		{Name: "max-streams-per-key", Env: "BIFROST_MAX_STREAMS_PER_KEY", Value: (*intValue)(&c.MaxStreamsPerKey),
+			Usage: "how many /api/v1/events streams one API key may hold open (a `number`)"},
+		{Name: "max-streams-per-session", Env: "BIFROST_MAX_STREAMS_PER_SESSION", Value: (*intValue)(&c.MaxStreamsPerSession),
+			Usage: "how many /api/events streams one web UI session may hold open (a `number`)"},
 	}, slices.Concat(c.Location.options(), c.Media.options(), c.TV.options(), c.Neewer.options(), c.MQTT.options())...)
 }
 
@@ -282,6 +322,46 @@ func (v *formatValue) Set(s string) error {
 	return fmt.Errorf("%q is not a log format; use text or json", s)
 }
 func (v *formatValue) String() string { return string(*v) }
+
+// hostNameList is a comma-separated list of the names the hub is reached
+// by, each optionally with a port: hub.example, hub.example:8443,
+// 192.168.1.20, [fd00::20]:3000.
+type hostNameList []string
+
+func (v *hostNameList) Set(s string) error {
+	var out []string
+	for _, h := range strings.Split(s, ",") {
+		if h = strings.TrimSpace(h); h == "" {
+			continue
+		}
+		if err := checkHost(h); err != nil {
+			return err
+		}
+		out = append(out, strings.ToLower(h))
+	}
+	*v = out
+	return nil
+}
+func (v *hostNameList) String() string { return strings.Join(*v, ",") }
+
+// checkHost says what is wrong with h as a host name with an optional
+// port.
+func checkHost(h string) error {
+	if strings.Contains(h, "://") || strings.ContainsAny(h, "/ ") {
+		return fmt.Errorf("%q is not a host name; give a name such as hub.example or hub.example:8443, without scheme or path", h)
+	}
+	name, port, err := net.SplitHostPort(h)
+	if err != nil { // no port: a name, or an IPv6 address
+		name, port = strings.TrimSuffix(strings.TrimPrefix(h, "["), "]"), ""
+	}
+	if name == "" {
+		return fmt.Errorf("%q has no host name", h)
+	}
+	if n, err := strconv.Atoi(port); port != "" && (err != nil || n < 1 || n > 65535) {
+		return fmt.Errorf("%q: port %q is not a number from 1 to 65535", h, port)
+	}
+	return nil
+}
 
 // newLogger returns the logger c asks for, writing to w.
 func (c Config) newLogger(w io.Writer) *slog.Logger {

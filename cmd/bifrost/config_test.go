@@ -35,6 +35,7 @@ func TestConfigDefaults(t *testing.T) {
 	}
 	want := Config{Addr: "0.0.0.0:3000", DataDir: "./data", DeviceTimeout: 5 * time.Second,
 		LogLevel: slog.LevelInfo, LogFormat: "text", DemoLatency: 30 * time.Millisecond, Media: MediaConfig{SonosEventAddr: "0.0.0.0:1400"}, Neewer: NeewerConfig{BLE: "auto"}}
+	want.MaxStreams, want.MaxStreamsPerKey, want.MaxStreamsPerSession = 256, 8, 8
 	if !reflect.DeepEqual(cfg, want) {
 		t.Fatalf("defaults = %+v, want %+v", cfg, want)
 	}
@@ -67,6 +68,7 @@ func TestConfigPrecedence(t *testing.T) {
 		Media:         MediaConfig{SonosEventAddr: "0.0.0.0:1400"},
 		Neewer:        NeewerConfig{BLE: "auto"},
 	}
+	want.MaxStreams, want.MaxStreamsPerKey, want.MaxStreamsPerSession = 256, 8, 8 // defaults
 	if !reflect.DeepEqual(cfg, want) {
 		t.Fatalf("config = %+v, want %+v", cfg, want)
 	}

@@ -22,7 +22,7 @@ const keysAbout = `Manage the API keys that clients of /api/v1 send as "Authoriz
 
   bifrost keys create --name NAME [--scope read|control]   mint a key; prints it on stdout
   bifrost keys list                                        list keys (never their secrets)
-  bifrost keys revoke ID_OR_PREFIX                         revoke a key by id, prefix or name
+  bifrost keys revoke ID_OR_PREFIX                         revoke a key by id or prefix
 
 Run 'bifrost help keys COMMAND' for the options of one.`
 
@@ -48,7 +48,8 @@ func runKeysCreate(ctx context.Context, cli CLI, args []string) error {
 	cfg := DefaultConfig()
 	cl := newCmdline("keys create", "keys create --name NAME [--scope read|control] [options]",
 		"Mint an API key and print it, and nothing else, on standard output. The key\n"+
-			"is shown this once only: the database keeps just its hash.", adminOptions(&cfg))
+			"is shown this once only: the database keeps just its hash. It belongs to the\n"+
+			"hub itself, not to a user: only admins see and revoke it in the web UI.", adminOptions(&cfg))
 	name := cl.fs.String("name", "", "`name` of the key: who or what uses it")
 	scope := cl.fs.String("scope", service.ScopeControl, "`scope`: read (may only read) or control (may also change the house)")
 	if _, err := cl.parse(args, cli.Getenv); err != nil {
@@ -72,8 +73,9 @@ func runKeysCreate(ctx context.Context, cli CLI, args []string) error {
 func runKeysList(ctx context.Context, cli CLI, args []string) error {
 	cfg := DefaultConfig()
 	cl := newCmdline("keys list", "keys list [options]",
-		"List the API keys: id, name, the prefix that recognises a key, scope, and\n"+
-			"when each was created, last used and revoked. Secrets are never shown.", adminOptions(&cfg))
+		"List the API keys: id, name, the prefix that recognises a key, scope, the\n"+
+			"user it belongs to, and when each was created, last used and revoked.\n"+
+			"Secrets are never shown.", adminOptions(&cfg))
 	if _, err := cl.parse(args, cli.Getenv); err != nil {
 		return err
 	}
@@ -82,18 +84,36 @@ func runKeysList(ctx context.Context, cli CLI, args []string) error {
 		if err != nil {
 			return err
 		}
-		return writeKeyTable(cli.Stdout, keys)
+		users, err := service.NewAccounts(svc).ListUsers(ctx)
+		if err != nil {
+			return err
+		}
+		return writeKeyTable(cli.Stdout, keys, users)
 	})
 }
 
-func writeKeyTable(w io.Writer, keys []service.APIKey) error {
+func writeKeyTable(w io.Writer, keys []service.APIKey, users []service.User) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tPREFIX\tSCOPE\tCREATED\tLAST USED\tREVOKED")
+	fmt.Fprintln(tw, "ID\tNAME\tPREFIX\tSCOPE\tOWNER\tCREATED\tLAST USED\tREVOKED")
 	for _, k := range keys {
-		fmt.Fprintf(tw, "%s\t%s\t%s…\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Prefix, k.Scope,
+		fmt.Fprintf(tw, "%s\t%s\t%s…\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, k.Prefix, k.Scope, ownerName(k, users),
 			formatTime(&k.CreatedAt), formatTime(k.LastUsed), formatTime(k.RevokedAt))
 	}
 	return tw.Flush()
+}
+
+// ownerName is who k belongs to: a username, "(hub)" for a key of the
+// hub's own, "(removed)" for a user who is gone.
+func ownerName(k service.APIKey, users []service.User) string {
+	if k.OwnerID == "" {
+		return "(hub)"
+	}
+	for _, u := range users {
+		if u.ID == k.OwnerID {
+			return u.Username
+		}
+	}
+	return "(removed)"
 }
 
 // formatTime shows t in local time, or "-" for never.
@@ -107,8 +127,8 @@ func formatTime(t *time.Time) string {
 func runKeysRevoke(ctx context.Context, cli CLI, args []string) error {
 	cfg := DefaultConfig()
 	cl := newCmdline("keys revoke", "keys revoke ID_OR_PREFIX [options]",
-		"Revoke an API key, given its id, its prefix (as 'keys list' shows it) or its\n"+
-			"name. A running server refuses the key from its next request on.", adminOptions(&cfg))
+		"Revoke an API key, given its id or its prefix (as 'keys list' shows it),\n"+
+			"never the whole key. A running server refuses the key from its next request on.", adminOptions(&cfg))
 	rest, err := cl.parse(args, cli.Getenv, "ID_OR_PREFIX")
 	if err != nil {
 		return err

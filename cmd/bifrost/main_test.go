@@ -91,12 +91,16 @@ func TestKeysCommands(t *testing.T) {
 		t.Fatalf("keys list: exit %d:\n%s", code, out)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 2 || !strings.HasSuffix(strings.TrimSpace(lines[1]), "-") {
-		t.Errorf("keys list: want a header and one unrevoked key:\n%s", out)
+	if len(lines) != 2 || !strings.HasSuffix(strings.TrimSpace(lines[1]), "-") || !strings.Contains(lines[1], "(hub)") {
+		t.Errorf("keys list: want a header and one unrevoked key of the hub's own:\n%s", out)
 	}
 
-	if code, _, errOut := runCLI("keys", "revoke", "bfr_nosuchkey", "--data", data); code != 1 || !strings.Contains(errOut, "no API key matches") {
+	if code, _, errOut := runCLI("keys", "revoke", "bfr_nosuch", "--data", data); code != 1 || !strings.Contains(errOut, "no API key matches") {
 		t.Errorf("revoke unknown: exit %d, stderr %s", code, errOut)
+	}
+	// A key is never found by the whole of it, nor repeated.
+	if code, out, errOut := runCLI("keys", "revoke", key, "--data", data); code != 1 || strings.Contains(out+errOut, key) || !strings.Contains(errOut, "never the whole key") {
+		t.Errorf("revoke by the whole key: exit %d, stdout %q, stderr %s", code, out, errOut)
 	}
 	if code, out, errOut := runCLI("keys", "revoke", key[:12], "--data", data); code != 0 || !strings.HasPrefix(out, "revoked key_") {
 		t.Fatalf("revoke: exit %d, stdout %q, stderr %s", code, out, errOut)

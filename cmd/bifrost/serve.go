@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/bifrost-hub/bifrost/api"
+	v1 "github.com/bifrost-hub/bifrost/api/v1"
 	"github.com/bifrost-hub/bifrost/automation"
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/neewer"
@@ -91,11 +92,13 @@ func (m *Main) Run(ctx context.Context) error {
 	if m.Logger == nil {
 		m.Logger = m.Config.newLogger(m.cli.Stderr)
 	}
+	restrictUmask() // every file the hub creates is its user's alone
 	db, err := openStore(ctx, m.Config, m.Logger)
 	if err != nil {
 		return err
 	}
 	m.db = db
+	warnExposed(m.Logger, m.Config.DataDir)
 	m.registry = devices.NewRegistry(m.Config.DeviceTimeout)
 
 	// Adapters and the service outlive ctx (a signal): they stop in Close,
@@ -168,8 +171,10 @@ func (m *Main) startHTTP() error {
 	}
 	srv := api.New(api.Config{Service: m.service, Logger: m.Logger, Accounts: m.accounts,
 		TrustedProxies: m.Config.TrustedProxies.Prefixes(), SecureCookies: m.Config.SecureCookies,
-		AllowedOrigins: m.Config.AllowedOrigins, Version: version, Integrations: m.integrations,
-		Automations: m.automations})
+		AllowedOrigins: m.Config.AllowedOrigins, AllowedHosts: m.Config.AllowedHosts, Version: version, Integrations: m.integrations,
+		Automations: m.automations,
+		Streams: v1.StreamConfig{Max: m.Config.MaxStreams, PerKey: m.Config.MaxStreamsPerKey,
+			PerSession: m.Config.MaxStreamsPerSession}})
 	m.server = &http.Server{
 		Handler:           srv.Handler(),
 		ReadHeaderTimeout: readHeaderTimeout,

@@ -1,20 +1,25 @@
 // Settings: your password, API keys (minted, listed, revoked; a key is
-// shown once), users, integrations (admins), and the audit log.
+// shown once), users, and for admins integrations and the audit log. An
+// admin manages every key; anyone else sees and revokes only their own
+// (the hub answers each with what they may see).
 
 import { get, post, put, del, at } from './api.js';
 import { h, field, select, confirmButton, busy, when, replace, toast } from './dom.js';
 import { mqttSection } from './integrations.js';
 
 let keysBox = null; // the keys table on the page, redrawn on key events
+let owners = new Map(); // user id → username, to say whose each key is
 
 export async function render(app) {
+  const admin = app.session.user.admin;
   const [keys, users, audit, mqtt, location] = await Promise.all([
     app.run(() => get('/api-keys')),
     app.run(() => get('/users')),
-    app.run(() => get('/audit?limit=100')),
-    app.session.user.admin ? app.run(() => get('/integrations/mqtt')) : null,
-    app.session.user.admin ? app.run(() => get('/integrations/location')) : null,
+    admin ? app.run(() => get('/audit?limit=100')) : null,
+    admin ? app.run(() => get('/integrations/mqtt')) : null,
+    admin ? app.run(() => get('/integrations/location')) : null,
   ]);
+  owners = new Map((users || []).map((u) => [u.id, u.username]));
   keysBox = h('div', { class: 'table-wrap' });
   drawKeys(app, keys || []);
   return h('div', { class: 'page settings' },
@@ -23,12 +28,13 @@ export async function render(app) {
     h('section', { class: 'card', 'aria-labelledby': 'keys-title' },
       h('h2', { id: 'keys-title', text: 'API keys' }),
       h('p', { class: 'note', text: 'Scripts, dashboards and assistants use keys with /api/v1 and /mcp: Authorization: Bearer bfr_…' }),
+      admin ? null : h('p', { class: 'note', text: 'These are your keys; an admin manages everyone’s.' }),
       newKeyForm(app),
       keysBox),
     usersSection(app, users || []),
     mqtt ? mqttSection(app, mqtt) : null,
     location ? locationSection(app, location) : null,
-    auditSection(audit || []));
+    admin ? auditSection(audit || []) : null);
 }
 
 // locationSection is where the hub is, for automations' sunrise and sunset.
@@ -135,15 +141,24 @@ function showKeyOnce(slot, k) {
   copy.focus();
 }
 
+// ownerOf says whose a key is: a user, or the hub itself (minted on the
+// command line).
+function ownerOf(k) {
+  if (!k.owner_id) return 'the hub';
+  return owners.get(k.owner_id) || 'a removed user';
+}
+
 function drawKeys(app, keys) {
   if (keys.length === 0) {
     replace(keysBox, h('p', { class: 'empty', text: 'No keys yet.' }));
     return;
   }
+  const admin = app.session.user.admin; // only an admin's list holds others' keys
   const rows = keys.map((k) => h('tr', { 'data-key': k.id, class: k.revoked_at ? 'revoked' : '' },
     h('td', { text: k.name }),
     h('td', {}, h('code', { text: `${k.prefix}…` })),
     h('td', { text: k.scope }),
+    admin ? h('td', { text: ownerOf(k) }) : null,
     h('td', { text: when(k.created_at) }),
     h('td', { text: when(k.last_used) }),
     h('td', {}, k.revoked_at
@@ -153,7 +168,8 @@ function drawKeys(app, keys) {
       }, { 'aria-label': `Revoke key ${k.name}` }))));
   replace(keysBox, h('table', {},
     h('caption', { class: 'visually-hidden', text: 'API keys' }),
-    h('thead', {}, h('tr', {}, ['Name', 'Key', 'Scope', 'Created', 'Last used', ''].map((t) => h('th', { scope: 'col', text: t })))),
+    h('thead', {}, h('tr', {}, ['Name', 'Key', 'Scope', admin ? 'Owner' : null, 'Created', 'Last used', '']
+      .filter((t) => t !== null).map((t) => h('th', { scope: 'col', text: t })))),
     h('tbody', {}, rows)));
 }
 
