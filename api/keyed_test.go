@@ -11,6 +11,7 @@ import (
 
 	"github.com/bifrost-hub/bifrost/api"
 	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/service/servicetest"
 	"github.com/bifrost-hub/bifrost/store"
 )
 
@@ -23,11 +24,12 @@ func keyedHub(t *testing.T) (http.Handler, string) {
 	}
 	t.Cleanup(func() { _ = db.Close() })
 	svc := service.New(service.Config{Store: db})
-	k, err := svc.CreateKey(service.WithPrincipal(context.Background(), service.System), "test", service.ScopeControl)
+	keys, acc := servicetest.Identity(t, svc, db)
+	k, err := keys.CreateKey(service.WithPrincipal(context.Background(), service.System), "test", service.ScopeControl)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return api.New(api.Config{Service: svc}).Handler(), k.Key
+	return api.New(api.Config{Service: svc, Keys: keys, Accounts: acc}).Handler(), k.Key
 }
 
 const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`

@@ -18,6 +18,7 @@ import (
 	v1 "github.com/bifrost-hub/bifrost/api/v1"
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/sim"
+	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/store"
 )
@@ -42,157 +43,163 @@ func (w *tripwire) trip(what string) {
 // cause is let through: the key check's change counter (DataVersion) and
 // the writes done behind a request (a key's or a device's last use).
 type readOnlyStore struct {
-	service.Store
+	hubStore
 	w *tripwire
+}
+
+// hubStore is the store of the service and of identity, as *store.DB is.
+type hubStore interface {
+	service.Store
+	identity.Store
 }
 
 func (s readOnlyStore) UpsertDevice(ctx context.Context, d service.DeviceRecord) error {
 	s.w.trip("UpsertDevice")
-	return s.Store.UpsertDevice(ctx, d)
+	return s.hubStore.UpsertDevice(ctx, d)
 }
 func (s readOnlyStore) GetDevice(ctx context.Context, id devices.ID) (service.DeviceRecord, error) {
 	s.w.trip("GetDevice")
-	return s.Store.GetDevice(ctx, id)
+	return s.hubStore.GetDevice(ctx, id)
 }
 func (s readOnlyStore) ListDevices(ctx context.Context) ([]service.DeviceRecord, error) {
 	s.w.trip("ListDevices")
-	return s.Store.ListDevices(ctx)
+	return s.hubStore.ListDevices(ctx)
 }
 func (s readOnlyStore) UpdateDevice(ctx context.Context, id devices.ID, u service.DeviceUpdate) (service.DeviceRecord, error) {
 	s.w.trip("UpdateDevice")
-	return s.Store.UpdateDevice(ctx, id, u)
+	return s.hubStore.UpdateDevice(ctx, id, u)
 }
 func (s readOnlyStore) SetDeviceRoom(ctx context.Context, id devices.ID, roomID string) error {
 	s.w.trip("SetDeviceRoom")
-	return s.Store.SetDeviceRoom(ctx, id, roomID)
+	return s.hubStore.SetDeviceRoom(ctx, id, roomID)
 }
 func (s readOnlyStore) SetDeviceSetting(ctx context.Context, id devices.ID, key, value string) error {
 	s.w.trip("SetDeviceSetting")
-	return s.Store.SetDeviceSetting(ctx, id, key, value)
+	return s.hubStore.SetDeviceSetting(ctx, id, key, value)
 }
 func (s readOnlyStore) DeleteDevice(ctx context.Context, id devices.ID) error {
 	s.w.trip("DeleteDevice")
-	return s.Store.DeleteDevice(ctx, id)
+	return s.hubStore.DeleteDevice(ctx, id)
 }
 func (s readOnlyStore) CreateRoom(ctx context.Context, r service.Room) error {
 	s.w.trip("CreateRoom")
-	return s.Store.CreateRoom(ctx, r)
+	return s.hubStore.CreateRoom(ctx, r)
 }
 func (s readOnlyStore) GetRoom(ctx context.Context, id string) (service.Room, error) {
 	s.w.trip("GetRoom")
-	return s.Store.GetRoom(ctx, id)
+	return s.hubStore.GetRoom(ctx, id)
 }
 func (s readOnlyStore) ListRooms(ctx context.Context) ([]service.Room, error) {
 	s.w.trip("ListRooms")
-	return s.Store.ListRooms(ctx)
+	return s.hubStore.ListRooms(ctx)
 }
 func (s readOnlyStore) RenameRoom(ctx context.Context, id, name string) error {
 	s.w.trip("RenameRoom")
-	return s.Store.RenameRoom(ctx, id, name)
+	return s.hubStore.RenameRoom(ctx, id, name)
 }
 func (s readOnlyStore) DeleteRoom(ctx context.Context, id string) error {
 	s.w.trip("DeleteRoom")
-	return s.Store.DeleteRoom(ctx, id)
+	return s.hubStore.DeleteRoom(ctx, id)
 }
 func (s readOnlyStore) CreateScene(ctx context.Context, sc service.Scene) error {
 	s.w.trip("CreateScene")
-	return s.Store.CreateScene(ctx, sc)
+	return s.hubStore.CreateScene(ctx, sc)
 }
 func (s readOnlyStore) GetScene(ctx context.Context, id string) (service.Scene, error) {
 	s.w.trip("GetScene")
-	return s.Store.GetScene(ctx, id)
+	return s.hubStore.GetScene(ctx, id)
 }
 func (s readOnlyStore) ListScenes(ctx context.Context) ([]service.Scene, error) {
 	s.w.trip("ListScenes")
-	return s.Store.ListScenes(ctx)
+	return s.hubStore.ListScenes(ctx)
 }
 func (s readOnlyStore) RenameScene(ctx context.Context, id, name string) error {
 	s.w.trip("RenameScene")
-	return s.Store.RenameScene(ctx, id, name)
+	return s.hubStore.RenameScene(ctx, id, name)
 }
 func (s readOnlyStore) DeleteScene(ctx context.Context, id string) error {
 	s.w.trip("DeleteScene")
-	return s.Store.DeleteScene(ctx, id)
+	return s.hubStore.DeleteScene(ctx, id)
 }
-func (s readOnlyStore) CreateAPIKey(ctx context.Context, k service.APIKey) error {
+func (s readOnlyStore) CreateAPIKey(ctx context.Context, k identity.APIKey) error {
 	s.w.trip("CreateAPIKey")
-	return s.Store.CreateAPIKey(ctx, k)
+	return s.hubStore.CreateAPIKey(ctx, k)
 }
-func (s readOnlyStore) GetAPIKeyByHash(ctx context.Context, hash string) (service.APIKey, error) {
+func (s readOnlyStore) GetAPIKeyByHash(ctx context.Context, hash string) (identity.APIKey, error) {
 	s.w.trip("GetAPIKeyByHash")
-	return s.Store.GetAPIKeyByHash(ctx, hash)
+	return s.hubStore.GetAPIKeyByHash(ctx, hash)
 }
-func (s readOnlyStore) ListAPIKeys(ctx context.Context) ([]service.APIKey, error) {
+func (s readOnlyStore) ListAPIKeys(ctx context.Context) ([]identity.APIKey, error) {
 	s.w.trip("ListAPIKeys")
-	return s.Store.ListAPIKeys(ctx)
+	return s.hubStore.ListAPIKeys(ctx)
 }
 func (s readOnlyStore) RevokeAPIKey(ctx context.Context, id string, at time.Time) error {
 	s.w.trip("RevokeAPIKey")
-	return s.Store.RevokeAPIKey(ctx, id, at)
+	return s.hubStore.RevokeAPIKey(ctx, id, at)
 }
-func (s readOnlyStore) CreateUser(ctx context.Context, u service.User) error {
+func (s readOnlyStore) CreateUser(ctx context.Context, u identity.User) error {
 	s.w.trip("CreateUser")
-	return s.Store.CreateUser(ctx, u)
+	return s.hubStore.CreateUser(ctx, u)
 }
-func (s readOnlyStore) GetUserByName(ctx context.Context, name string) (service.User, error) {
+func (s readOnlyStore) GetUserByName(ctx context.Context, name string) (identity.User, error) {
 	s.w.trip("GetUserByName")
-	return s.Store.GetUserByName(ctx, name)
+	return s.hubStore.GetUserByName(ctx, name)
 }
-func (s readOnlyStore) GetUser(ctx context.Context, id string) (service.User, error) {
+func (s readOnlyStore) GetUser(ctx context.Context, id string) (identity.User, error) {
 	s.w.trip("GetUser")
-	return s.Store.GetUser(ctx, id)
+	return s.hubStore.GetUser(ctx, id)
 }
-func (s readOnlyStore) ListUsers(ctx context.Context) ([]service.User, error) {
+func (s readOnlyStore) ListUsers(ctx context.Context) ([]identity.User, error) {
 	s.w.trip("ListUsers")
-	return s.Store.ListUsers(ctx)
+	return s.hubStore.ListUsers(ctx)
 }
 func (s readOnlyStore) CountUsers(ctx context.Context) (int, error) {
 	s.w.trip("CountUsers")
-	return s.Store.CountUsers(ctx)
+	return s.hubStore.CountUsers(ctx)
 }
 func (s readOnlyStore) SetPassword(ctx context.Context, userID, hash string) error {
 	s.w.trip("SetPassword")
-	return s.Store.SetPassword(ctx, userID, hash)
+	return s.hubStore.SetPassword(ctx, userID, hash)
 }
 func (s readOnlyStore) DeleteUser(ctx context.Context, id string) error {
 	s.w.trip("DeleteUser")
-	return s.Store.DeleteUser(ctx, id)
+	return s.hubStore.DeleteUser(ctx, id)
 }
-func (s readOnlyStore) CreateSession(ctx context.Context, se service.Session) error {
+func (s readOnlyStore) CreateSession(ctx context.Context, se identity.Session) error {
 	s.w.trip("CreateSession")
-	return s.Store.CreateSession(ctx, se)
+	return s.hubStore.CreateSession(ctx, se)
 }
-func (s readOnlyStore) GetSession(ctx context.Context, hash string) (service.Session, error) {
+func (s readOnlyStore) GetSession(ctx context.Context, hash string) (identity.Session, error) {
 	s.w.trip("GetSession")
-	return s.Store.GetSession(ctx, hash)
+	return s.hubStore.GetSession(ctx, hash)
 }
 func (s readOnlyStore) TouchSession(ctx context.Context, hash string, at time.Time) error {
 	s.w.trip("TouchSession")
-	return s.Store.TouchSession(ctx, hash, at)
+	return s.hubStore.TouchSession(ctx, hash, at)
 }
 func (s readOnlyStore) DeleteSession(ctx context.Context, hash string) error {
 	s.w.trip("DeleteSession")
-	return s.Store.DeleteSession(ctx, hash)
+	return s.hubStore.DeleteSession(ctx, hash)
 }
 func (s readOnlyStore) DeleteUserSessions(ctx context.Context, userID, keep string) error {
 	s.w.trip("DeleteUserSessions")
-	return s.Store.DeleteUserSessions(ctx, userID, keep)
+	return s.hubStore.DeleteUserSessions(ctx, userID, keep)
 }
 func (s readOnlyStore) DeleteSessionsBefore(ctx context.Context, lastSeen, created time.Time) error {
 	s.w.trip("DeleteSessionsBefore")
-	return s.Store.DeleteSessionsBefore(ctx, lastSeen, created)
+	return s.hubStore.DeleteSessionsBefore(ctx, lastSeen, created)
 }
 func (s readOnlyStore) AddAudit(ctx context.Context, e service.AuditEntry) error {
 	s.w.trip("AddAudit")
-	return s.Store.AddAudit(ctx, e)
+	return s.hubStore.AddAudit(ctx, e)
 }
 func (s readOnlyStore) ListAudit(ctx context.Context, limit int) ([]service.AuditEntry, error) {
 	s.w.trip("ListAudit")
-	return s.Store.ListAudit(ctx, limit)
+	return s.hubStore.ListAudit(ctx, limit)
 }
 func (s readOnlyStore) Ping(ctx context.Context) error {
 	s.w.trip("Ping")
-	return s.Store.Ping(ctx)
+	return s.hubStore.Ping(ctx)
 }
 
 // quietRegistry is the real registry behind a tripwire: once armed, asking
@@ -235,7 +242,11 @@ func TestReadsComeFromTheModel(t *testing.T) {
 	t.Cleanup(reg.Close)
 	sim.NewHome(sim.Options{}).Register(reg)
 	w := &tripwire{t: t}
-	svc := service.New(service.Config{Store: readOnlyStore{db, w}, Registry: quietRegistry{reg, w}})
+	st := readOnlyStore{db, w}
+	svc := service.New(service.Config{Store: st, Registry: quietRegistry{reg, w}})
+	idc := identity.Config{Store: st, Audit: svc, Events: svc.Events()}
+	keys := identity.NewKeys(idc)
+	t.Cleanup(keys.Wait)
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { defer close(done); _ = svc.Run(runCtx) }()
@@ -247,11 +258,11 @@ func TestReadsComeFromTheModel(t *testing.T) {
 	if _, err := svc.CaptureScene(system, "Evening", "Living Room"); err != nil {
 		t.Fatal(err)
 	}
-	read, err := svc.CreateKey(system, "reader", service.ScopeRead)
+	read, err := keys.CreateKey(system, "reader", service.ScopeRead)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := api.New(api.Config{Service: svc})
+	srv := api.New(api.Config{Service: svc, Keys: keys, Accounts: identity.NewAccounts(idc, keys)})
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() { srv.CloseStreams(); hs.Close() })
 	ids := map[string]string{}

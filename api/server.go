@@ -18,6 +18,7 @@ import (
 	"github.com/bifrost-hub/bifrost/api/mcp"
 	v1 "github.com/bifrost-hub/bifrost/api/v1"
 	"github.com/bifrost-hub/bifrost/automation"
+	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -30,7 +31,12 @@ const readyTimeout = 2 * time.Second
 // Config configures a Server.
 type Config struct {
 	Service *service.Service
-	Logger  *slog.Logger
+	// Keys are the API keys /api/v1 and /mcp take, and people manage in
+	// the web UI; Accounts are the users and sessions of the web UI. Both
+	// are required, beside Service over the same store.
+	Keys     *identity.Keys
+	Accounts *identity.Accounts
+	Logger   *slog.Logger
 	// BodyLimit is the largest request body accepted, in bytes
 	// (DefaultBodyLimit when zero).
 	BodyLimit int64
@@ -42,9 +48,6 @@ type Config struct {
 	AllowedHosts []string
 	// Version is the hub's version, reported to MCP clients.
 	Version string
-	// Accounts are the users and sessions of the web UI (made from Service
-	// when nil).
-	Accounts *service.Accounts
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For (and
 	// -Proto, -Host) the session API believes, for login throttling and
 	// origin checks.
@@ -77,6 +80,9 @@ type Server struct {
 
 // New builds the server with every route mounted.
 func New(cfg Config) *Server {
+	if cfg.Keys == nil || cfg.Accounts == nil {
+		panic("api: the server needs Keys and Accounts") // start-up wiring
+	}
 	s := &Server{echo: echo.New(), svc: cfg.Service, log: cfg.Logger, streams: v1.NewStreams(cfg.Streams)}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -94,8 +100,8 @@ func New(cfg Config) *Server {
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
-	v1.Register(e.Group("/api/v1"), s.svc, cfg.Automations)
-	s.mcp = mcp.New(mcp.Config{Service: s.svc, Automations: cfg.Automations, Logger: s.log,
+	v1.Register(e.Group("/api/v1"), s.svc, cfg.Keys, cfg.Automations)
+	s.mcp = mcp.New(mcp.Config{Service: s.svc, Keys: cfg.Keys, Automations: cfg.Automations, Logger: s.log,
 		Version: cfg.Version, AllowedOrigins: cfg.AllowedOrigins, AllowedHosts: cfg.AllowedHosts})
 	s.mcp.Register(e)
 	s.mountSession(cfg)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/bifrost-hub/bifrost/api"
 	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/service/servicetest"
 	"github.com/bifrost-hub/bifrost/store"
 )
 
@@ -52,7 +53,8 @@ func newFixture(t *testing.T, bodyLimit int64) *fixture {
 	t.Cleanup(func() { _ = db.Close() })
 	logs := &logBuffer{}
 	svc := service.New(service.Config{Store: db})
-	srv := api.New(api.Config{Service: svc, Logger: slog.New(slog.NewJSONHandler(logs, nil)), BodyLimit: bodyLimit})
+	keys, acc := servicetest.Identity(t, svc, db)
+	srv := api.New(api.Config{Service: svc, Keys: keys, Accounts: acc, Logger: slog.New(slog.NewJSONHandler(logs, nil)), BodyLimit: bodyLimit})
 	return &fixture{db: db, srv: srv, logs: logs}
 }
 

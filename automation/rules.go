@@ -303,7 +303,7 @@ func (e *Engine) saved(ctx context.Context, r Rule, action string, created bool)
 	}
 	e.mu.Unlock()
 	e.publish(action, r.ID, v)
-	e.svc.Audit(ctx, "automation."+action, r.Name, nil)
+	e.svc.Audit(ctx, "automation."+action, r.Name, nil, "")
 	return v
 }
 
@@ -387,7 +387,7 @@ func (e *Engine) Delete(ctx context.Context, ref string) error {
 	}
 	e.mu.Unlock()
 	e.publish("deleted", r.ID, nil)
-	e.svc.Audit(ctx, "automation.deleted", r.Name, nil)
+	e.svc.Audit(ctx, "automation.deleted", r.Name, nil, "")
 	return nil
 }
 

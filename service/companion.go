@@ -97,7 +97,7 @@ func checkCompanion(inv inventory, players []DeviceRecord, rec DeviceRecord, pri
 			return DeviceRecord{}, selfMerge
 		}
 		opts := names(others(listedMedia(inv, players), rec.ID), recName)
-		return DeviceRecord{}, Errorf(EINVALID, "There is no media device %q to merge into; %s", primaryRef, optionText("media device", opts)).
+		return DeviceRecord{}, Errorf(EINVALID, "There is no media device %q to merge into; %s", primaryRef, OptionText("media device", opts)).
 			With("options", opts)
 	}
 	if err != nil {

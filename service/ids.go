@@ -11,8 +11,8 @@ import (
 
 var idEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
 
-// newID returns a random id with a readable prefix, e.g. "rm_k3j9x0c2ab4q".
-func newID(prefix string) string {
+// NewID returns a random id with a readable prefix, e.g. "rm_k3j9x0c2ab4q".
+func NewID(prefix string) string {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
 	return prefix + "_" + idEncoding.EncodeToString(b)

@@ -19,6 +19,7 @@ import (
 type Integrations struct {
 	svc        *Service
 	store      IntegrationStore
+	admins     Admins
 	box        *secretBox // nil without BIFROST_SECRET
 	mqtt       MQTTRunner // nil when nothing runs MQTT (tests)
 	settleTime time.Duration
@@ -45,6 +46,16 @@ type IntegrationsConfig struct {
 	Latitude, Longitude *float64
 	// Location is told the location when it changes (the automations).
 	Location LocationRunner
+	// Admins tells admins from other people (the hub's *identity.Accounts):
+	// only admins and the command line manage integrations.
+	Admins Admins
+}
+
+// Admins is who may manage the hub, as Integrations asks it.
+type Admins interface {
+	// RequireAdmin admits the command line and admin users to do what,
+	// and refuses anyone else.
+	RequireAdmin(ctx context.Context, what string) error
 }
 
 // IntegrationRecord is an integration's settings as stored.
@@ -108,11 +119,14 @@ func NewIntegrations(svc *Service, cfg IntegrationsConfig) (*Integrations, error
 	if cfg.Store == nil {
 		return nil, errors.New("integrations: no store")
 	}
+	if cfg.Admins == nil {
+		return nil, errors.New("integrations: no admins")
+	}
 	box, err := newSecretBox(cfg.Secret)
 	if err != nil {
 		return nil, err
 	}
-	in := &Integrations{svc: svc, store: cfg.Store, box: box, mqtt: cfg.MQTT, settleTime: cfg.SettleTime,
+	in := &Integrations{svc: svc, store: cfg.Store, admins: cfg.Admins, box: box, mqtt: cfg.MQTT, settleTime: cfg.SettleTime,
 		fixedLocation: Location{Latitude: cfg.Latitude, Longitude: cfg.Longitude}, onLocation: cfg.Location}
 	if in.settleTime <= 0 {
 		in.settleTime = defaultSettleTime
@@ -409,15 +423,7 @@ func (in *Integrations) fixed() map[string]FixedSetting {
 // requireAdmin admits admins and the command line: integrations hold the
 // keys to the house's other systems.
 func (in *Integrations) requireAdmin(ctx context.Context) error {
-	p, err := person(ctx, "manage integrations")
-	if err != nil || p.Kind == System.Kind {
-		return err
-	}
-	u, err := in.svc.store.GetUser(ctx, p.ID)
-	if ErrorCode(err) == ENOTFOUND || (err == nil && !u.Admin) {
-		return Errorf(EFORBIDDEN, "only an admin may manage integrations")
-	}
-	return err
+	return in.admins.RequireAdmin(ctx, "manage integrations")
 }
 
 // describeChange is the audit detail of a save: the fields it changed,

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/store"
 )
@@ -67,6 +68,56 @@ func (f *fakeRunner) last(t *testing.T) service.MQTTSettings {
 	return f.applied[len(f.applied)-1]
 }
 
+// people is a service over real SQLite, no devices, with the accounts
+// beside it as the hub wires them.
+type people struct {
+	svc *service.Service
+	acc *identity.Accounts
+	db  *store.DB
+	sys context.Context // the command line
+}
+
+func newPeople(t *testing.T) *people {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "bifrost.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	svc := service.New(service.Config{Store: db})
+	cfg := identity.Config{Store: db, Audit: svc, Events: svc.Events()}
+	keys := identity.NewKeys(cfg)
+	return &people{svc: svc, acc: identity.NewAccounts(cfg, keys), db: db, sys: service.WithPrincipal(ctx, service.System)}
+}
+
+const pw = "correct horse battery"
+
+// setup creates the first admin, "admin", through the setup code.
+func (p *people) setup(t *testing.T) {
+	t.Helper()
+	code, err := p.acc.SetupCode(context.Background())
+	if err != nil || code == "" {
+		t.Fatalf("SetupCode = %q, %v", code, err)
+	}
+	if _, err := p.acc.Setup(context.Background(), "192.0.2.1", code, "admin", pw); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (p *people) login(t *testing.T, user, password string) identity.NewSession {
+	t.Helper()
+	s, err := p.acc.Login(context.Background(), "192.0.2.1", user, password)
+	if err != nil {
+		t.Fatalf("login %s: %v", user, err)
+	}
+	return s
+}
+
+func (p *people) as(si identity.SessionInfo) context.Context {
+	return service.WithPrincipal(context.Background(), si.Principal())
+}
+
 // integrations is a service with an admin, over real SQLite, and its
 // integrations with a fake MQTT runner.
 type integrations struct {
@@ -92,7 +143,7 @@ func newIntegrations(t *testing.T, secret string) *integrations {
 // restarted hub would.
 func (x *integrations) reopen(t *testing.T, secret string, r service.MQTTRunner) *service.Integrations {
 	t.Helper()
-	in, err := service.NewIntegrations(x.svc, service.IntegrationsConfig{Store: x.db, Secret: secret, MQTT: r, SettleTime: 200 * time.Millisecond})
+	in, err := service.NewIntegrations(x.svc, service.IntegrationsConfig{Store: x.db, Admins: x.acc, Secret: secret, MQTT: r, SettleTime: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +241,9 @@ func TestIntegrations_DatabaseFileHoldsNoPlaintext(t *testing.T) {
 		t.Fatal(err)
 	}
 	svc := service.New(service.Config{Store: db})
-	in, err := service.NewIntegrations(svc, service.IntegrationsConfig{Store: db, Secret: hubSecret})
+	idc := identity.Config{Store: db, Audit: svc, Events: svc.Events()}
+	admins := identity.NewAccounts(idc, identity.NewKeys(idc))
+	in, err := service.NewIntegrations(svc, service.IntegrationsConfig{Store: db, Admins: admins, Secret: hubSecret})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +320,7 @@ func TestIntegrations_NoSecretRefusesPasswords(t *testing.T) {
 	if res.URL != "mqtt://broker.lan" || res.Password.Set || res.CanSaveSecrets {
 		t.Fatalf("a save without a password: %+v", res)
 	}
-	if _, err := service.NewIntegrations(x.svc, service.IntegrationsConfig{Store: x.db, Secret: "too-short"}); err == nil {
+	if _, err := service.NewIntegrations(x.svc, service.IntegrationsConfig{Store: x.db, Admins: x.acc, Secret: "too-short"}); err == nil {
 		t.Error("a 9-character BIFROST_SECRET is accepted")
 	}
 }

@@ -99,7 +99,7 @@ func (s *Service) placeInRoom(ctx context.Context, id devices.ID, room string) e
 	if done, err := s.joinRoomNamed(ctx, id, room); done || err != nil {
 		return err
 	}
-	err := s.raw.CreateRoom(ctx, Room{ID: newID("rm"), Name: room, Members: []devices.ID{id}, CreatedAt: s.now().UTC()})
+	err := s.raw.CreateRoom(ctx, Room{ID: NewID("rm"), Name: room, Members: []devices.ID{id}, CreatedAt: s.now().UTC()})
 	if ErrorCode(err) == ECONFLICT { // made meanwhile, by a person
 		_, err = s.joinRoomNamed(ctx, id, room)
 	}
@@ -313,7 +313,7 @@ func (s *Service) UpdateDevice(ctx context.Context, ref string, p DevicePatch) (
 		return DeviceView{}, err
 	}
 	if p.Name != nil {
-		n, err := cleanName("device", *p.Name)
+		n, err := CleanName("device", *p.Name)
 		if err != nil {
 			return DeviceView{}, err
 		}
@@ -354,8 +354,8 @@ func (s *Service) devicePatchRoom(inv inventory, p DevicePatch) (string, error) 
 	return r.ID, err
 }
 
-// cleanName trims a user-given name and checks it is usable.
-func cleanName(what, name string) (string, error) {
+// CleanName trims a user-given name and checks it is usable.
+func CleanName(what, name string) (string, error) {
 	n := strings.TrimSpace(name)
 	switch {
 	case n == "":

@@ -36,7 +36,7 @@ func resolve[T any](what, ref string, items []T, id, name func(T) string) (T, er
 		return found[0], nil
 	case 0:
 		opts := names(items, name)
-		return zero, Errorf(ENOTFOUND, "no %s matches %q; %s", what, Clip(ref), optionText(what, opts)).With("options", opts)
+		return zero, Errorf(ENOTFOUND, "no %s matches %q; %s", what, Clip(ref), OptionText(what, opts)).With("options", opts)
 	}
 	opts := names(found, name)
 	return zero, Errorf(EINVALID, "%q matches more than one %s (%s); say which", Clip(ref), what, strings.Join(opts, ", ")).With("options", opts)
@@ -50,7 +50,9 @@ func names[T any](items []T, name func(T) string) []string {
 	return out
 }
 
-func optionText(what string, opts []string) string {
+// OptionText is the tail of a "not found" message: the valid options, or
+// that there is no what yet.
+func OptionText(what string, opts []string) string {
 	if len(opts) == 0 {
 		return "there is no " + what + " yet"
 	}

@@ -55,36 +55,6 @@ func TestResolveExactNameBeatsSubstring(t *testing.T) {
 	}
 }
 
-func TestKeyFormat(t *testing.T) {
-	k := mintKey()
-	if len(k) != keyLen || k[:4] != "bfr_" {
-		t.Fatalf("key %q has the wrong shape", k)
-	}
-	if !WellFormedKey(k) {
-		t.Fatal("a fresh key is not well formed")
-	}
-	// Every single-character typo is caught by the checksum or the alphabet.
-	for i := len(KeyPrefix); i < len(k); i++ {
-		b := []byte(k)
-		if b[i] == 'a' {
-			b[i] = 'b'
-		} else {
-			b[i] = 'a'
-		}
-		if WellFormedKey(string(b)) {
-			t.Errorf("typo at %d not detected", i)
-		}
-	}
-	for _, bad := range []string{"", "bfr_", k[:len(k)-1], k + "a", "xyz_" + k[4:], "Bearer " + k} {
-		if WellFormedKey(bad) {
-			t.Errorf("%q accepted", bad)
-		}
-	}
-	if HashKey(k) == HashKey(mintKey()) {
-		t.Error("two keys hash alike")
-	}
-}
-
 func TestDeviceErrorsReadWell(t *testing.T) {
 	timeout := errors.New(`Post "http://127.0.0.1:1/x": context deadline exceeded`)
 	cases := []struct {

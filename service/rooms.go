@@ -63,7 +63,7 @@ func (s *Service) CreateRoom(ctx context.Context, name string, members []string)
 	if err := authorize(ctx, ScopeControl); err != nil {
 		return RoomView{}, err
 	}
-	n, err := cleanName("room", name)
+	n, err := CleanName("room", name)
 	if err != nil {
 		return RoomView{}, err
 	}
@@ -75,7 +75,7 @@ func (s *Service) CreateRoom(ctx context.Context, name string, members []string)
 	if err != nil {
 		return RoomView{}, err
 	}
-	r := Room{ID: newID("rm"), Name: n, Members: ids, CreatedAt: s.now().UTC()}
+	r := Room{ID: NewID("rm"), Name: n, Members: ids, CreatedAt: s.now().UTC()}
 	err = s.store.CreateRoom(ctx, r)
 	s.audit(ctx, "room.create", n, err, "")
 	if err != nil {
@@ -119,7 +119,7 @@ func (s *Service) RenameRoom(ctx context.Context, ref, name string) (RoomView, e
 	if err := authorize(ctx, ScopeControl); err != nil {
 		return RoomView{}, err
 	}
-	n, err := cleanName("room", name)
+	n, err := CleanName("room", name)
 	if err != nil {
 		return RoomView{}, err
 	}

@@ -67,7 +67,7 @@ func (s *Service) CaptureScene(ctx context.Context, name, roomRef string) (Scene
 	if err := authorize(ctx, ScopeControl); err != nil {
 		return SceneView{}, err
 	}
-	n, err := cleanName("scene", name)
+	n, err := CleanName("scene", name)
 	if err != nil {
 		return SceneView{}, err
 	}
@@ -75,7 +75,7 @@ func (s *Service) CaptureScene(ctx context.Context, name, roomRef string) (Scene
 	if err != nil {
 		return SceneView{}, err
 	}
-	sc := Scene{ID: newID("sc"), Name: n, CreatedAt: s.now().UTC()}
+	sc := Scene{ID: NewID("sc"), Name: n, CreatedAt: s.now().UTC()}
 	members, where := inv.devices, "the house"
 	if roomRef != "" {
 		r, err := resolve("room", roomRef, inv.rooms, roomID, roomName)
@@ -214,7 +214,7 @@ func (s *Service) RenameScene(ctx context.Context, ref, name string) (SceneView,
 	if err := authorize(ctx, ScopeControl); err != nil {
 		return SceneView{}, err
 	}
-	n, err := cleanName("scene", name)
+	n, err := CleanName("scene", name)
 	if err != nil {
 		return SceneView{}, err
 	}

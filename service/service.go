@@ -1,7 +1,10 @@
 // Package service is the centre of the house: the domain types, the rules
 // (fan-out, scene capture, name resolution, scopes, receiver binding) and the
 // small interfaces it consumes (its Store, the device registry). Every
-// surface (/api/v1, /api, /mcp) calls these functions and nothing else.
+// surface (/api/v1, /api, /mcp) calls these functions for the home; who the
+// caller is (users, sessions, API keys) is package identity's, which builds
+// on the Principal, the scopes and the errors declared here. service never
+// imports identity.
 package service
 
 import (
@@ -70,8 +73,6 @@ type Service struct {
 
 	undoMu sync.Mutex
 	undo   map[string]*undoLog // principal → its last change
-
-	keys keyring // the API keys, in memory; ready at its zero value
 
 	touchMu   sync.Mutex
 	seenTouch map[devices.ID]time.Time
@@ -142,7 +143,6 @@ func (s *Service) Sync(ctx context.Context) error {
 // read and published on its own (refresh), so one slow device delays no
 // other.
 func (s *Service) Run(ctx context.Context) error {
-	defer s.waitKeyUses() // a key's last use still being written
 	if err := s.Sync(ctx); err != nil {
 		return err
 	}
@@ -238,9 +238,10 @@ func (s *Service) audit(ctx context.Context, action, target string, err error, d
 }
 
 // Audit records a change the caller in ctx made through another part of
-// the hub (an automation saved or deleted) in the audit log.
-func (s *Service) Audit(ctx context.Context, action, target string, err error) {
-	s.audit(ctx, action, target, err, "")
+// the hub (an automation saved or deleted, a user or key changed) in the
+// audit log: its action, target, result (err) and detail.
+func (s *Service) Audit(ctx context.Context, action, target string, err error, detail string) {
+	s.audit(ctx, action, target, err, detail)
 }
 
 // AuditLog returns the newest audit entries.

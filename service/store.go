@@ -74,41 +74,6 @@ const (
 	ScopeControl = "control"
 )
 
-// APIKey is a stored API key; the secret itself is never stored. OwnerID
-// is the user the key belongs to, who may list and revoke it; "" marks a
-// key of the hub's own (minted on the command line), which only admins
-// manage.
-type APIKey struct {
-	ID        string     `json:"id"`
-	Name      string     `json:"name"`
-	Prefix    string     `json:"prefix"` // the first characters, to recognise it
-	Hash      string     `json:"-"`      // hex SHA-256 of the whole key
-	Scope     string     `json:"scope"`
-	CreatedAt time.Time  `json:"created_at"`
-	CreatedBy string     `json:"created_by,omitempty"`
-	OwnerID   string     `json:"owner_id,omitempty"`
-	LastUsed  *time.Time `json:"last_used,omitempty"`
-	RevokedAt *time.Time `json:"revoked_at,omitempty"`
-}
-
-// User is a person who logs in to the web UI.
-type User struct {
-	ID           string    `json:"id"`
-	Username     string    `json:"username"`
-	PasswordHash string    `json:"-"`
-	Admin        bool      `json:"admin"`
-	CreatedAt    time.Time `json:"created_at"`
-}
-
-// Session is a logged-in browser; only the token's hash is stored.
-type Session struct {
-	TokenHash string    `json:"-"`
-	UserID    string    `json:"user_id"`
-	CSRFToken string    `json:"-"`
-	CreatedAt time.Time `json:"created_at"`
-	LastSeen  time.Time `json:"last_seen"`
-}
-
 // AuditEntry records one state change: who, what, target, result, when.
 type AuditEntry struct {
 	ID        int64     `json:"id"`
@@ -131,9 +96,6 @@ type Store interface {
 	DeviceStore
 	RoomStore
 	SceneStore
-	APIKeyStore
-	UserStore
-	SessionStore
 	AuditStore
 
 	// Ping reports whether the database answers.
@@ -177,38 +139,6 @@ type SceneStore interface {
 	ListScenes(ctx context.Context) ([]Scene, error)
 	RenameScene(ctx context.Context, id, name string) error
 	DeleteScene(ctx context.Context, id string) error
-}
-
-// APIKeyStore keeps API keys (their hashes, never the keys).
-type APIKeyStore interface {
-	CreateAPIKey(ctx context.Context, k APIKey) error
-	GetAPIKeyByHash(ctx context.Context, hash string) (APIKey, error)
-	ListAPIKeys(ctx context.Context) ([]APIKey, error)
-	RevokeAPIKey(ctx context.Context, id string, at time.Time) error
-	TouchAPIKey(ctx context.Context, id string, at time.Time) error
-}
-
-// UserStore keeps the people who sign in.
-type UserStore interface {
-	CreateUser(ctx context.Context, u User) error
-	GetUserByName(ctx context.Context, username string) (User, error)
-	GetUser(ctx context.Context, id string) (User, error)
-	ListUsers(ctx context.Context) ([]User, error)
-	CountUsers(ctx context.Context) (int, error)
-	SetPassword(ctx context.Context, userID, hash string) error
-	DeleteUser(ctx context.Context, id string) error
-}
-
-// SessionStore keeps signed-in sessions (their tokens' hashes).
-type SessionStore interface {
-	CreateSession(ctx context.Context, s Session) error
-	GetSession(ctx context.Context, tokenHash string) (Session, error)
-	TouchSession(ctx context.Context, tokenHash string, at time.Time) error
-	DeleteSession(ctx context.Context, tokenHash string) error
-	// DeleteUserSessions ends a user's sessions except the one whose hash is
-	// keep ("" ends all).
-	DeleteUserSessions(ctx context.Context, userID, keep string) error
-	DeleteSessionsBefore(ctx context.Context, lastSeen, created time.Time) error
 }
 
 // AuditStore keeps the audit log, newest first.

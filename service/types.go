@@ -214,12 +214,6 @@ type Home struct {
 	Sensors []SensorView `json:"sensors"`
 }
 
-// NewKey is a freshly minted key: the only time the secret is seen.
-type NewKey struct {
-	APIKey
-	Key string `json:"key"`
-}
-
 // Event is a state change, published in-process.
 type Event struct {
 	Type   string    `json:"type"` // "light", "room", "scene", "media", "power", "remote", "sensor", "device"

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"time"
 
+	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -20,7 +21,7 @@ const apiKeyByHash = selectAPIKeys + ` WHERE hash = ?`
 // CreateAPIKey stores a key. A scope other than read or control is
 // EINVALID; an id or hash already stored is ECONFLICT. A zero CreatedAt is
 // stamped with db.Now.
-func (db *DB) CreateAPIKey(ctx context.Context, k service.APIKey) error {
+func (db *DB) CreateAPIKey(ctx context.Context, k identity.APIKey) error {
 	switch {
 	case k.ID == "":
 		return errEmpty("key id")
@@ -55,19 +56,19 @@ func (db *DB) CreateAPIKey(ctx context.Context, k service.APIKey) error {
 
 // GetAPIKeyByHash returns the key with the hash, revoked or not (the caller
 // checks RevokedAt). The lookup uses the hash's unique index.
-func (db *DB) GetAPIKeyByHash(ctx context.Context, hash string) (service.APIKey, error) {
+func (db *DB) GetAPIKeyByHash(ctx context.Context, hash string) (identity.APIKey, error) {
 	k, err := scanAPIKey(db.db.QueryRowContext(ctx, apiKeyByHash, hash))
 	return k, notFound(err, "no such API key")
 }
 
 // ListAPIKeys returns every key, revoked ones included, oldest first.
-func (db *DB) ListAPIKeys(ctx context.Context) ([]service.APIKey, error) {
+func (db *DB) ListAPIKeys(ctx context.Context) ([]identity.APIKey, error) {
 	rows, err := db.db.QueryContext(ctx, selectAPIKeys+` ORDER BY created_at, id`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	list := []service.APIKey{}
+	list := []identity.APIKey{}
 	for rows.Next() {
 		k, err := scanAPIKey(rows)
 		if err != nil {
@@ -95,8 +96,8 @@ func (db *DB) TouchAPIKey(ctx context.Context, id string, at time.Time) error {
 }
 
 // scanAPIKey reads a row selected by selectAPIKeys.
-func scanAPIKey(s scanner) (service.APIKey, error) {
-	var k service.APIKey
+func scanAPIKey(s scanner) (identity.APIKey, error) {
+	var k identity.APIKey
 	err := s.Scan(&k.ID, &k.Name, &k.Prefix, &k.Hash, &k.Scope, timeCol{&k.CreatedAt}, &k.CreatedBy, &k.OwnerID,
 		nullTimeCol{&k.LastUsed}, nullTimeCol{&k.RevokedAt})
 	return k, err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pressly/goose/v3"
 
+	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/migrations"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/store"
@@ -25,9 +26,9 @@ func hashOf(s string) string {
 }
 
 // MustCreateAPIKey stores a key whose secret is "bfr_"+id.
-func MustCreateAPIKey(tb testing.TB, db *store.DB, id, scope string) service.APIKey {
+func MustCreateAPIKey(tb testing.TB, db *store.DB, id, scope string) identity.APIKey {
 	tb.Helper()
-	k := service.APIKey{
+	k := identity.APIKey{
 		ID: id, Name: "key " + id, Prefix: "bfr_" + id, Hash: hashOf("bfr_" + id),
 		Scope: scope, CreatedAt: t0, CreatedBy: "admin", OwnerID: "usr_admin",
 	}
@@ -61,7 +62,7 @@ func TestCreateAPIKey_Invalid(t *testing.T) {
 	db := MustOpen(t)
 	MustCreateAPIKey(t, db, "k1", service.ScopeRead)
 
-	for name, k := range map[string]service.APIKey{
+	for name, k := range map[string]identity.APIKey{
 		"no id":     {Hash: "h", Scope: service.ScopeRead},
 		"no hash":   {ID: "k2", Scope: service.ScopeRead},
 		"bad scope": {ID: "k2", Hash: "h", Scope: "admin"},
@@ -70,8 +71,8 @@ func TestCreateAPIKey_Invalid(t *testing.T) {
 			t.Errorf("%s: CreateAPIKey = %v, want EINVALID", name, err)
 		}
 	}
-	assertCode(t, db.CreateAPIKey(ctx, service.APIKey{ID: "k1", Hash: "other", Scope: service.ScopeRead}), service.ECONFLICT)
-	assertCode(t, db.CreateAPIKey(ctx, service.APIKey{ID: "k2", Hash: hashOf("bfr_k1"), Scope: service.ScopeRead}), service.ECONFLICT)
+	assertCode(t, db.CreateAPIKey(ctx, identity.APIKey{ID: "k1", Hash: "other", Scope: service.ScopeRead}), service.ECONFLICT)
+	assertCode(t, db.CreateAPIKey(ctx, identity.APIKey{ID: "k2", Hash: hashOf("bfr_k1"), Scope: service.ScopeRead}), service.ECONFLICT)
 }
 
 func TestListAPIKeys(t *testing.T) {

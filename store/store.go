@@ -1,6 +1,7 @@
 // Package store keeps Bifrost's state in one SQLite file, through the
-// CGO-free modernc.org/sqlite driver. It implements service.Store; all of
-// Bifrost's SQL lives here.
+// CGO-free modernc.org/sqlite driver. It implements service.Store and
+// identity.Store (and the automations' store); all of Bifrost's SQL lives
+// here.
 //
 // The connection is configured once, in the DSN: WAL journal, foreign keys
 // on, a busy timeout, synchronous=NORMAL, and BEGIN IMMEDIATE for every
@@ -30,11 +31,15 @@ import (
 	"github.com/pressly/goose/v3"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
+	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/migrations"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
-var _ service.Store = (*DB)(nil)
+var (
+	_ service.Store  = (*DB)(nil)
+	_ identity.Store = (*DB)(nil)
+)
 
 // DB is the SQLite store.
 type DB struct {

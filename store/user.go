@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -13,7 +14,7 @@ const selectUsers = `SELECT id, username, password_hash, admin, created_at FROM 
 
 // CreateUser stores a user. A username already taken (case-insensitively)
 // is ECONFLICT. A zero CreatedAt is stamped with db.Now.
-func (db *DB) CreateUser(ctx context.Context, u service.User) error {
+func (db *DB) CreateUser(ctx context.Context, u identity.User) error {
 	switch {
 	case u.ID == "":
 		return errEmpty("user id")
@@ -44,25 +45,25 @@ func (db *DB) CreateUser(ctx context.Context, u service.User) error {
 
 // GetUserByName returns the user with the username, compared
 // case-insensitively.
-func (db *DB) GetUserByName(ctx context.Context, username string) (service.User, error) {
+func (db *DB) GetUserByName(ctx context.Context, username string) (identity.User, error) {
 	u, err := scanUser(db.db.QueryRowContext(ctx, selectUsers+` WHERE username = ?`, username))
 	return u, notFound(err, "user %q not found", username)
 }
 
 // GetUser returns the user with the id.
-func (db *DB) GetUser(ctx context.Context, id string) (service.User, error) {
+func (db *DB) GetUser(ctx context.Context, id string) (identity.User, error) {
 	u, err := scanUser(db.db.QueryRowContext(ctx, selectUsers+` WHERE id = ?`, id))
 	return u, notFound(err, "user %q not found", id)
 }
 
 // ListUsers returns every user, by username.
-func (db *DB) ListUsers(ctx context.Context) ([]service.User, error) {
+func (db *DB) ListUsers(ctx context.Context) ([]identity.User, error) {
 	rows, err := db.db.QueryContext(ctx, selectUsers+` ORDER BY username, id`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	list := []service.User{}
+	list := []identity.User{}
 	for rows.Next() {
 		u, err := scanUser(rows)
 		if err != nil {
@@ -98,8 +99,8 @@ func (db *DB) DeleteUser(ctx context.Context, id string) error {
 }
 
 // scanUser reads a row selected by selectUsers.
-func scanUser(s scanner) (service.User, error) {
-	var u service.User
+func scanUser(s scanner) (identity.User, error) {
+	var u identity.User
 	err := s.Scan(&u.ID, &u.Username, &u.PasswordHash, &u.Admin, timeCol{&u.CreatedAt})
 	return u, err
 }
@@ -109,7 +110,7 @@ const selectSessions = `SELECT token_hash, user_id, csrf_token, created_at, last
 // CreateSession stores a session. An unknown user is ENOTFOUND; a token
 // hash already stored is ECONFLICT. Zero CreatedAt and LastSeen are stamped
 // with db.Now.
-func (db *DB) CreateSession(ctx context.Context, s service.Session) error {
+func (db *DB) CreateSession(ctx context.Context, s identity.Session) error {
 	if s.TokenHash == "" {
 		return errEmpty("session token hash")
 	}
@@ -140,7 +141,7 @@ func (db *DB) CreateSession(ctx context.Context, s service.Session) error {
 }
 
 // GetSession returns the session with the token hash.
-func (db *DB) GetSession(ctx context.Context, tokenHash string) (service.Session, error) {
+func (db *DB) GetSession(ctx context.Context, tokenHash string) (identity.Session, error) {
 	s, err := scanSession(db.db.QueryRowContext(ctx, selectSessions+` WHERE token_hash = ?`, tokenHash))
 	return s, notFound(err, "no such session")
 }
@@ -176,8 +177,8 @@ func (db *DB) DeleteSessionsBefore(ctx context.Context, lastSeen, created time.T
 }
 
 // scanSession reads a row selected by selectSessions.
-func scanSession(s scanner) (service.Session, error) {
-	var ses service.Session
+func scanSession(s scanner) (identity.Session, error) {
+	var ses identity.Session
 	err := s.Scan(&ses.TokenHash, &ses.UserID, &ses.CSRFToken, timeCol{&ses.CreatedAt}, timeCol{&ses.LastSeen})
 	return ses, err
 }

@@ -6,14 +6,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/store"
 )
 
 // MustCreateUser stores a user.
-func MustCreateUser(tb testing.TB, db *store.DB, id, username string) service.User {
+func MustCreateUser(tb testing.TB, db *store.DB, id, username string) identity.User {
 	tb.Helper()
-	u := service.User{ID: id, Username: username, PasswordHash: "$argon2id$" + id, CreatedAt: t0}
+	u := identity.User{ID: id, Username: username, PasswordHash: "$argon2id$" + id, CreatedAt: t0}
 	if err := db.CreateUser(context.Background(), u); err != nil {
 		tb.Fatal(err)
 	}
@@ -23,7 +24,7 @@ func MustCreateUser(tb testing.TB, db *store.DB, id, username string) service.Us
 // MustCreateSession stores a session of user, created and seen at created.
 func MustCreateSession(tb testing.TB, db *store.DB, tokenHash, userID string, created time.Time) {
 	tb.Helper()
-	s := service.Session{TokenHash: tokenHash, UserID: userID, CSRFToken: "csrf-" + tokenHash, CreatedAt: created, LastSeen: created}
+	s := identity.Session{TokenHash: tokenHash, UserID: userID, CSRFToken: "csrf-" + tokenHash, CreatedAt: created, LastSeen: created}
 	if err := db.CreateSession(context.Background(), s); err != nil {
 		tb.Fatal(err)
 	}
@@ -32,14 +33,14 @@ func MustCreateSession(tb testing.TB, db *store.DB, tokenHash, userID string, cr
 func TestCreateUser_Get(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpen(t)
-	in := service.User{ID: "u1", Username: "Ada", PasswordHash: "$argon2id$x", Admin: true, CreatedAt: t0}
+	in := identity.User{ID: "u1", Username: "Ada", PasswordHash: "$argon2id$x", Admin: true, CreatedAt: t0}
 	if err := db.CreateUser(ctx, in); err != nil {
 		t.Fatal(err)
 	}
-	for _, get := range []func() (service.User, error){
-		func() (service.User, error) { return db.GetUser(ctx, "u1") },
-		func() (service.User, error) { return db.GetUserByName(ctx, "ada") },
-		func() (service.User, error) { return db.GetUserByName(ctx, "ADA") },
+	for _, get := range []func() (identity.User, error){
+		func() (identity.User, error) { return db.GetUser(ctx, "u1") },
+		func() (identity.User, error) { return db.GetUserByName(ctx, "ada") },
+		func() (identity.User, error) { return db.GetUserByName(ctx, "ADA") },
 	} {
 		got, err := get()
 		if err != nil {
@@ -61,15 +62,15 @@ func TestCreateUser_ConflictAndInvalid(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpen(t)
 	MustCreateUser(t, db, "u1", "ada")
-	err := db.CreateUser(ctx, service.User{ID: "u2", Username: "ADA", PasswordHash: "h"})
+	err := db.CreateUser(ctx, identity.User{ID: "u2", Username: "ADA", PasswordHash: "h"})
 	assertCode(t, err, service.ECONFLICT)
 	if want := `a user named "ADA" already exists`; err.Error() != want {
 		t.Fatalf("error = %q, want %q", err, want)
 	}
-	assertCode(t, db.CreateUser(ctx, service.User{ID: "u1", Username: "bob", PasswordHash: "h"}), service.ECONFLICT)
-	assertCode(t, db.CreateUser(ctx, service.User{ID: "u3", Username: "", PasswordHash: "h"}), service.EINVALID)
-	assertCode(t, db.CreateUser(ctx, service.User{ID: "u3", Username: "carol"}), service.EINVALID)
-	assertCode(t, db.CreateUser(ctx, service.User{Username: "carol", PasswordHash: "h"}), service.EINVALID)
+	assertCode(t, db.CreateUser(ctx, identity.User{ID: "u1", Username: "bob", PasswordHash: "h"}), service.ECONFLICT)
+	assertCode(t, db.CreateUser(ctx, identity.User{ID: "u3", Username: "", PasswordHash: "h"}), service.EINVALID)
+	assertCode(t, db.CreateUser(ctx, identity.User{ID: "u3", Username: "carol"}), service.EINVALID)
+	assertCode(t, db.CreateUser(ctx, identity.User{Username: "carol", PasswordHash: "h"}), service.EINVALID)
 }
 
 func TestListUsers_CountUsers(t *testing.T) {
@@ -130,7 +131,7 @@ func TestCreateSession_Get(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpen(t)
 	MustCreateUser(t, db, "u1", "ada")
-	in := service.Session{TokenHash: "h1", UserID: "u1", CSRFToken: "c1", CreatedAt: t0, LastSeen: t0.Add(time.Second)}
+	in := identity.Session{TokenHash: "h1", UserID: "u1", CSRFToken: "c1", CreatedAt: t0, LastSeen: t0.Add(time.Second)}
 	if err := db.CreateSession(ctx, in); err != nil {
 		t.Fatal(err)
 	}
@@ -146,9 +147,9 @@ func TestCreateSession_Get(t *testing.T) {
 
 	_, err = db.GetSession(ctx, "nope")
 	assertCode(t, err, service.ENOTFOUND)
-	assertCode(t, db.CreateSession(ctx, service.Session{TokenHash: "h1", UserID: "u1"}), service.ECONFLICT)
-	assertCode(t, db.CreateSession(ctx, service.Session{TokenHash: "h2", UserID: "nope"}), service.ENOTFOUND)
-	assertCode(t, db.CreateSession(ctx, service.Session{UserID: "u1"}), service.EINVALID)
+	assertCode(t, db.CreateSession(ctx, identity.Session{TokenHash: "h1", UserID: "u1"}), service.ECONFLICT)
+	assertCode(t, db.CreateSession(ctx, identity.Session{TokenHash: "h2", UserID: "nope"}), service.ENOTFOUND)
+	assertCode(t, db.CreateSession(ctx, identity.Session{UserID: "u1"}), service.EINVALID)
 }
 
 func TestCreateSession_StampsZeroTimes(t *testing.T) {
@@ -156,7 +157,7 @@ func TestCreateSession_StampsZeroTimes(t *testing.T) {
 	db := MustOpen(t)
 	db.Now = func() time.Time { return t0 }
 	MustCreateUser(t, db, "u1", "ada")
-	if err := db.CreateSession(ctx, service.Session{TokenHash: "h1", UserID: "u1", CSRFToken: "c"}); err != nil {
+	if err := db.CreateSession(ctx, identity.Session{TokenHash: "h1", UserID: "u1", CSRFToken: "c"}); err != nil {
 		t.Fatal(err)
 	}
 	s, err := db.GetSession(ctx, "h1")

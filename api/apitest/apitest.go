@@ -1,8 +1,8 @@
 // Package apitest starts a hub's HTTP side for tests of adapters and
 // surfaces: the real service over SQLite with a given device registry,
-// and optionally the automation engine over the same store, behind the
-// real HTTP server, with a control key, plain /api/v1 requests and
-// mcp-go's own MCP client.
+// the identity (keys, accounts) beside it, and optionally the automation
+// engine over the same store, behind the real HTTP server, with a control
+// key, plain /api/v1 requests and mcp-go's own MCP client.
 package apitest
 
 import (
@@ -24,6 +24,7 @@ import (
 	"github.com/bifrost-hub/bifrost/automation"
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/sim"
+	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/service/servicetest"
 	"github.com/bifrost-hub/bifrost/store"
@@ -31,9 +32,18 @@ import (
 
 // Hub is a running hub's HTTP side and a control key for it.
 type Hub struct {
-	URL     string
-	Key     string
-	Service *service.Service
+	URL string
+	Key string
+	*House
+}
+
+// House is what a hub serves: a running service, the keys and accounts
+// beside it over the same store, and, with WithAutomations, a running
+// engine.
+type House struct {
+	Service  *service.Service
+	Keys     *identity.Keys
+	Accounts *identity.Accounts
 	// Automations is the engine the hub runs (nil without
 	// WithAutomations).
 	Automations *automation.Engine
@@ -60,42 +70,50 @@ func WithAutomations(cfg automation.Config) Option {
 // device timeout whether a read or a command meets it first.
 func Start(t testing.TB, reg *devices.Registry, readTimeout time.Duration, opts ...Option) *Hub {
 	t.Helper()
-	svc, eng := House(t, reg, readTimeout, opts...)
-	a := api.New(api.Config{Service: svc, Automations: eng, Logger: slog.New(slog.DiscardHandler)})
+	h := NewHouse(t, reg, readTimeout, opts...)
+	a := api.New(h.Config())
 	srv := httptest.NewServer(a.Handler())
 	t.Cleanup(func() { a.CloseStreams(); srv.Close() })
-	k, err := svc.CreateKey(service.WithPrincipal(context.Background(), service.System), "test", service.ScopeControl)
+	k, err := h.Keys.CreateKey(service.WithPrincipal(context.Background(), service.System), "test", service.ScopeControl)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Hub{URL: srv.URL, Key: k.Key, Service: svc, Automations: eng}
+	return &Hub{URL: srv.URL, Key: k.Key, House: h}
 }
 
-// House is what Start serves, for tests that build the server
-// themselves: a running service over reg and, with WithAutomations, a
-// running engine over the same store (nil without).
-func House(tb testing.TB, reg *devices.Registry, readTimeout time.Duration, opts ...Option) (*service.Service, *automation.Engine) {
+// NewHouse is what Start serves, for tests that build the server
+// themselves: a running service over reg, its identity and, with
+// WithAutomations, a running engine over the same store.
+func NewHouse(tb testing.TB, reg *devices.Registry, readTimeout time.Duration, opts ...Option) *House {
 	tb.Helper()
 	var o options
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if o.automations == nil {
-		return servicetest.New(tb, reg, readTimeout), nil
-	}
 	svc, db := servicetest.NewWithStore(tb, reg, readTimeout)
-	return svc, runEngine(tb, svc, db, *o.automations)
+	h := &House{Service: svc}
+	h.Keys, h.Accounts = servicetest.Identity(tb, svc, db)
+	if o.automations != nil {
+		h.Automations = runEngine(tb, svc, db, *o.automations)
+	}
+	return h
 }
 
-// SimHouse is House over the simulated home.
-func SimHouse(tb testing.TB, opts ...Option) (*service.Service, *sim.Home, *automation.Engine) {
+// NewSimHouse is NewHouse over the simulated home.
+func NewSimHouse(tb testing.TB, opts ...Option) (*House, *sim.Home) {
 	tb.Helper()
 	reg := devices.NewRegistry(0)
 	tb.Cleanup(reg.Close)
 	home := sim.NewHome(sim.Options{})
 	home.Register(reg)
-	svc, eng := House(tb, reg, 0, opts...)
-	return svc, home, eng
+	return NewHouse(tb, reg, 0, opts...), home
+}
+
+// Config is the server's configuration for h: its service, identity and
+// engine, logs discarded.
+func (h *House) Config() api.Config {
+	return api.Config{Service: h.Service, Keys: h.Keys, Accounts: h.Accounts, Automations: h.Automations,
+		Logger: slog.New(slog.DiscardHandler)}
 }
 
 // runEngine runs an engine over svc and db until the test ends, and waits

@@ -1,10 +1,11 @@
 // Package keyauth admits requests that carry a Bifrost API key
 // ("Authorization: Bearer bfr_…"), for the surfaces that take keys: /api/v1
 // and /mcp. It puts the key's principal in the request context; scopes are
-// the service's business.
+// the service's business, and which keys hold is identity's (Keys).
 package keyauth
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -14,12 +15,18 @@ import (
 	"github.com/bifrost-hub/bifrost/service"
 )
 
+// Keys checks a presented key and returns its principal; the hub's are an
+// *identity.Keys.
+type Keys interface {
+	AuthenticateKey(ctx context.Context, key string) (service.Principal, error)
+}
+
 // Authenticate checks the request's key and, when it is good, puts its
 // principal in the request context. A missing, malformed, unknown or
 // revoked key is an unauthorized error for the error renderer; a request
 // with more than one Authorization header is a bad request (400), refused
 // before any key is looked at: which one counts would be anyone's guess.
-func Authenticate(c echo.Context, svc *service.Service) error {
+func Authenticate(c echo.Context, keys Keys) error {
 	req := c.Request()
 	if n := len(req.Header.Values(echo.HeaderAuthorization)); n > 1 {
 		return echo.NewHTTPError(http.StatusBadRequest,
@@ -29,7 +36,7 @@ func Authenticate(c echo.Context, svc *service.Service) error {
 	if !ok {
 		return service.Errorf(service.EUNAUTHORIZED, "send an API key: Authorization: Bearer bfr_…")
 	}
-	p, err := svc.AuthenticateKey(req.Context(), key)
+	p, err := keys.AuthenticateKey(req.Context(), key)
 	if err != nil {
 		return err
 	}
@@ -38,10 +45,10 @@ func Authenticate(c echo.Context, svc *service.Service) error {
 }
 
 // Middleware admits only requests with a good key.
-func Middleware(svc *service.Service) echo.MiddlewareFunc {
+func Middleware(keys Keys) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			if err := Authenticate(c, svc); err != nil {
+			if err := Authenticate(c, keys); err != nil {
 				return err
 			}
 			return next(c)

@@ -96,11 +96,11 @@ func node(t *testing.T, env []string, args ...string) (string, string) {
 func TestRealMCPClients(t *testing.T) {
 	nodeClients(t)
 	h := newHub(t)
-	revoked, err := h.svc.CreateKey(system, "revoked", service.ScopeControl)
+	revoked, err := h.keys.CreateKey(system, "revoked", service.ScopeControl)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.svc.RevokeKey(system, revoked.ID); err != nil {
+	if _, err := h.keys.RevokeKey(system, revoked.ID); err != nil {
 		t.Fatal(err)
 	}
 	env := []string{

@@ -35,7 +35,7 @@ func (s *Server) guard(next echo.HandlerFunc) echo.HandlerFunc {
 		if origin := req.Header.Get(echo.HeaderOrigin); origin != "" && !s.origins.allows(origin) {
 			return service.Errorf(service.EFORBIDDEN, "Requests from origin %q are not allowed: add its host to BIFROST_ALLOWED_HOSTS, or the origin to BIFROST_ALLOWED_ORIGINS", service.Clip(origin))
 		}
-		if err := keyauth.Authenticate(c, s.svc); err != nil {
+		if err := keyauth.Authenticate(c, s.keys); err != nil {
 			return err
 		}
 		return next(c)

@@ -117,7 +117,7 @@ func TestLocalHostsAreAccepted(t *testing.T) {
 // answered to: without a port at any port, with one at that port only.
 func TestConfiguredHostsAreAccepted(t *testing.T) {
 	h := newHub(t)
-	a := api.New(api.Config{Service: h.svc, AllowedHosts: []string{"home.example.com", "Tablet.LAN:8443"}})
+	a := api.New(api.Config{Service: h.svc, Keys: h.keys, Accounts: h.acc, AllowedHosts: []string{"home.example.com", "Tablet.LAN:8443"}})
 	t.Cleanup(a.CloseStreams)
 	for host, want := range map[string]int{
 		"home.example.com":       http.StatusOK,

@@ -21,6 +21,7 @@ import (
 	"github.com/bifrost-hub/bifrost/automation"
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/sim"
+	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -29,6 +30,8 @@ import (
 // with a control key and a read key.
 type hub struct {
 	svc     *service.Service
+	keys    *identity.Keys
+	acc     *identity.Accounts
 	eng     *automation.Engine
 	home    *sim.Home
 	handler http.Handler
@@ -47,20 +50,21 @@ var system = service.WithPrincipal(context.Background(), service.System)
 
 func newHub(tb testing.TB) *hub {
 	tb.Helper()
-	svc, home, eng := apitest.SimHouse(tb, apitest.WithAutomations(engineConfig))
-	// example.com is the Host of the requests httptest.NewRequest makes.
-	a := api.New(api.Config{Service: svc, Automations: eng, AllowedHosts: []string{"example.com"}})
-	h := &hub{svc: svc, eng: eng, home: home, handler: a.Handler()}
+	house, home := apitest.NewSimHouse(tb, apitest.WithAutomations(engineConfig))
+	cfg := house.Config()
+	cfg.AllowedHosts = []string{"example.com"} // the Host of the requests httptest.NewRequest makes
+	a := api.New(cfg)
+	h := &hub{svc: house.Service, keys: house.Keys, acc: house.Accounts, eng: house.Automations, home: home, handler: a.Handler()}
 	h.srv = httptest.NewServer(h.handler)
 	tb.Cleanup(func() { a.CloseStreams(); h.srv.Close() })
-	h.control = newKey(tb, svc, "control", service.ScopeControl)
-	h.read = newKey(tb, svc, "read", service.ScopeRead)
+	h.control = newKey(tb, h.keys, "control", service.ScopeControl)
+	h.read = newKey(tb, h.keys, "read", service.ScopeRead)
 	return h
 }
 
-func newKey(tb testing.TB, svc *service.Service, name, scope string) string {
+func newKey(tb testing.TB, keys *identity.Keys, name, scope string) string {
 	tb.Helper()
-	k, err := svc.CreateKey(system, name, scope)
+	k, err := keys.CreateKey(system, name, scope)
 	if err != nil {
 		tb.Fatalf("creating %s key: %v", scope, err)
 	}

@@ -18,11 +18,11 @@ import (
 func newLargeHub(t *testing.T) *hub {
 	t.Helper()
 	l := servicetest.LargeHouse(t, 200, 200)
-	a := api.New(api.Config{Service: l.Service})
-	h := &hub{svc: l.Service, handler: a.Handler()}
+	a := api.New(api.Config{Service: l.Service, Keys: l.Keys, Accounts: l.Accounts})
+	h := &hub{svc: l.Service, keys: l.Keys, acc: l.Accounts, handler: a.Handler()}
 	h.srv = httptest.NewServer(h.handler)
 	t.Cleanup(func() { a.CloseStreams(); h.srv.Close() })
-	h.read = newKey(t, l.Service, "read", service.ScopeRead)
+	h.read = newKey(t, l.Keys, "read", service.ScopeRead)
 	return h
 }
 

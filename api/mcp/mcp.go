@@ -19,6 +19,7 @@ import (
 	mcplib "github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
+	"github.com/bifrost-hub/bifrost/api/keyauth"
 	"github.com/bifrost-hub/bifrost/automation"
 	"github.com/bifrost-hub/bifrost/service"
 )
@@ -42,6 +43,9 @@ A read-only key sees only the tools that read.`
 // Config configures the MCP surface.
 type Config struct {
 	Service *service.Service
+	// Keys checks the API keys every request must carry (the hub's
+	// *identity.Keys).
+	Keys keyauth.Keys
 	// Automations is the automation engine; without one no automation
 	// tool is listed.
 	Automations *automation.Engine
@@ -64,6 +68,7 @@ type Config struct {
 // and prompts, served over both transports.
 type Server struct {
 	svc     *service.Service
+	keys    keyauth.Keys
 	log     *slog.Logger
 	mcp     *mcpserver.MCPServer
 	stream  *mcpserver.StreamableHTTPServer
@@ -81,7 +86,7 @@ type Server struct {
 // New builds the MCP surface.
 func New(cfg Config) *Server {
 	hosts := newHostPolicy(cfg.AllowedHosts)
-	s := &Server{svc: cfg.Service, log: cfg.Logger, hosts: hosts, origins: newOriginPolicy(cfg.AllowedOrigins, hosts)}
+	s := &Server{svc: cfg.Service, keys: cfg.Keys, log: cfg.Logger, hosts: hosts, origins: newOriginPolicy(cfg.AllowedOrigins, hosts)}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}

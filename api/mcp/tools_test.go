@@ -429,7 +429,7 @@ func TestUndoRestoresTheLastChangeOfThisKey(t *testing.T) {
 	if h.home.Light("sim:ceiling-light").State() == before {
 		t.Fatal("the room did not change")
 	}
-	other := h.client(t, newKey(t, h.svc, "other", "control"), "")
+	other := h.client(t, newKey(t, h.keys, "other", "control"), "")
 	failed(t, call(t, other, "undo", nil), "Nothing to undo")
 	var u struct {
 		Action string

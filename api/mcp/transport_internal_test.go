@@ -19,12 +19,12 @@ import (
 // every request. A ping shows the transport alone; list_lights adds the
 // service's work.
 func BenchmarkTransport(b *testing.B) {
-	svc, _ := NewHouse(b)
-	k, err := svc.CreateKey(service.WithPrincipal(context.Background(), service.System), "bench", service.ScopeRead)
+	svc, keys := NewHouse(b)
+	k, err := keys.CreateKey(service.WithPrincipal(context.Background(), service.System), "bench", service.ScopeRead)
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := New(Config{Service: svc, AllowedHosts: []string{"example.com"}}) // httptest.NewRequest's Host
+	s := New(Config{Service: svc, Keys: keys, AllowedHosts: []string{"example.com"}}) // httptest.NewRequest's Host
 	messages := map[string]string{
 		"ping":        `{"jsonrpc":"2.0","id":7,"method":"ping"}`,
 		"list_lights": `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"list_lights","arguments":{}}}`,

@@ -93,11 +93,11 @@ func TestGetAndDeleteAre405(t *testing.T) {
 
 func TestTheKeyIsCheckedBeforeAnyMCPProcessing(t *testing.T) {
 	h := newHub(t)
-	revoked, err := h.svc.CreateKey(system, "gone", service.ScopeControl)
+	revoked, err := h.keys.CreateKey(system, "gone", service.ScopeControl)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.svc.RevokeKey(system, revoked.ID); err != nil {
+	if _, err := h.keys.RevokeKey(system, revoked.ID); err != nil {
 		t.Fatal(err)
 	}
 	auths := map[string]string{
@@ -183,7 +183,7 @@ func TestOriginsAreChecked(t *testing.T) {
 	}
 
 	// A configured list replaces the default.
-	a := api.New(api.Config{Service: h.svc, AllowedOrigins: []string{"https://hub.example:3000"}})
+	a := api.New(api.Config{Service: h.svc, Keys: h.keys, Accounts: h.acc, AllowedOrigins: []string{"https://hub.example:3000"}})
 	for origin, want := range map[string]int{
 		"https://hub.example:3000": http.StatusOK,
 		"https://HUB.example:3000": http.StatusOK,

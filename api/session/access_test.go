@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -64,9 +65,9 @@ func TestLoginThrottleHoldsForSimultaneousAttempts(t *testing.T) {
 		count[s]++
 	}
 	// Every 401 is a password checked and found wrong.
-	if count[http.StatusUnauthorized] > service.LoginFailures || count[http.StatusUnauthorized]+count[http.StatusTooManyRequests] != n {
+	if count[http.StatusUnauthorized] > identity.LoginFailures || count[http.StatusUnauthorized]+count[http.StatusTooManyRequests] != n {
 		t.Fatalf("%d simultaneous sign-ins answered %v; want at most %d password checks (401), the rest 429",
-			n, count, service.LoginFailures)
+			n, count, identity.LoginFailures)
 	}
 	right := h.do(req{method: "POST", path: "/api/login", remote: "192.0.2.70:1001",
 		body: `{"username":"admin","password":"` + password + `"}`})
@@ -183,7 +184,7 @@ func TestKeyRightsFollowTheRole(t *testing.T) {
 	h.must(t, http.StatusCreated, req{method: "POST", path: "/api/users", body: `{"username":"carol","password":"` + password + `"}`, session: admin}).decode(t, &carol)
 	bobs, carols := h.login(t, "bob", password), h.login(t, "carol", password)
 
-	hubKey, err := h.svc.CreateKey(service.WithPrincipal(context.Background(), service.System), "from the command line", service.ScopeRead)
+	hubKey, err := h.keys.CreateKey(service.WithPrincipal(context.Background(), service.System), "from the command line", service.ScopeRead)
 	if err != nil {
 		t.Fatal(err)
 	}

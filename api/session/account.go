@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	v1 "github.com/bifrost-hub/bifrost/api/v1"
+	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -103,7 +104,7 @@ func (h *handlers) session(c echo.Context) error {
 }
 
 func (h *handlers) listKeys(c echo.Context) error {
-	keys, err := h.svc.ListKeys(c.Request().Context())
+	keys, err := h.keys.ListKeys(c.Request().Context())
 	return v1.Reply(c, http.StatusOK, keys, err)
 }
 
@@ -113,12 +114,12 @@ func (h *handlers) createKey(c echo.Context) error {
 	if err := v1.Decode(c, &b); err != nil {
 		return err
 	}
-	k, err := h.svc.CreateKey(c.Request().Context(), b.Name, b.Scope)
+	k, err := h.keys.CreateKey(c.Request().Context(), b.Name, b.Scope)
 	return v1.Reply(c, http.StatusCreated, k, err)
 }
 
 func (h *handlers) revokeKey(c echo.Context) error {
-	k, err := h.svc.RevokeKey(c.Request().Context(), v1.Param(c, "id"))
+	k, err := h.keys.RevokeKey(c.Request().Context(), v1.Param(c, "id"))
 	return v1.Reply(c, http.StatusOK, k, err)
 }
 
@@ -147,7 +148,7 @@ func (h *handlers) setPassword(c echo.Context) error {
 	if err := v1.Decode(c, &b); err != nil {
 		return err
 	}
-	err := h.acc.ChangePassword(c.Request().Context(), service.PasswordChange{
+	err := h.acc.ChangePassword(c.Request().Context(), identity.PasswordChange{
 		User: v1.Param(c, "id"), Current: b.Current, New: b.Password, KeepSession: sessionOf(c).token,
 	})
 	return v1.NoContent(c, err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -137,7 +138,7 @@ type sessionKey struct{}
 // signedInAs is the session a guarded request carries, with its raw token.
 type signedInAs struct {
 	token string
-	info  service.SessionInfo
+	info  identity.SessionInfo
 }
 
 // sessionOf returns the session the guard found for this request.
@@ -200,7 +201,7 @@ func (h *handlers) setCookie(c echo.Context, token string) {
 		HttpOnly: true, SameSite: http.SameSiteStrictMode,
 		Secure: h.secure || strings.HasPrefix(h.peer.origin(c.Request()), "https:"),
 	}
-	ck.MaxAge = int(service.SessionLifetime / time.Second)
+	ck.MaxAge = int(identity.SessionLifetime / time.Second)
 	if token == "" {
 		ck.MaxAge = -1
 	}

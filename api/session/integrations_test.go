@@ -38,13 +38,13 @@ func newIntegrationsHub(t *testing.T, secret string) (*hub, *offRunner) {
 	}
 	t.Cleanup(func() { db.Close() })
 	svc := service.New(service.Config{Store: db})
-	acc := service.NewAccounts(svc)
+	keys, acc := newIdentity(t, svc, db, nil)
 	r := &offRunner{}
-	in, err := service.NewIntegrations(svc, service.IntegrationsConfig{Store: db, Secret: secret, MQTT: r, SettleTime: time.Millisecond})
+	in, err := service.NewIntegrations(svc, service.IntegrationsConfig{Store: db, Admins: acc, Secret: secret, MQTT: r, SettleTime: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &hub{svc: svc, acc: acc, handler: api.New(api.Config{Service: svc, Accounts: acc, Integrations: in}).Handler()}
+	h := &hub{svc: svc, keys: keys, acc: acc, handler: api.New(api.Config{Service: svc, Keys: keys, Accounts: acc, Integrations: in}).Handler()}
 	code, _ := acc.SetupCode(ctx)
 	if _, err := acc.Setup(ctx, "192.0.2.1", code, "admin", password); err != nil {
 		t.Fatal(err)
@@ -166,13 +166,13 @@ func TestLocationSettings(t *testing.T) {
 	}
 	t.Cleanup(func() { db.Close() })
 	svc := service.New(service.Config{Store: db})
-	acc := service.NewAccounts(svc)
+	keys, acc := newIdentity(t, svc, db, nil)
 	runner := &locationRunner{}
-	in, err := service.NewIntegrations(svc, service.IntegrationsConfig{Store: db, Location: runner})
+	in, err := service.NewIntegrations(svc, service.IntegrationsConfig{Store: db, Admins: acc, Location: runner})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &hub{svc: svc, acc: acc, handler: api.New(api.Config{Service: svc, Accounts: acc, Integrations: in}).Handler()}
+	h := &hub{svc: svc, keys: keys, acc: acc, handler: api.New(api.Config{Service: svc, Keys: keys, Accounts: acc, Integrations: in}).Handler()}
 	code, _ := acc.SetupCode(ctx)
 	if _, err := acc.Setup(ctx, "192.0.2.1", code, "admin", password); err != nil {
 		t.Fatal(err)
@@ -200,7 +200,7 @@ func TestLocationSettings(t *testing.T) {
 	}
 	// A new start hands the saved location over.
 	runner2 := &locationRunner{}
-	in2, err := service.NewIntegrations(svc, service.IntegrationsConfig{Store: db, Location: runner2})
+	in2, err := service.NewIntegrations(svc, service.IntegrationsConfig{Store: db, Admins: acc, Location: runner2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,11 +209,11 @@ func TestLocationSettings(t *testing.T) {
 	}
 	// The configuration wins and cannot be changed here.
 	lat, lon := 40.0, -105.0
-	fixed, err := service.NewIntegrations(svc, service.IntegrationsConfig{Store: db, Latitude: &lat, Longitude: &lon})
+	fixed, err := service.NewIntegrations(svc, service.IntegrationsConfig{Store: db, Admins: acc, Latitude: &lat, Longitude: &lon})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h2 := &hub{svc: svc, acc: acc, handler: api.New(api.Config{Service: svc, Accounts: acc, Integrations: fixed}).Handler()}
+	h2 := &hub{svc: svc, keys: keys, acc: acc, handler: api.New(api.Config{Service: svc, Keys: keys, Accounts: acc, Integrations: fixed}).Handler()}
 	b2 := h2.login(t, "admin", password)
 	h2.must(t, http.StatusOK, req{method: "GET", path: "/api/integrations/location", session: b2}).decode(t, &loc)
 	if !loc.Fixed || *loc.Latitude != 40 {

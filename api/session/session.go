@@ -1,9 +1,9 @@
 // Package session is the surface people use: the session API under /api/*
 // that the embedded web UI calls, and the UI itself at /. People sign in
-// with a username and password (argon2id, in the service) and get a
-// session cookie; every state-changing call must also carry the session's
-// CSRF token and come from the hub's own origin. Handlers are thin: decode,
-// call one service method, encode. Errors are returned, never written: the
+// with a username and password (argon2id, in identity) and get a session
+// cookie; every state-changing call must also carry the session's CSRF
+// token and come from the hub's own origin. Handlers are thin: decode,
+// call one service (or identity) method, encode. Errors are returned, never written: the
 // server's one error renderer answers them.
 //
 // /api/v1 and /mcp are not affected: they take API keys, never cookies.
@@ -19,6 +19,7 @@ import (
 
 	v1 "github.com/bifrost-hub/bifrost/api/v1"
 	"github.com/bifrost-hub/bifrost/automation"
+	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -28,7 +29,10 @@ type Config struct {
 	// Automations is the automation engine whose rules the web UI
 	// manages; nil when the hub runs none.
 	Automations *automation.Engine
-	Accounts    *service.Accounts
+	// Accounts are the users and sessions; Keys the API keys people
+	// manage in the web UI.
+	Accounts *identity.Accounts
+	Keys     *identity.Keys
 	// Integrations are the settings of Settings → Integrations; nil
 	// when the hub offers none.
 	Integrations *service.Integrations
@@ -47,7 +51,8 @@ type Config struct {
 // handlers serves /api from the service.
 type handlers struct {
 	svc    *service.Service
-	acc    *service.Accounts
+	acc    *identity.Accounts
+	keys   *identity.Keys
 	integ  *service.Integrations
 	log    *slog.Logger
 	peer   peerPolicy
@@ -58,7 +63,7 @@ type handlers struct {
 // Authentication is attached per route, not to a group, so an unknown path
 // stays a 404 and /api/v1 keeps its own routes and errors.
 func Register(e *echo.Echo, cfg Config) error {
-	h := &handlers{svc: cfg.Service, acc: cfg.Accounts, integ: cfg.Integrations, log: cfg.Logger,
+	h := &handlers{svc: cfg.Service, acc: cfg.Accounts, keys: cfg.Keys, integ: cfg.Integrations, log: cfg.Logger,
 		peer: newPeerPolicy(cfg.TrustedProxies), secure: cfg.SecureCookies}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)

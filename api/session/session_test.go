@@ -22,6 +22,7 @@ import (
 	"github.com/bifrost-hub/bifrost/api/session"
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/sim"
+	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/store"
 	"github.com/bifrost-hub/bifrost/web"
@@ -33,8 +34,20 @@ const password = "correct horse battery"
 // with a trusted proxy at 10.0.0.1 and an admin, "admin", set up.
 type hub struct {
 	svc     *service.Service
-	acc     *service.Accounts
+	keys    *identity.Keys
+	acc     *identity.Accounts
 	handler http.Handler
+}
+
+// newIdentity is the keys and the accounts beside svc over db, logging to
+// logger (nowhere when nil); the key uses they note are written before the
+// test's earlier cleanups run.
+func newIdentity(t *testing.T, svc *service.Service, db *store.DB, logger *slog.Logger) (*identity.Keys, *identity.Accounts) {
+	t.Helper()
+	cfg := identity.Config{Store: db, Audit: svc, Events: svc.Events(), Logger: logger}
+	keys := identity.NewKeys(cfg)
+	t.Cleanup(keys.Wait)
+	return keys, identity.NewAccounts(cfg, keys)
 }
 
 func newHub(t *testing.T, adjust ...func(*api.Config)) *hub {
@@ -62,12 +75,12 @@ func newHubLogging(t *testing.T, logger *slog.Logger, adjust ...func(*api.Config
 	go func() { defer close(done); _ = svc.Run(runCtx) }()
 	t.Cleanup(func() { stop(); <-done; reg.Close(); db.Close() })
 
-	acc := service.NewAccounts(svc)
-	cfg := api.Config{Service: svc, Accounts: acc, Logger: logger, TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.1/32")}}
+	keys, acc := newIdentity(t, svc, db, logger)
+	cfg := api.Config{Service: svc, Keys: keys, Accounts: acc, Logger: logger, TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.1/32")}}
 	for _, a := range adjust {
 		a(&cfg)
 	}
-	h := &hub{svc: svc, acc: acc, handler: api.New(cfg).Handler()}
+	h := &hub{svc: svc, keys: keys, acc: acc, handler: api.New(cfg).Handler()}
 	code, err := acc.SetupCode(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -178,8 +191,8 @@ func TestSetupAndLogin(t *testing.T) {
 	}
 	defer db.Close()
 	svc := service.New(service.Config{Store: db})
-	acc := service.NewAccounts(svc)
-	h := &hub{svc: svc, acc: acc, handler: api.New(api.Config{Service: svc, Accounts: acc}).Handler()}
+	keys, acc := newIdentity(t, svc, db, nil)
+	h := &hub{svc: svc, keys: keys, acc: acc, handler: api.New(api.Config{Service: svc, Keys: keys, Accounts: acc}).Handler()}
 
 	var need struct{ Needed bool }
 	h.must(t, http.StatusOK, req{method: "GET", path: "/api/setup"}).decode(t, &need)
@@ -205,8 +218,8 @@ func TestSetupAndLogin(t *testing.T) {
 		t.Fatalf("login answered Cache-Control %q", cc)
 	}
 	var s struct {
-		User      service.User `json:"user"`
-		CSRFToken string       `json:"csrf_token"`
+		User      identity.User `json:"user"`
+		CSRFToken string        `json:"csrf_token"`
 	}
 	r.decode(t, &s)
 	if s.User.Username != "admin" || !s.User.Admin || s.CSRFToken == "" || strings.Contains(string(r.body), "argon2") {
@@ -318,7 +331,7 @@ func TestLoginThrottle(t *testing.T) {
 		}
 		return h.do(r)
 	}
-	for i := range service.LoginFailures {
+	for i := range identity.LoginFailures {
 		if got := attempt("192.0.2.50:1000", "", "guess"); got.status != http.StatusUnauthorized {
 			t.Fatalf("attempt %d = %d", i+1, got.status)
 		}
@@ -334,7 +347,7 @@ func TestLoginThrottle(t *testing.T) {
 	}
 
 	// Behind the trusted proxy, clients are told apart by X-Forwarded-For.
-	for range service.LoginFailures {
+	for range identity.LoginFailures {
 		attempt("10.0.0.1:1", "203.0.113.5", "guess")
 	}
 	if got := attempt("10.0.0.1:1", "203.0.113.5", password); got.status != http.StatusTooManyRequests {
@@ -344,7 +357,7 @@ func TestLoginThrottle(t *testing.T) {
 		t.Fatalf("another client behind the proxy = %d", got.status)
 	}
 	// An untrusted peer cannot dodge the limit with a forged header.
-	for i := range service.LoginFailures {
+	for i := range identity.LoginFailures {
 		attempt("192.0.2.60:1", "198.51.100."+string(rune('1'+i)), "guess")
 	}
 	if got := attempt("192.0.2.60:1", "198.51.100.99", password); got.status != http.StatusTooManyRequests {
@@ -392,7 +405,7 @@ func TestLogoutEndsTheSession(t *testing.T) {
 func TestUsersAndPasswords(t *testing.T) {
 	h := newHub(t)
 	admin := h.login(t, "admin", password)
-	var bob service.User
+	var bob identity.User
 	h.must(t, http.StatusCreated, req{method: "POST", path: "/api/users", body: `{"username":"bob","password":"` + password + `"}`, session: admin}).decode(t, &bob)
 	b1, b2 := h.login(t, "bob", password), h.login(t, "bob", password)
 	h.must(t, http.StatusForbidden, req{method: "POST", path: "/api/users", body: `{"username":"eve","password":"` + password + `"}`, session: b1})

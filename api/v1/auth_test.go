@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/service/servicetest"
 	"github.com/bifrost-hub/bifrost/store"
 )
 
@@ -48,17 +49,18 @@ func foreignKey(t *testing.T) string {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	return newKey(t, service.New(service.Config{Store: db}), "elsewhere", service.ScopeControl)
+	keys, _ := servicetest.Identity(t, service.New(service.Config{Store: db}), db)
+	return newKey(t, keys, "elsewhere", service.ScopeControl)
 }
 
 func TestRevokedKeyIsRefusedOnTheNextRequest(t *testing.T) {
 	h := newHarness(t)
-	k, err := h.svc.CreateKey(system, "script", service.ScopeControl)
+	k, err := h.keys.CreateKey(system, "script", service.ScopeControl)
 	if err != nil {
 		t.Fatal(err)
 	}
 	h.call(t, k.Key, http.MethodGet, "/api/v1/lights", "", http.StatusOK, nil)
-	if _, err := h.svc.RevokeKey(system, k.ID); err != nil {
+	if _, err := h.keys.RevokeKey(system, k.ID); err != nil {
 		t.Fatal(err)
 	}
 	r := h.call(t, k.Key, http.MethodGet, "/api/v1/lights", "", http.StatusUnauthorized, nil)

@@ -56,9 +56,10 @@ func BenchmarkSetLightStateByKey(b *testing.B) {
 	b.Cleanup(reg.Close)
 	caps := devices.LightCaps{Dimmable: true, Color: true, KelvinMin: 3200, KelvinMax: 5600}
 	sim.Register(reg, sim.NewLight("", "Key Light", "Office", caps, sim.Options{Latency: demoLatency}))
-	svc := servicetest.New(b, reg, 0)
-	handler := api.New(api.Config{Service: svc}).Handler()
-	key := newKey(b, svc, "control", service.ScopeControl)
+	svc, db := servicetest.NewWithStore(b, reg, 0)
+	keys, acc := servicetest.Identity(b, svc, db)
+	handler := api.New(api.Config{Service: svc, Keys: keys, Accounts: acc}).Handler()
+	key := newKey(b, keys, "control", service.ScopeControl)
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {

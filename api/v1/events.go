@@ -35,7 +35,7 @@ func (h *handlers) events(c echo.Context) error {
 	p, _ := service.PrincipalFrom(req.Context())
 	key, _ := keyauth.BearerToken(req.Header.Get(echo.HeaderAuthorization))
 	return ServeEvents(c, h.svc, StreamHolder{Kind: StreamOfKey, ID: p.ID}, func(ctx context.Context) bool {
-		_, err := h.svc.AuthenticateKey(ctx, key)
+		_, err := h.keys.AuthenticateKey(ctx, key)
 		return err == nil
 	})
 }

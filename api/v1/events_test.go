@@ -15,7 +15,9 @@ import (
 
 	"github.com/bifrost-hub/bifrost/api"
 	v1 "github.com/bifrost-hub/bifrost/api/v1"
+	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/service/servicetest"
 	"github.com/bifrost-hub/bifrost/store"
 )
 
@@ -98,6 +100,7 @@ func nextEvent(t *testing.T, r *bufio.Reader, want string) (string, []byte) {
 // stream caps over a database file another process may open too.
 type streamHub struct {
 	svc  *service.Service
+	keys *identity.Keys
 	url  string
 	path string // the database file
 }
@@ -111,9 +114,10 @@ func newStreamHub(t *testing.T, cfg v1.StreamConfig) *streamHub {
 	}
 	t.Cleanup(func() { _ = db.Close() })
 	svc := service.New(service.Config{Store: db})
-	ts := httptest.NewServer(api.New(api.Config{Service: svc, Logger: slog.New(slog.DiscardHandler), Streams: cfg}).Handler())
+	keys, acc := servicetest.Identity(t, svc, db)
+	ts := httptest.NewServer(api.New(api.Config{Service: svc, Keys: keys, Accounts: acc, Logger: slog.New(slog.DiscardHandler), Streams: cfg}).Handler())
 	t.Cleanup(ts.Close)
-	return &streamHub{svc: svc, url: ts.URL, path: path}
+	return &streamHub{svc: svc, keys: keys, url: ts.URL, path: path}
 }
 
 // stream is an open /api/v1/events stream.
@@ -201,9 +205,9 @@ func (h *streamHub) health(t *testing.T) v1.StreamCount {
 	return body.Streams
 }
 
-func (h *streamHub) key(t *testing.T, name string) service.NewKey {
+func (h *streamHub) key(t *testing.T, name string) identity.NewKey {
 	t.Helper()
-	k, err := h.svc.CreateKey(system, name, service.ScopeRead)
+	k, err := h.keys.CreateKey(system, name, service.ScopeRead)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,13 +222,15 @@ func TestEventStreamEndsWhenAnotherProcessRevokesTheKey(t *testing.T) {
 	k := h.key(t, "dashboard")
 	s := h.mustOpen(t, k.Key)
 
-	// The command line: its own connection to the file, its own service.
+	// The command line: its own connection to the file, its own service
+	// and keys.
 	db, err := store.Open(context.Background(), h.path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := service.New(service.Config{Store: db}).RevokeKey(system, k.ID); err != nil {
+	cli, _ := servicetest.Identity(t, service.New(service.Config{Store: db}), db)
+	if _, err := cli.RevokeKey(system, k.ID); err != nil {
 		t.Fatal(err)
 	}
 

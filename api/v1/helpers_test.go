@@ -23,6 +23,7 @@ import (
 	"github.com/bifrost-hub/bifrost/automation"
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/sim"
+	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -31,6 +32,7 @@ import (
 // control key and a read key.
 type harness struct {
 	svc     *service.Service
+	keys    *identity.Keys
 	eng     *automation.Engine
 	home    *sim.Home
 	srv     *api.Server
@@ -52,18 +54,18 @@ var system = service.WithPrincipal(context.Background(), service.System)
 
 func newHarness(tb testing.TB) *harness {
 	tb.Helper()
-	svc, home, eng := apitest.SimHouse(tb, apitest.WithAutomations(engineConfig))
-	srv := api.New(api.Config{Service: svc, Automations: eng})
-	h := &harness{svc: svc, eng: eng, home: home, srv: srv, handler: srv.Handler()}
-	h.control = newKey(tb, svc, "control", service.ScopeControl)
-	h.read = newKey(tb, svc, "read", service.ScopeRead)
+	house, home := apitest.NewSimHouse(tb, apitest.WithAutomations(engineConfig))
+	srv := api.New(house.Config())
+	h := &harness{svc: house.Service, keys: house.Keys, eng: house.Automations, home: home, srv: srv, handler: srv.Handler()}
+	h.control = newKey(tb, h.keys, "control", service.ScopeControl)
+	h.read = newKey(tb, h.keys, "read", service.ScopeRead)
 	h.doc, h.router = loadDocument(tb, h.handler)
 	return h
 }
 
-func newKey(tb testing.TB, svc *service.Service, name, scope string) string {
+func newKey(tb testing.TB, keys *identity.Keys, name, scope string) string {
 	tb.Helper()
-	k, err := svc.CreateKey(system, name, scope)
+	k, err := keys.CreateKey(system, name, scope)
 	if err != nil {
 		tb.Fatalf("creating %s key: %v", scope, err)
 	}

@@ -76,9 +76,9 @@ func TestHomeRefusesBadParameters(t *testing.T) {
 func newLargeHarness(t *testing.T) *harness {
 	t.Helper()
 	l := servicetest.LargeHouse(t, 200, 200)
-	srv := api.New(api.Config{Service: l.Service})
-	h := &harness{svc: l.Service, srv: srv, handler: srv.Handler()}
-	h.read = newKey(t, l.Service, "read", service.ScopeRead)
+	srv := api.New(api.Config{Service: l.Service, Keys: l.Keys, Accounts: l.Accounts})
+	h := &harness{svc: l.Service, keys: l.Keys, srv: srv, handler: srv.Handler()}
+	h.read = newKey(t, l.Keys, "read", service.ScopeRead)
 	h.doc, h.router = loadDocument(t, h.handler)
 	return h
 }

@@ -1494,12 +1494,12 @@ func TestRustAuthentication(t *testing.T) {
 		t.Fatalf("the key light took %d commands without a key", n)
 	}
 	// A revoked key is refused on the very next request.
-	k, err := h.svc.CreateKey(system, "script", service.ScopeControl)
+	k, err := h.keys.CreateKey(system, "script", service.ScopeControl)
 	if err != nil {
 		t.Fatal(err)
 	}
 	h.call(t, k.Key, http.MethodGet, "/api/v1/lights", "", http.StatusOK, nil)
-	if _, err := h.svc.RevokeKey(system, k.ID); err != nil {
+	if _, err := h.keys.RevokeKey(system, k.ID); err != nil {
 		t.Fatal(err)
 	}
 	h.fail(t, k.Key, http.MethodGet, "/api/v1/lights", "", http.StatusUnauthorized, "unauthorized")

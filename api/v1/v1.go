@@ -20,18 +20,20 @@ import (
 // handlers serves /api/v1 from the service and the automation engine.
 type handlers struct {
 	svc     *service.Service
+	keys    keyauth.Keys       // re-checks a stream's key; nil in Resources' handlers
 	eng     *automation.Engine // nil: the hub runs no automations
 	answers answers
 }
 
 // Register mounts /api/v1 on g. Every route but the OpenAPI document
-// requires an API key. The key check is attached per route rather than to
-// the group, so an unknown path stays a 404 and a wrong method a 405.
-// Without an engine (eng nil) the automation routes are not mounted.
-func Register(g *echo.Group, svc *service.Service, eng *automation.Engine) {
-	h := &handlers{svc: svc}
+// requires an API key, checked by keys. The key check is attached per
+// route rather than to the group, so an unknown path stays a 404 and a
+// wrong method a 405. Without an engine (eng nil) the automation routes
+// are not mounted.
+func Register(g *echo.Group, svc *service.Service, keys keyauth.Keys, eng *automation.Engine) {
+	h := &handlers{svc: svc, keys: keys}
 	g.GET("/openapi.json", serveDocument)
-	auth := keyauth.Middleware(svc)
+	auth := keyauth.Middleware(keys)
 	g.GET("/events", h.events, auth)
 	for _, r := range Resources(svc, eng) {
 		g.Add(r.Method, r.Path, r.Handle, auth)

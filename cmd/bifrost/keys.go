@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/bifrost-hub/bifrost/devices"
+	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/store"
 )
 
 // The keys commands open the database the server uses. SQLite's WAL
@@ -59,8 +61,8 @@ func runKeysCreate(ctx context.Context, cli CLI, args []string) error {
 		return cl.usageErr(fmt.Errorf("--name is required"))
 	}
 	logger := cfg.newLogger(cli.Stderr)
-	return withService(ctx, cfg, logger, func(ctx context.Context, svc *service.Service) error {
-		k, err := svc.CreateKey(ctx, *name, *scope)
+	return withIdentity(ctx, cfg, logger, func(ctx context.Context, keys *identity.Keys, _ *identity.Accounts) error {
+		k, err := keys.CreateKey(ctx, *name, *scope)
 		if err != nil {
 			return err
 		}
@@ -79,12 +81,12 @@ func runKeysList(ctx context.Context, cli CLI, args []string) error {
 	if _, err := cl.parse(args, cli.Getenv); err != nil {
 		return err
 	}
-	return withService(ctx, cfg, cfg.newLogger(cli.Stderr), func(ctx context.Context, svc *service.Service) error {
-		keys, err := svc.ListKeys(ctx)
+	return withIdentity(ctx, cfg, cfg.newLogger(cli.Stderr), func(ctx context.Context, ks *identity.Keys, acc *identity.Accounts) error {
+		keys, err := ks.ListKeys(ctx)
 		if err != nil {
 			return err
 		}
-		users, err := service.NewAccounts(svc).ListUsers(ctx)
+		users, err := acc.ListUsers(ctx)
 		if err != nil {
 			return err
 		}
@@ -92,7 +94,7 @@ func runKeysList(ctx context.Context, cli CLI, args []string) error {
 	})
 }
 
-func writeKeyTable(w io.Writer, keys []service.APIKey, users []service.User) error {
+func writeKeyTable(w io.Writer, keys []identity.APIKey, users []identity.User) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tNAME\tPREFIX\tSCOPE\tOWNER\tCREATED\tLAST USED\tREVOKED")
 	for _, k := range keys {
@@ -104,7 +106,7 @@ func writeKeyTable(w io.Writer, keys []service.APIKey, users []service.User) err
 
 // ownerName is who k belongs to: a username, "(hub)" for a key of the
 // hub's own, "(removed)" for a user who is gone.
-func ownerName(k service.APIKey, users []service.User) string {
+func ownerName(k identity.APIKey, users []identity.User) string {
 	if k.OwnerID == "" {
 		return "(hub)"
 	}
@@ -134,8 +136,8 @@ func runKeysRevoke(ctx context.Context, cli CLI, args []string) error {
 		return err
 	}
 	logger := cfg.newLogger(cli.Stderr)
-	return withService(ctx, cfg, logger, func(ctx context.Context, svc *service.Service) error {
-		k, err := svc.RevokeKey(ctx, rest[0])
+	return withIdentity(ctx, cfg, logger, func(ctx context.Context, keys *identity.Keys, _ *identity.Accounts) error {
+		k, err := keys.RevokeKey(ctx, rest[0])
 		if err != nil {
 			return err
 		}
@@ -150,9 +152,10 @@ func adminOptions(cfg *Config) []option {
 	return pick(cfg.options(), "data", "log-level", "log-format")
 }
 
-// withService opens the database of cfg and runs fn with a service and a
+// withIdentity opens the database of cfg and runs fn with the keys and
+// the accounts (beside a service, which keeps their audit log) and a
 // context that acts as the hub itself (the command line's principal).
-func withService(ctx context.Context, cfg Config, logger *slog.Logger, fn func(context.Context, *service.Service) error) error {
+func withIdentity(ctx context.Context, cfg Config, logger *slog.Logger, fn func(context.Context, *identity.Keys, *identity.Accounts) error) error {
 	db, err := openStore(ctx, cfg, logger)
 	if err != nil {
 		return err
@@ -161,5 +164,15 @@ func withService(ctx context.Context, cfg Config, logger *slog.Logger, fn func(c
 	reg := devices.NewRegistry(cfg.DeviceTimeout)
 	defer reg.Close()
 	svc := service.New(service.Config{Store: db, Registry: reg, Logger: logger})
-	return fn(service.WithPrincipal(ctx, service.System), svc)
+	keys, acc := newIdentity(db, svc, logger)
+	defer keys.Wait()
+	return fn(service.WithPrincipal(ctx, service.System), keys, acc)
+}
+
+// newIdentity is the keys and the accounts over db, beside svc, which
+// keeps their audit log and tells its event streams of their changes.
+func newIdentity(db *store.DB, svc *service.Service, logger *slog.Logger) (*identity.Keys, *identity.Accounts) {
+	cfg := identity.Config{Store: db, Audit: svc, Events: svc.Events(), Logger: logger}
+	keys := identity.NewKeys(cfg)
+	return keys, identity.NewAccounts(cfg, keys)
 }

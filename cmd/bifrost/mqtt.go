@@ -60,7 +60,7 @@ func (m *Main) startMQTT(ctx context.Context) {
 // do not, so that they can be fixed in the web UI.
 func (m *Main) startIntegrations(ctx context.Context) error {
 	loc := m.Config.Location
-	in, err := service.NewIntegrations(m.service, service.IntegrationsConfig{Store: m.db, Secret: m.Config.Secret, MQTT: m.mqtt,
+	in, err := service.NewIntegrations(m.service, service.IntegrationsConfig{Store: m.db, Admins: m.accounts, Secret: m.Config.Secret, MQTT: m.mqtt,
 		Latitude: loc.Latitude.ptr(), Longitude: loc.Longitude.ptr(), Location: m.automations})
 	if err != nil {
 		return err

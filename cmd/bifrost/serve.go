@@ -17,6 +17,7 @@ import (
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/neewer"
 	"github.com/bifrost-hub/bifrost/devices/sim"
+	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/store"
 )
@@ -47,7 +48,8 @@ type Main struct {
 	neewer   *neewer.Adapter
 	mqtt     *mqttRunner
 	service  *service.Service
-	accounts *service.Accounts
+	keys     *identity.Keys
+	accounts *identity.Accounts
 	// integrations are the settings of the web UI's Settings → Integrations.
 	integrations *service.Integrations
 	automations  *automation.Engine
@@ -137,7 +139,7 @@ func (m *Main) startAdapters(ctx context.Context) error {
 
 func (m *Main) startService(ctx, actx context.Context) error {
 	m.service = service.New(service.Config{Store: m.db, Registry: m.registry, Logger: m.Logger, Scanners: m.scanners})
-	m.accounts = service.NewAccounts(m.service)
+	m.keys, m.accounts = newIdentity(m.db, m.service, m.Logger)
 	if err := m.service.Sync(ctx); err != nil {
 		return fmt.Errorf("record devices: %w", err)
 	}
@@ -169,7 +171,7 @@ func (m *Main) startHTTP() error {
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	srv := api.New(api.Config{Service: m.service, Logger: m.Logger, Accounts: m.accounts,
+	srv := api.New(api.Config{Service: m.service, Keys: m.keys, Accounts: m.accounts, Logger: m.Logger,
 		TrustedProxies: m.Config.TrustedProxies.Prefixes(), SecureCookies: m.Config.SecureCookies,
 		AllowedOrigins: m.Config.AllowedOrigins, AllowedHosts: m.Config.AllowedHosts, Version: version, Integrations: m.integrations,
 		Automations: m.automations,
@@ -215,6 +217,9 @@ func (m *Main) Close() error {
 		m.stopAdapters()
 	}
 	m.background.Wait()
+	if m.keys != nil {
+		m.keys.Wait() // a key's last use still being written
+	}
 	if m.neewer != nil {
 		m.neewer.Close()
 	}

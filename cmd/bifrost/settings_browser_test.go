@@ -29,7 +29,7 @@ func TestBrowserSettingsByRole(t *testing.T) {
 	if _, err := h.accounts.AddUser(sys, "bob", adminPassword, false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.service.CreateKey(sys, "from the command line", service.ScopeRead); err != nil {
+	if _, err := h.keys.CreateKey(sys, "from the command line", service.ScopeRead); err != nil {
 		t.Fatal(err)
 	}
 

@@ -11,7 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/bifrost-hub/bifrost/api/session"
-	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/identity"
 )
 
 const usersAbout = `Manage the people who sign in to the web UI. Passwords are read from
@@ -59,8 +59,8 @@ func runUsersAdd(ctx context.Context, cli CLI, args []string) error {
 		return err
 	}
 	logger := cfg.newLogger(cli.Stderr)
-	return withService(ctx, cfg, logger, func(ctx context.Context, svc *service.Service) error {
-		u, err := service.NewAccounts(svc).AddUser(ctx, rest[0], password, *admin)
+	return withIdentity(ctx, cfg, logger, func(ctx context.Context, _ *identity.Keys, acc *identity.Accounts) error {
+		u, err := acc.AddUser(ctx, rest[0], password, *admin)
 		if err != nil {
 			return err
 		}
@@ -83,8 +83,8 @@ func runUsersPasswd(ctx context.Context, cli CLI, args []string) error {
 		return err
 	}
 	logger := cfg.newLogger(cli.Stderr)
-	return withService(ctx, cfg, logger, func(ctx context.Context, svc *service.Service) error {
-		err := service.NewAccounts(svc).ChangePassword(ctx, service.PasswordChange{User: rest[0], New: password})
+	return withIdentity(ctx, cfg, logger, func(ctx context.Context, _ *identity.Keys, acc *identity.Accounts) error {
+		err := acc.ChangePassword(ctx, identity.PasswordChange{User: rest[0], New: password})
 		if err != nil {
 			return err
 		}
@@ -99,8 +99,8 @@ func runUsersList(ctx context.Context, cli CLI, args []string) error {
 	if _, err := cl.parse(args, cli.Getenv); err != nil {
 		return err
 	}
-	return withService(ctx, cfg, cfg.newLogger(cli.Stderr), func(ctx context.Context, svc *service.Service) error {
-		users, err := service.NewAccounts(svc).ListUsers(ctx)
+	return withIdentity(ctx, cfg, cfg.newLogger(cli.Stderr), func(ctx context.Context, _ *identity.Keys, acc *identity.Accounts) error {
+		users, err := acc.ListUsers(ctx)
 		if err != nil {
 			return err
 		}

@@ -53,7 +53,7 @@ func TestUsersCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	acc := service.NewAccounts(service.New(service.Config{Store: db}))
+	_, acc := newIdentity(db, service.New(service.Config{Store: db}), nil)
 	if _, err := acc.Login(ctx, "192.0.2.1", "bob", "second password"); service.ErrorCode(err) != service.EUNAUTHORIZED {
 		t.Errorf("the old password still works: %v", err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/bifrost-hub/bifrost/api"
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/mqtt"
+	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/store"
 )
@@ -43,6 +44,8 @@ func newHub(t testing.TB, cfg mqtt.Config) *hub {
 	}
 	reg := devices.NewRegistry(3 * time.Second)
 	svc := service.New(service.Config{Store: db, Registry: reg})
+	idc := identity.Config{Store: db, Audit: svc, Events: svc.Events()}
+	keys := identity.NewKeys(idc)
 	cfg.Logger = testLogger(t)
 	a, err := mqtt.New(reg, cfg)
 	if err != nil {
@@ -56,12 +59,14 @@ func newHub(t testing.TB, cfg mqtt.Config) *hub {
 		stop()
 		_ = a.Close()
 		wg.Wait()
+		keys.Wait()
 		reg.Close()
 		_ = db.Close()
 	})
-	h := &hub{t: t, svc: svc, reg: reg, adapter: a, handler: api.New(api.Config{Service: svc}).Handler()}
+	handler := api.New(api.Config{Service: svc, Keys: keys, Accounts: identity.NewAccounts(idc, keys)}).Handler()
+	h := &hub{t: t, svc: svc, reg: reg, adapter: a, handler: handler}
 	h.sys = service.WithPrincipal(ctx, service.System)
-	k, err := svc.CreateKey(h.sys, "mqtt test", service.ScopeControl)
+	k, err := keys.CreateKey(h.sys, "mqtt test", service.ScopeControl)
 	if err != nil {
 		t.Fatalf("creating a key: %v", err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/sim"
+	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -15,9 +16,11 @@ var LargeRooms = []string{"Ground Floor", "First Floor", "Attic", "Garden"}
 // Large is a house past the summary threshold: simulated dimmable lights
 // and plugs spread evenly over LargeRooms.
 type Large struct {
-	Service *service.Service
-	Lights  []*sim.Light
-	Plugs   []*sim.Switch
+	Service  *service.Service
+	Keys     *identity.Keys
+	Accounts *identity.Accounts
+	Lights   []*sim.Light
+	Plugs    []*sim.Switch
 }
 
 // LargeHouse is a running service over a Large house of lights lights and
@@ -49,6 +52,8 @@ func LargeHouse(tb testing.TB, lights, plugs int) *Large {
 		h.Plugs = append(h.Plugs, p)
 		sim.Register(reg, p)
 	}
-	h.Service = New(tb, reg, 0)
+	svc, db := NewWithStore(tb, reg, 0)
+	h.Service = svc
+	h.Keys, h.Accounts = Identity(tb, svc, db)
 	return h
 }

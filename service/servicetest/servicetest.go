@@ -1,6 +1,7 @@
 // Package servicetest builds a real service for tests: SQLite in a temp
 // dir, a device registry, the inventory synced and the change loop running
-// until the test ends.
+// until the test ends; and, for tests that need keys or people, the
+// identity beside it (Identity).
 package servicetest
 
 import (

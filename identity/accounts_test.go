@@ -1,4 +1,4 @@
-package service_test
+package identity_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/store"
 )
@@ -22,10 +23,12 @@ func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 
 func (c *clock) Add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
-// people is a service with accounts over real SQLite, no devices.
+// people is a service with its accounts and keys over real SQLite, no
+// devices.
 type people struct {
 	svc   *service.Service
-	acc   *service.Accounts
+	keys  *identity.Keys
+	acc   *identity.Accounts
 	db    *store.DB
 	clock *clock
 	sys   context.Context // the command line
@@ -42,14 +45,17 @@ func newPeople(t *testing.T) *people {
 	c := &clock{t: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
 	db.Now = c.Now
 	svc := service.New(service.Config{Store: db, Now: c.Now})
-	return &people{svc: svc, acc: service.NewAccounts(svc), db: db, clock: c,
+	cfg := identity.Config{Store: db, Audit: svc, Events: svc.Events(), Now: c.Now}
+	keys := identity.NewKeys(cfg)
+	t.Cleanup(keys.Wait) // before the store closes
+	return &people{svc: svc, keys: keys, acc: identity.NewAccounts(cfg, keys), db: db, clock: c,
 		sys: service.WithPrincipal(ctx, service.System)}
 }
 
 const pw = "correct horse battery"
 
 // setup creates the first admin, "admin", through the setup code.
-func (p *people) setup(t *testing.T) service.User {
+func (p *people) setup(t *testing.T) identity.User {
 	t.Helper()
 	code, err := p.acc.SetupCode(context.Background())
 	if err != nil || code == "" {
@@ -62,7 +68,7 @@ func (p *people) setup(t *testing.T) service.User {
 	return u
 }
 
-func (p *people) login(t *testing.T, user, password string) service.NewSession {
+func (p *people) login(t *testing.T, user, password string) identity.NewSession {
 	t.Helper()
 	s, err := p.acc.Login(context.Background(), "192.0.2.1", user, password)
 	if err != nil {
@@ -71,7 +77,7 @@ func (p *people) login(t *testing.T, user, password string) service.NewSession {
 	return s
 }
 
-func (p *people) as(si service.SessionInfo) context.Context {
+func (p *people) as(si identity.SessionInfo) context.Context {
 	return service.WithPrincipal(context.Background(), si.Principal())
 }
 
@@ -110,7 +116,7 @@ func TestWrongSetupCodesAreThrottled(t *testing.T) {
 	p := newPeople(t)
 	ctx := context.Background()
 	code, _ := p.acc.SetupCode(ctx)
-	for range service.LoginFailures {
+	for range identity.LoginFailures {
 		_, err := p.acc.Setup(ctx, "192.0.2.9", "zzzz-zzzz-zzzz", "admin", pw)
 		wantCode(t, err, service.EUNAUTHORIZED)
 	}
@@ -135,7 +141,7 @@ func TestLoginStartsASessionStoredAsAHash(t *testing.T) {
 	if _, err := p.db.GetSession(ctx, s1.Token); service.ErrorCode(err) != service.ENOTFOUND {
 		t.Fatalf("the raw token is stored: %v", err)
 	}
-	if _, err := p.db.GetSession(ctx, service.HashKey(s1.Token)); err != nil {
+	if _, err := p.db.GetSession(ctx, identity.HashKey(s1.Token)); err != nil {
 		t.Fatalf("the token's hash is not stored: %v", err)
 	}
 	si, err := p.acc.Authenticate(ctx, s1.Token)
@@ -172,15 +178,15 @@ func TestSessionIdleAndAbsoluteLifetimes(t *testing.T) {
 	ctx := context.Background()
 
 	idle := p.login(t, "admin", pw)
-	p.clock.Add(service.SessionIdle - time.Minute)
+	p.clock.Add(identity.SessionIdle - time.Minute)
 	if _, err := p.acc.Authenticate(ctx, idle.Token); err != nil {
 		t.Fatalf("a session used a minute before its idle limit: %v", err)
 	}
-	p.clock.Add(service.SessionIdle - time.Second)
+	p.clock.Add(identity.SessionIdle - time.Second)
 	if _, err := p.acc.Authenticate(ctx, idle.Token); err != nil {
 		t.Fatalf("use renews the idle limit: %v", err)
 	}
-	p.clock.Add(service.SessionIdle)
+	p.clock.Add(identity.SessionIdle)
 	_, err := p.acc.Authenticate(ctx, idle.Token)
 	wantCode(t, err, service.EUNAUTHORIZED)
 
@@ -191,14 +197,14 @@ func TestSessionIdleAndAbsoluteLifetimes(t *testing.T) {
 		if err != nil {
 			t.Fatalf("day %d: %v", day, err)
 		}
-		if want := busy.CreatedAt.Add(service.SessionLifetime); day > 23 && !si.ExpiresAt.Equal(want) {
+		if want := busy.CreatedAt.Add(identity.SessionLifetime); day > 23 && !si.ExpiresAt.Equal(want) {
 			t.Fatalf("day %d: expires %v; want the absolute limit %v", day, si.ExpiresAt, want)
 		}
 	}
 	p.clock.Add(24 * time.Hour)
 	_, err = p.acc.Authenticate(ctx, busy.Token)
 	wantCode(t, err, service.EUNAUTHORIZED)
-	if _, err := p.db.GetSession(ctx, service.HashKey(busy.Token)); service.ErrorCode(err) != service.ENOTFOUND {
+	if _, err := p.db.GetSession(ctx, identity.HashKey(busy.Token)); service.ErrorCode(err) != service.ENOTFOUND {
 		t.Fatalf("an expired session is still stored: %v", err)
 	}
 }
@@ -207,7 +213,7 @@ func TestLoginThrottlePerClient(t *testing.T) {
 	p := newPeople(t)
 	p.setup(t)
 	ctx := context.Background()
-	for i := range service.LoginFailures {
+	for i := range identity.LoginFailures {
 		_, err := p.acc.Login(ctx, "198.51.100.4", "admin", "guess "+digit(i))
 		wantCode(t, err, service.EUNAUTHORIZED)
 		p.clock.Add(time.Second)
@@ -233,9 +239,9 @@ func TestPasswordChangeEndsOtherSessions(t *testing.T) {
 	ctx := context.Background()
 	here, there := p.login(t, "admin", pw), p.login(t, "admin", pw)
 
-	err := p.acc.ChangePassword(p.as(here.SessionInfo), service.PasswordChange{Current: "wrong password", New: "a new passphrase", KeepSession: here.Token})
+	err := p.acc.ChangePassword(p.as(here.SessionInfo), identity.PasswordChange{Current: "wrong password", New: "a new passphrase", KeepSession: here.Token})
 	wantCode(t, err, service.EINVALID)
-	err = p.acc.ChangePassword(p.as(here.SessionInfo), service.PasswordChange{Current: pw, New: "a new passphrase", KeepSession: here.Token})
+	err = p.acc.ChangePassword(p.as(here.SessionInfo), identity.PasswordChange{Current: pw, New: "a new passphrase", KeepSession: here.Token})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +259,7 @@ func TestPasswordChangeEndsOtherSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	bob := p.login(t, "bob", pw)
-	if err := p.acc.ChangePassword(p.as(here.SessionInfo), service.PasswordChange{User: "bob", New: "bob's new one"}); err != nil {
+	if err := p.acc.ChangePassword(p.as(here.SessionInfo), identity.PasswordChange{User: "bob", New: "bob's new one"}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = p.acc.Authenticate(ctx, bob.Token)
@@ -281,7 +287,7 @@ func TestUserAdministration(t *testing.T) {
 	bobCtx := p.as(bobSession.SessionInfo)
 	_, err = p.acc.AddUser(bobCtx, "carol", pw, false)
 	wantCode(t, err, service.EFORBIDDEN)
-	err = p.acc.ChangePassword(bobCtx, service.PasswordChange{User: "admin", New: "taken over!"})
+	err = p.acc.ChangePassword(bobCtx, identity.PasswordChange{User: "admin", New: "taken over!"})
 	wantCode(t, err, service.EFORBIDDEN)
 	if users, err := p.acc.ListUsers(bobCtx); err != nil || len(users) != 2 {
 		t.Fatalf("ListUsers = %+v, %v", users, err)
@@ -296,7 +302,7 @@ func TestUserAdministration(t *testing.T) {
 	wantCode(t, err, service.EUNAUTHORIZED)
 
 	// A session can mint keys; a key cannot.
-	k, err := p.svc.CreateKey(bobCtx, "from the UI", service.ScopeRead)
+	k, err := p.keys.CreateKey(bobCtx, "from the UI", service.ScopeRead)
 	if err != nil || k.CreatedBy != "bob" {
 		t.Fatalf("CreateKey through a session = %+v, %v", k, err)
 	}

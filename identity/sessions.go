@@ -1,4 +1,4 @@
-package service
+package identity
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"encoding/base64"
 	"math"
 	"time"
+
+	"github.com/bifrost-hub/bifrost/service"
 )
 
 // Session lifetimes: a session ends after SessionIdle without use, and
@@ -41,7 +43,7 @@ type SessionInfo struct {
 }
 
 // Principal is who the session acts as.
-func (si SessionInfo) Principal() Principal { return userPrincipal(si.User) }
+func (si SessionInfo) Principal() service.Principal { return userPrincipal(si.User) }
 
 // CSRFValid reports, in constant time, whether token is the session's CSRF
 // token.
@@ -77,18 +79,18 @@ func (a *Accounts) Login(ctx context.Context, client, username, password string)
 	}
 	if !ok {
 		a.logFailedLogin(client, u)
-		return NewSession{}, Errorf(EUNAUTHORIZED, "wrong username or password")
+		return NewSession{}, service.Errorf(service.EUNAUTHORIZED, "wrong username or password")
 	}
-	now := a.svc.now().UTC()
-	if err := a.svc.store.DeleteSessionsBefore(ctx, now.Add(-SessionIdle), now.Add(-SessionLifetime)); err != nil {
-		a.svc.log.Warn("ending expired sessions", "err", err)
+	now := a.now().UTC()
+	if err := a.store.DeleteSessionsBefore(ctx, now.Add(-SessionIdle), now.Add(-SessionLifetime)); err != nil {
+		a.log.Warn("ending expired sessions", "err", err)
 	}
 	token := newToken()
 	ses := Session{TokenHash: HashKey(token), UserID: u.ID, CSRFToken: newToken(), CreatedAt: now, LastSeen: now}
-	if err := a.svc.store.CreateSession(ctx, ses); err != nil {
+	if err := a.store.CreateSession(ctx, ses); err != nil {
 		return NewSession{}, err
 	}
-	a.svc.audit(WithPrincipal(ctx, userPrincipal(u)), "user.login", u.Username, nil, "")
+	a.audit.Audit(service.WithPrincipal(ctx, userPrincipal(u)), "user.login", u.Username, nil, "")
 	return NewSession{Token: token, SessionInfo: sessionInfo(u, ses)}, nil
 }
 
@@ -96,9 +98,9 @@ func (a *Accounts) Login(ctx context.Context, client, username, password string)
 // returns is the zero User when username names nobody. An unknown user's
 // password is checked against a dummy hash, so the answer takes as long.
 func (a *Accounts) checkLogin(ctx context.Context, username, password string) (User, bool, error) {
-	u, err := a.svc.store.GetUserByName(ctx, username)
+	u, err := a.store.GetUserByName(ctx, username)
 	known := err == nil
-	if err != nil && ErrorCode(err) != ENOTFOUND {
+	if err != nil && service.ErrorCode(err) != service.ENOTFOUND {
 		return User{}, false, err
 	}
 	if !known {
@@ -121,10 +123,10 @@ func (a *Accounts) checkLogin(ctx context.Context, username, password string) (U
 // only when it names a user: people type passwords into that field.
 func (a *Accounts) logFailedLogin(client string, u User) {
 	if u.ID == "" {
-		a.svc.log.Warn("failed sign-in", "client", client, "username", "(unknown)")
+		a.log.Warn("failed sign-in", "client", client, "username", "(unknown)")
 		return
 	}
-	a.svc.log.Warn("failed sign-in", "client", client, "username", u.Username)
+	a.log.Warn("failed sign-in", "client", client, "username", u.Username)
 }
 
 // reserveAttempt takes a place in bucket's throttle for an attempt about
@@ -132,13 +134,13 @@ func (a *Accounts) logFailedLogin(client string, u User) {
 // (a.throttle.release) unless the attempt fails. While bucket has used up
 // its attempts it takes none and refuses with ETOOMANY.
 func (a *Accounts) reserveAttempt(bucket string) (time.Time, error) {
-	now := a.svc.now()
+	now := a.now()
 	wait := a.throttle.reserve(bucket, now)
 	if wait <= 0 {
 		return now, nil
 	}
 	secs := int(math.Ceil(wait.Seconds()))
-	return time.Time{}, Errorf(ETOOMANY, "too many failed attempts; try again in %d seconds", secs).With("retry_after", secs)
+	return time.Time{}, service.Errorf(service.ETOOMANY, "too many failed attempts; try again in %d seconds", secs).With("retry_after", secs)
 }
 
 // Authenticate returns the session whose token is presented. An unknown,
@@ -146,34 +148,34 @@ func (a *Accounts) reserveAttempt(bucket string) (time.Time, error) {
 // Its last use is written at most once a minute.
 func (a *Accounts) Authenticate(ctx context.Context, token string) (SessionInfo, error) {
 	if len(token) != sessionTokenLen {
-		return SessionInfo{}, Errorf(EUNAUTHORIZED, "sign in first")
+		return SessionInfo{}, service.Errorf(service.EUNAUTHORIZED, "sign in first")
 	}
 	hash := HashKey(token)
-	ses, err := a.svc.store.GetSession(ctx, hash)
-	if ErrorCode(err) == ENOTFOUND {
-		return SessionInfo{}, Errorf(EUNAUTHORIZED, "your session has ended; sign in again")
+	ses, err := a.store.GetSession(ctx, hash)
+	if service.ErrorCode(err) == service.ENOTFOUND {
+		return SessionInfo{}, service.Errorf(service.EUNAUTHORIZED, "your session has ended; sign in again")
 	}
 	if err != nil {
 		return SessionInfo{}, err
 	}
-	now := a.svc.now()
+	now := a.now()
 	if now.Sub(ses.LastSeen) >= SessionIdle || now.Sub(ses.CreatedAt) >= SessionLifetime {
-		if err := a.svc.store.DeleteSession(ctx, hash); err != nil && ErrorCode(err) != ENOTFOUND {
+		if err := a.store.DeleteSession(ctx, hash); err != nil && service.ErrorCode(err) != service.ENOTFOUND {
 			return SessionInfo{}, err
 		}
-		return SessionInfo{}, Errorf(EUNAUTHORIZED, "your session has expired; sign in again")
+		return SessionInfo{}, service.Errorf(service.EUNAUTHORIZED, "your session has expired; sign in again")
 	}
-	u, err := a.svc.store.GetUser(ctx, ses.UserID)
-	if ErrorCode(err) == ENOTFOUND {
-		return SessionInfo{}, Errorf(EUNAUTHORIZED, "your account no longer exists")
+	u, err := a.store.GetUser(ctx, ses.UserID)
+	if service.ErrorCode(err) == service.ENOTFOUND {
+		return SessionInfo{}, service.Errorf(service.EUNAUTHORIZED, "your account no longer exists")
 	}
 	if err != nil {
 		return SessionInfo{}, err
 	}
 	if now.Sub(ses.LastSeen) >= sessionTouchEvery {
 		ses.LastSeen = now.UTC()
-		if err := a.svc.store.TouchSession(context.WithoutCancel(ctx), hash, ses.LastSeen); err != nil {
-			a.svc.log.Warn("recording session use", "err", err)
+		if err := a.store.TouchSession(context.WithoutCancel(ctx), hash, ses.LastSeen); err != nil {
+			a.log.Warn("recording session use", "err", err)
 		}
 	}
 	return sessionInfo(u, ses), nil
@@ -191,16 +193,16 @@ func sessionInfo(u User, ses Session) SessionInfo {
 // has ended already is not an error.
 func (a *Accounts) Logout(ctx context.Context, token string) error {
 	si, err := a.Authenticate(ctx, token)
-	if ErrorCode(err) == EUNAUTHORIZED {
+	if service.ErrorCode(err) == service.EUNAUTHORIZED {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	err = a.svc.store.DeleteSession(ctx, HashKey(token))
-	if ErrorCode(err) == ENOTFOUND {
+	err = a.store.DeleteSession(ctx, HashKey(token))
+	if service.ErrorCode(err) == service.ENOTFOUND {
 		err = nil
 	}
-	a.svc.audit(WithPrincipal(ctx, si.Principal()), "user.logout", si.User.Username, err, "")
+	a.audit.Audit(service.WithPrincipal(ctx, si.Principal()), "user.logout", si.User.Username, err, "")
 	return err
 }

@@ -1,4 +1,4 @@
-package service
+package identity
 
 import (
 	"context"
@@ -32,8 +32,8 @@ const keyUseWriteTimeout = 10 * time.Second
 //     error asking) reloads; if the reload fails the request fails. A key
 //     is never admitted from a keyring that may be out of date.
 //
-// This holds while the service is the only one changing keys through its
-// store value: a second Service over the same *store.DB shares the
+// This holds while one Keys is the only one changing keys through its
+// store value: a second Keys over the same *store.DB shares the
 // connection, so its changes would not show.
 //
 // Last uses are written behind the requests: at most once a keyTouchEvery
@@ -59,16 +59,16 @@ type keyUse struct {
 
 // lookupKey returns the key whose hash is hash, from memory, after
 // reloading the keys if the store changed since they were read.
-func (s *Service) lookupKey(ctx context.Context, hash string) (APIKey, bool, error) {
-	v, verr := s.store.DataVersion(ctx)
-	r := &s.keys
+func (ks *Keys) lookupKey(ctx context.Context, hash string) (APIKey, bool, error) {
+	v, verr := ks.store.DataVersion(ctx)
+	r := &ks.ring
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if verr != nil || !r.current || v != r.version {
 		if verr != nil {
-			s.log.Warn("asking the database for changes; reading the keys again", "err", verr)
+			ks.log.Warn("asking the database for changes; reading the keys again", "err", verr)
 		}
-		if err := s.loadKeysLocked(ctx, v, verr == nil); err != nil {
+		if err := ks.loadKeysLocked(ctx, v, verr == nil); err != nil {
 			return APIKey{}, false, err
 		}
 	}
@@ -78,9 +78,9 @@ func (s *Service) lookupKey(ctx context.Context, hash string) (APIKey, bool, err
 
 // loadKeysLocked reads every key from the store; version is the store's
 // DataVersion taken before, valid when known. The caller holds keys.mu.
-func (s *Service) loadKeysLocked(ctx context.Context, version int64, known bool) error {
-	r := &s.keys
-	list, err := s.store.ListAPIKeys(ctx)
+func (ks *Keys) loadKeysLocked(ctx context.Context, version int64, known bool) error {
+	r := &ks.ring
+	list, err := ks.store.ListAPIKeys(ctx)
 	if err != nil {
 		r.current = false
 		return err
@@ -93,7 +93,7 @@ func (s *Service) loadKeysLocked(ctx context.Context, version int64, known bool)
 	return nil
 }
 
-// putKey records a key the service itself has just stored or revoked.
+// putKey records a key the hub itself has just stored or revoked.
 // Keys not loaded yet are left to their first load.
 func (r *keyring) putKey(k APIKey) {
 	r.mu.Lock()
@@ -105,9 +105,9 @@ func (r *keyring) putKey(k APIKey) {
 
 // noteKeyUse records that k was used now, and has it written behind the
 // request if its last use was written over keyTouchEvery ago.
-func (s *Service) noteKeyUse(k APIKey) {
-	now := s.now().UTC()
-	r := &s.keys
+func (ks *Keys) noteKeyUse(k APIKey) {
+	now := ks.now().UTC()
+	r := &ks.ring
 	r.usesMu.Lock()
 	defer r.usesMu.Unlock()
 	last, ok := r.lastUse[k.ID]
@@ -124,23 +124,23 @@ func (s *Service) noteKeyUse(k APIKey) {
 	r.pending[k.ID] = keyUse{prefix: k.Prefix, at: now}
 	if r.writing == nil {
 		r.writing = make(chan struct{})
-		go s.writeKeyUses(r.writing)
+		go ks.writeKeyUses(r.writing)
 	}
 }
 
 // writeKeyUses writes the pending uses until none is left, then closes
 // done.
-func (s *Service) writeKeyUses(done chan struct{}) {
+func (ks *Keys) writeKeyUses(done chan struct{}) {
 	defer close(done)
 	for {
-		batch := s.keys.takeUses()
+		batch := ks.ring.takeUses()
 		if batch == nil {
 			return
 		}
 		for id, u := range batch {
 			ctx, cancel := context.WithTimeout(context.Background(), keyUseWriteTimeout)
-			if err := s.store.TouchAPIKey(ctx, id, u.at); err != nil {
-				s.log.Warn("recording key use", "key", u.prefix, "err", err)
+			if err := ks.store.TouchAPIKey(ctx, id, u.at); err != nil {
+				ks.log.Warn("recording key use", "key", u.prefix, "err", err)
 			}
 			cancel()
 		}
@@ -161,13 +161,13 @@ func (r *keyring) takeUses() map[string]keyUse {
 	return batch
 }
 
-// waitKeyUses waits until the key uses noted so far have been written (or
-// have failed to be). Run waits for it as it ends, so the database is
-// closed after them.
-func (s *Service) waitKeyUses() {
-	s.keys.usesMu.Lock()
-	w := s.keys.writing
-	s.keys.usesMu.Unlock()
+// Wait waits until the key uses noted so far have been written (or have
+// failed to be). Call it once no request can come any more, before the
+// store closes, so the database is closed after them.
+func (ks *Keys) Wait() {
+	ks.ring.usesMu.Lock()
+	w := ks.ring.writing
+	ks.ring.usesMu.Unlock()
 	if w != nil {
 		<-w
 	}

@@ -1,4 +1,4 @@
-package service
+package identity
 
 import (
 	"crypto/rand"
@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"golang.org/x/crypto/argon2"
+
+	"github.com/bifrost-hub/bifrost/service"
 )
 
 // Password hashes are argon2id in the PHC string format, so the parameters
@@ -99,9 +101,9 @@ func parseHash(encoded string) (argonParams, []byte, []byte, error) {
 func checkNewPassword(password string) error {
 	switch {
 	case len(password) < MinPasswordLen:
-		return Errorf(EINVALID, "a password needs at least %d characters", MinPasswordLen).With("field", "password")
+		return service.Errorf(service.EINVALID, "a password needs at least %d characters", MinPasswordLen).With("field", "password")
 	case len(password) > MaxPasswordLen:
-		return Errorf(EINVALID, "a password may be at most %d bytes", MaxPasswordLen).With("field", "password")
+		return service.Errorf(service.EINVALID, "a password may be at most %d bytes", MaxPasswordLen).With("field", "password")
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
-package service
+package identity
 
 import (
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -89,7 +90,7 @@ func TestThrottleForgetsOldClients(t *testing.T) {
 	th := newThrottle(5, time.Minute)
 	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	for i := range 1000 {
-		th.reserve(clientKey("10.0.0."+itoa(i%250)), t0)
+		th.reserve(clientKey("10.0.0."+strconv.Itoa(i%250)), t0)
 	}
 	th.reserve("late", t0.Add(2*time.Minute))
 	if n := len(th.attempts); n != 1 {

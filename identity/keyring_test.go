@@ -1,4 +1,4 @@
-package service_test
+package identity_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/store"
 )
@@ -37,15 +38,15 @@ func (c *countingStore) DataVersion(ctx context.Context) (int64, error) {
 	return v, err
 }
 
-func (c *countingStore) GetAPIKeyByHash(ctx context.Context, hash string) (service.APIKey, error) {
+func (c *countingStore) GetAPIKeyByHash(ctx context.Context, hash string) (identity.APIKey, error) {
 	c.keyLookups.Add(1)
 	if c.failKeys.Load() {
-		return service.APIKey{}, errBroken
+		return identity.APIKey{}, errBroken
 	}
 	return c.DB.GetAPIKeyByHash(ctx, hash)
 }
 
-func (c *countingStore) ListAPIKeys(ctx context.Context) ([]service.APIKey, error) {
+func (c *countingStore) ListAPIKeys(ctx context.Context) ([]identity.APIKey, error) {
 	c.keyLists.Add(1)
 	if c.failKeys.Load() {
 		return nil, errBroken
@@ -64,40 +65,53 @@ func (c *countingStore) TouchAPIKey(ctx context.Context, id string, at time.Time
 // tableReads is how many times the key table was read.
 func (c *countingStore) tableReads() int64 { return c.keyLookups.Load() + c.keyLists.Load() }
 
-// keyHub is a service over a database file, as the hub runs it.
+// keyHub is the hub's keys over a database file, as the hub runs them.
 type keyHub struct {
-	svc  *service.Service
+	keys *identity.Keys
 	st   *countingStore
 	path string
 	sys  context.Context
 }
 
-func newKeyHub(tb testing.TB, adjust func(*service.Config, *countingStore)) *keyHub {
+// hubStore is a store for both the service and identity, as *store.DB is.
+type hubStore interface {
+	service.Store
+	identity.Store
+}
+
+// newKeys is the keys over st as the hub wires them: beside a service
+// over st, which keeps their audit log and hears of their changes.
+func newKeys(st hubStore, now func() time.Time) *identity.Keys {
+	svc := service.New(service.Config{Store: st, Now: now})
+	return identity.NewKeys(identity.Config{Store: st, Audit: svc, Events: svc.Events(), Now: now})
+}
+
+func newKeyHub(tb testing.TB, adjust func(*identity.Config, *countingStore)) *keyHub {
 	tb.Helper()
 	path := filepath.Join(tb.TempDir(), "bifrost.db")
 	st := &countingStore{DB: openKeyStore(tb, path)}
-	cfg := service.Config{Store: st}
+	var cfg identity.Config
 	if adjust != nil {
 		adjust(&cfg, st)
 	}
-	h := &keyHub{svc: service.New(cfg), st: st, path: path,
+	h := &keyHub{keys: newKeys(st, cfg.Now), st: st, path: path,
 		sys: service.WithPrincipal(context.Background(), service.System)}
 	tb.Cleanup(func() { h.usesStored(tb) }) // before the store closes
 	return h
 }
 
-// usesStored waits until every key use the service has noted is stored, so
+// usesStored waits until every key use the hub has noted is stored, so
 // no write is left running when the test ends.
 func (h *keyHub) usesStored(tb testing.TB) {
 	tb.Helper()
 	waitFor(tb, "the key uses to be stored", func() bool {
-		noted, err := h.svc.ListKeys(h.sys)
+		noted, err := h.keys.ListKeys(h.sys)
 		if err != nil {
 			tb.Fatal(err)
 		}
 		stored, err := h.st.DB.ListAPIKeys(context.Background())
 		if err != nil || len(stored) != len(noted) {
-			tb.Fatalf("stored keys %d, %v; the service lists %d", len(stored), err, len(noted))
+			tb.Fatalf("stored keys %d, %v; the hub lists %d", len(stored), err, len(noted))
 		}
 		for i, k := range noted {
 			if at := stored[i].LastUsed; (k.LastUsed == nil) != (at == nil) || at != nil && !at.Equal(*k.LastUsed) {
@@ -119,14 +133,14 @@ func openKeyStore(tb testing.TB, path string) *store.DB {
 }
 
 // cli is the `bifrost keys` command: another process, so another
-// connection to the same file, with a service of its own.
-func (h *keyHub) cli(tb testing.TB) *service.Service {
-	return service.New(service.Config{Store: openKeyStore(tb, h.path)})
+// connection to the same file, with keys of its own.
+func (h *keyHub) cli(tb testing.TB) *identity.Keys {
+	return newKeys(openKeyStore(tb, h.path), nil)
 }
 
-func (h *keyHub) createKey(tb testing.TB, svc *service.Service, name string) service.NewKey {
+func (h *keyHub) createKey(tb testing.TB, keys *identity.Keys, name string) identity.NewKey {
 	tb.Helper()
-	k, err := svc.CreateKey(h.sys, name, service.ScopeControl)
+	k, err := keys.CreateKey(h.sys, name, service.ScopeControl)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -135,14 +149,14 @@ func (h *keyHub) createKey(tb testing.TB, svc *service.Service, name string) ser
 
 func (h *keyHub) admits(tb testing.TB, key string) {
 	tb.Helper()
-	if _, err := h.svc.AuthenticateKey(context.Background(), key); err != nil {
+	if _, err := h.keys.AuthenticateKey(context.Background(), key); err != nil {
 		tb.Fatalf("key refused: %v", err)
 	}
 }
 
 func (h *keyHub) refuses(tb testing.TB, key, code, message string) {
 	tb.Helper()
-	p, err := h.svc.AuthenticateKey(context.Background(), key)
+	p, err := h.keys.AuthenticateKey(context.Background(), key)
 	if err == nil {
 		tb.Fatalf("key admitted as %+v; want %s", p, code)
 	}
@@ -165,7 +179,7 @@ func waitFor(tb testing.TB, what string, cond func() bool) {
 
 func TestKeyRevokedByAnotherProcessIsRefusedOnTheNextRequest(t *testing.T) {
 	h := newKeyHub(t, nil)
-	k := h.createKey(t, h.svc, "script")
+	k := h.createKey(t, h.keys, "script")
 	h.admits(t, k.Key)
 
 	cli := h.cli(t)
@@ -186,21 +200,21 @@ func TestKeyRevokedByAnotherProcessIsRefusedOnTheNextRequest(t *testing.T) {
 
 func TestKeyRevokedByTheHubIsRefusedOnTheNextRequest(t *testing.T) {
 	h := newKeyHub(t, nil)
-	k := h.createKey(t, h.svc, "script")
+	k := h.createKey(t, h.keys, "script")
 	h.admits(t, k.Key)
-	revoked, err := h.svc.RevokeKey(h.sys, k.ID)
+	revoked, err := h.keys.RevokeKey(h.sys, k.ID)
 	if err != nil || revoked.RevokedAt == nil {
 		t.Fatalf("revoke: %+v, %v", revoked, err)
 	}
 	h.refuses(t, k.Key, service.EUNAUTHORIZED, "was revoked")
-	unknown := h.createKey(t, newKeyHub(t, nil).svc, "elsewhere")
+	unknown := h.createKey(t, newKeyHub(t, nil).keys, "elsewhere")
 	h.refuses(t, unknown.Key, service.EUNAUTHORIZED, "not known")
 	h.refuses(t, k.Key[:len(k.Key)-1]+"x", service.EUNAUTHORIZED, "malformed")
 }
 
 func TestKeysAreNotReadPerRequest(t *testing.T) {
 	h := newKeyHub(t, nil)
-	k := h.createKey(t, h.svc, "script")
+	k := h.createKey(t, h.keys, "script")
 	h.admits(t, k.Key) // the first use loads the keys
 	loaded := h.st.tableReads()
 	versions := h.st.dataVersions.Load()
@@ -219,7 +233,7 @@ func TestKeysAreNotReadPerRequest(t *testing.T) {
 
 	// The hub's own writes (a key, a key's use, anything else) do not make
 	// it read again; another connection's commit does, once.
-	second := h.createKey(t, h.svc, "second")
+	second := h.createKey(t, h.keys, "second")
 	h.admits(t, second.Key)
 	if err := h.st.DB.TouchAPIKey(context.Background(), k.ID, time.Now()); err != nil {
 		t.Fatal(err)
@@ -238,8 +252,8 @@ func TestKeysAreNotReadPerRequest(t *testing.T) {
 
 func TestKeysNeverAdmittedOnAStoreError(t *testing.T) {
 	h := newKeyHub(t, nil)
-	k := h.createKey(t, h.svc, "script")
-	other := h.createKey(t, h.svc, "other")
+	k := h.createKey(t, h.keys, "script")
+	other := h.createKey(t, h.keys, "other")
 	h.admits(t, k.Key)
 
 	// The data version cannot be asked: the keys are read every time, so a
@@ -257,7 +271,7 @@ func TestKeysNeverAdmittedOnAStoreError(t *testing.T) {
 
 	// Nothing can be read: nothing is admitted.
 	h.st.failKeys.Store(true)
-	_, err := h.svc.AuthenticateKey(context.Background(), other.Key)
+	_, err := h.keys.AuthenticateKey(context.Background(), other.Key)
 	if err == nil || service.ErrorCode(err) != service.EINTERNAL {
 		t.Fatalf("with the store broken: %v; want an internal error", err)
 	}
@@ -265,7 +279,7 @@ func TestKeysNeverAdmittedOnAStoreError(t *testing.T) {
 	// The data version answers again, but the keys failed to load last
 	// time: they are read again before anyone is admitted.
 	h.st.failDataVersion.Store(false)
-	if _, err := h.svc.AuthenticateKey(context.Background(), other.Key); !errors.Is(err, errBroken) {
+	if _, err := h.keys.AuthenticateKey(context.Background(), other.Key); !errors.Is(err, errBroken) {
 		t.Fatalf("keys unreadable: %v; want the store's error", err)
 	}
 	h.st.failKeys.Store(false)
@@ -294,7 +308,7 @@ func (c *manualClock) Add(d time.Duration) {
 func TestKeyUseIsWrittenBehindTheRequest(t *testing.T) {
 	clock := &manualClock{now: time.Date(2026, 7, 28, 10, 0, 0, 0, time.UTC)}
 	gate := make(chan struct{})
-	h := newKeyHub(t, func(cfg *service.Config, st *countingStore) {
+	h := newKeyHub(t, func(cfg *identity.Config, st *countingStore) {
 		cfg.Now = clock.Now
 		st.gate = gate
 	})
@@ -306,12 +320,12 @@ func TestKeyUseIsWrittenBehindTheRequest(t *testing.T) {
 		}
 	}
 	t.Cleanup(open) // never leave the writer held
-	k := h.createKey(t, h.svc, "script")
+	k := h.createKey(t, h.keys, "script")
 
 	// The write is held, yet the request returns, and the list already
 	// tells the use.
 	h.admits(t, k.Key)
-	keys, err := h.svc.ListKeys(h.sys)
+	keys, err := h.keys.ListKeys(h.sys)
 	if err != nil || len(keys) != 1 || keys[0].LastUsed == nil || !keys[0].LastUsed.Equal(clock.Now()) {
 		t.Fatalf("keys %+v, %v; want the use listed at once", keys, err)
 	}
@@ -353,23 +367,23 @@ func TestKeyUseIsWrittenBehindTheRequest(t *testing.T) {
 func BenchmarkAuthenticateKey(b *testing.B) {
 	b.Run("sqlite", func(b *testing.B) {
 		h := newKeyHub(b, nil)
-		benchmarkAuthenticate(b, h.svc, h.createKey(b, h.svc, "bench").Key)
+		benchmarkAuthenticate(b, h.keys, h.createKey(b, h.keys, "bench").Key)
 	})
 	b.Run("version-stub", func(b *testing.B) {
 		h := newKeyHub(b, nil)
-		svc := service.New(service.Config{Store: stubVersion{h.st.DB}})
-		benchmarkAuthenticate(b, svc, h.createKey(b, svc, "bench").Key)
+		keys := newKeys(stubVersion{h.st.DB}, nil)
+		benchmarkAuthenticate(b, keys, h.createKey(b, keys, "bench").Key)
 	})
 }
 
-func benchmarkAuthenticate(b *testing.B, svc *service.Service, key string) {
+func benchmarkAuthenticate(b *testing.B, keys *identity.Keys, key string) {
 	ctx := context.Background()
-	if _, err := svc.AuthenticateKey(ctx, key); err != nil { // loads the keys
+	if _, err := keys.AuthenticateKey(ctx, key); err != nil { // loads the keys
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := svc.AuthenticateKey(ctx, key); err != nil {
+		if _, err := keys.AuthenticateKey(ctx, key); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,4 +1,4 @@
-package service
+package identity
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"hash/crc32"
 	"strings"
 	"time"
+
+	"github.com/bifrost-hub/bifrost/service"
 )
 
 // API keys look like "bfr_" + 52 base32 characters of secret (256 bits) +
@@ -24,6 +26,20 @@ const (
 
 // keyTouchEvery bounds how often a key's last use is written.
 const keyTouchEvery = time.Minute
+
+// Keys are the hub's API keys: minted, listed and revoked by people, and
+// checked on every request of the key surfaces (/api/v1, /mcp) against
+// the keys in memory (see keyring).
+type Keys struct {
+	deps
+	ring keyring // the API keys, in memory; ready at its zero value
+}
+
+// NewKeys returns the keys over cfg's store. Call Wait before the store
+// closes.
+func NewKeys(cfg Config) *Keys {
+	return &Keys{deps: newDeps(cfg)}
+}
 
 func keyChecksum(secret []byte) string {
 	var b [4]byte
@@ -67,7 +83,7 @@ func HashKey(key string) string {
 // keyRights is what the caller may do with keys: every key, or only the
 // keys it owns.
 type keyRights struct {
-	Principal
+	service.Principal
 	all bool
 }
 
@@ -78,21 +94,21 @@ func (r keyRights) owns(k APIKey) bool {
 
 // keyRights returns what the caller in ctx may do with keys. A user's
 // role is read from the store, so a change to it holds at once.
-func (s *Service) keyRights(ctx context.Context) (keyRights, error) {
-	p, ok := PrincipalFrom(ctx)
+func (ks *Keys) keyRights(ctx context.Context) (keyRights, error) {
+	p, ok := service.PrincipalFrom(ctx)
 	switch {
 	case !ok:
-		return keyRights{}, Errorf(EUNAUTHORIZED, "sign in to manage API keys")
-	case p.Kind == System.Kind:
+		return keyRights{}, service.Errorf(service.EUNAUTHORIZED, "sign in to manage API keys")
+	case p.Kind == service.System.Kind:
 		return keyRights{Principal: p, all: true}, nil
 	case p.Kind == "key":
-		return keyRights{}, Errorf(EFORBIDDEN, "API keys cannot manage keys; sign in to the web UI or use `bifrost keys`")
+		return keyRights{}, service.Errorf(service.EFORBIDDEN, "API keys cannot manage keys; sign in to the web UI or use `bifrost keys`")
 	case p.Kind != "user":
-		return keyRights{}, Errorf(EFORBIDDEN, "only people manage API keys")
+		return keyRights{}, service.Errorf(service.EFORBIDDEN, "only people manage API keys")
 	}
-	u, err := s.store.GetUser(ctx, p.ID)
-	if ErrorCode(err) == ENOTFOUND {
-		return keyRights{}, Errorf(EUNAUTHORIZED, "your account no longer exists")
+	u, err := ks.store.GetUser(ctx, p.ID)
+	if service.ErrorCode(err) == service.ENOTFOUND {
+		return keyRights{}, service.Errorf(service.EUNAUTHORIZED, "your account no longer exists")
 	}
 	return keyRights{Principal: p, all: u.Admin}, err
 }
@@ -100,12 +116,12 @@ func (s *Service) keyRights(ctx context.Context) (keyRights, error) {
 // CreateKey mints an API key for the caller, who must be a person: the
 // key belongs to the user who mints it (to the hub, from the command
 // line), and its scope may be no stronger than the caller's own.
-func (s *Service) CreateKey(ctx context.Context, name, scope string) (NewKey, error) {
-	r, err := s.keyRights(ctx)
+func (ks *Keys) CreateKey(ctx context.Context, name, scope string) (NewKey, error) {
+	r, err := ks.keyRights(ctx)
 	if err != nil {
 		return NewKey{}, err
 	}
-	n, err := cleanName("key", name)
+	n, err := service.CleanName("key", name)
 	if err != nil {
 		return NewKey{}, err
 	}
@@ -114,21 +130,21 @@ func (s *Service) CreateKey(ctx context.Context, name, scope string) (NewKey, er
 	}
 	key := mintKey()
 	k := APIKey{
-		ID: newID("key"), Name: n, Prefix: key[:keyShownLen], Hash: HashKey(key), Scope: scope,
-		CreatedAt: s.now().UTC(), CreatedBy: r.Name,
+		ID: service.NewID("key"), Name: n, Prefix: key[:keyShownLen], Hash: HashKey(key), Scope: scope,
+		CreatedAt: ks.now().UTC(), CreatedBy: r.Name,
 	}
 	if r.Kind == "user" {
 		k.OwnerID = r.ID
 	}
-	err = s.store.CreateAPIKey(ctx, k)
-	s.audit(ctx, "key.create", n, err, "scope="+scope)
+	err = ks.store.CreateAPIKey(ctx, k)
+	ks.audit.Audit(ctx, "key.create", n, err, "scope="+scope)
 	if err != nil {
 		return NewKey{}, err
 	}
-	s.keys.putKey(k)
+	ks.ring.putKey(k)
 	// Every person's stream hears of it, so the event says only which key
 	// changed: each reads what they may see of it from ListKeys.
-	s.publish("key", k.ID, "created", nil)
+	ks.publish("key", k.ID, "created")
 	return NewKey{APIKey: k, Key: key}, nil
 }
 
@@ -136,26 +152,26 @@ func (s *Service) CreateKey(ctx context.Context, name, scope string) (NewKey, er
 // the scope of the person minting it, held.
 func keyScope(scope, held string) (string, error) {
 	if scope == "" {
-		scope = ScopeControl
+		scope = service.ScopeControl
 	}
-	if scope != ScopeRead && scope != ScopeControl {
-		return "", Errorf(EINVALID, "scope %q is not valid; use %q or %q", scope, ScopeRead, ScopeControl).
-			With("options", []string{ScopeRead, ScopeControl})
+	if scope != service.ScopeRead && scope != service.ScopeControl {
+		return "", service.Errorf(service.EINVALID, "scope %q is not valid; use %q or %q", scope, service.ScopeRead, service.ScopeControl).
+			With("options", []string{service.ScopeRead, service.ScopeControl})
 	}
-	if scope == ScopeControl && held != ScopeControl {
-		return "", Errorf(EFORBIDDEN, "you may only read, so you may mint only keys with scope %q", ScopeRead)
+	if scope == service.ScopeControl && held != service.ScopeControl {
+		return "", service.Errorf(service.EFORBIDDEN, "you may only read, so you may mint only keys with scope %q", service.ScopeRead)
 	}
 	return scope, nil
 }
 
 // ListKeys lists the keys the caller manages (never their secrets): an
 // admin's list holds every key, another user's only their own.
-func (s *Service) ListKeys(ctx context.Context) ([]APIKey, error) {
-	r, err := s.keyRights(ctx)
+func (ks *Keys) ListKeys(ctx context.Context) ([]APIKey, error) {
+	r, err := ks.keyRights(ctx)
 	if err != nil {
 		return nil, err
 	}
-	all, err := s.store.ListAPIKeys(ctx)
+	all, err := ks.store.ListAPIKeys(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +181,7 @@ func (s *Service) ListKeys(ctx context.Context) ([]APIKey, error) {
 			keys = append(keys, k)
 		}
 	}
-	s.keys.withLastUse(keys)
+	ks.ring.withLastUse(keys)
 	return keys, nil
 }
 
@@ -173,12 +189,12 @@ func (s *Service) ListKeys(ctx context.Context) ([]APIKey, error) {
 // revoke another user's key. The revocation holds from the very next
 // request: it is put into the keys in memory as soon as the store has it
 // (see keyring).
-func (s *Service) RevokeKey(ctx context.Context, ref string) (APIKey, error) {
-	r, err := s.keyRights(ctx)
+func (ks *Keys) RevokeKey(ctx context.Context, ref string) (APIKey, error) {
+	r, err := ks.keyRights(ctx)
 	if err != nil {
 		return APIKey{}, err
 	}
-	keys, err := s.store.ListAPIKeys(ctx)
+	keys, err := ks.store.ListAPIKeys(ctx)
 	if err != nil {
 		return APIKey{}, err
 	}
@@ -187,37 +203,37 @@ func (s *Service) RevokeKey(ctx context.Context, ref string) (APIKey, error) {
 		return APIKey{}, err
 	}
 	if !r.owns(k) {
-		return APIKey{}, Errorf(EFORBIDDEN, "the API key %q is not yours; only an admin may revoke another user's key", strings.TrimSpace(ref))
+		return APIKey{}, service.Errorf(service.EFORBIDDEN, "the API key %q is not yours; only an admin may revoke another user's key", strings.TrimSpace(ref))
 	}
-	return s.revokeKey(ctx, k, "")
+	return ks.revokeKey(ctx, k, "")
 }
 
 // revokeKey revokes k, noting why in the audit log.
-func (s *Service) revokeKey(ctx context.Context, k APIKey, why string) (APIKey, error) {
-	at := s.now().UTC()
-	err := s.store.RevokeAPIKey(ctx, k.ID, at)
+func (ks *Keys) revokeKey(ctx context.Context, k APIKey, why string) (APIKey, error) {
+	at := ks.now().UTC()
+	err := ks.store.RevokeAPIKey(ctx, k.ID, at)
 	detail := k.Prefix
 	if why != "" {
 		detail += " " + why
 	}
-	s.audit(ctx, "key.revoke", k.Name, err, detail)
+	ks.audit.Audit(ctx, "key.revoke", k.Name, err, detail)
 	if err != nil {
 		return APIKey{}, err
 	}
 	if k.RevokedAt == nil { // a second revocation keeps the first time
 		k.RevokedAt = &at
 	}
-	s.keys.putKey(k)
-	s.publish("key", k.ID, "revoked", nil)
+	ks.ring.putKey(k)
+	ks.publish("key", k.ID, "revoked")
 	revoked := []APIKey{k}
-	s.keys.withLastUse(revoked)
+	ks.ring.withLastUse(revoked)
 	return revoked[0], nil
 }
 
 // revokeKeysOf revokes every live key the user userID owns, as the user
 // goes: a key must not outlive the person it acts for.
-func (s *Service) revokeKeysOf(ctx context.Context, userID string) error {
-	keys, err := s.store.ListAPIKeys(ctx)
+func (ks *Keys) revokeKeysOf(ctx context.Context, userID string) error {
+	keys, err := ks.store.ListAPIKeys(ctx)
 	if err != nil {
 		return err
 	}
@@ -225,7 +241,7 @@ func (s *Service) revokeKeysOf(ctx context.Context, userID string) error {
 		if k.OwnerID != userID || k.RevokedAt != nil {
 			continue
 		}
-		if _, err := s.revokeKey(ctx, k, "(its owner was removed)"); err != nil {
+		if _, err := ks.revokeKey(ctx, k, "(its owner was removed)"); err != nil {
 			return err
 		}
 	}
@@ -239,7 +255,7 @@ func (s *Service) revokeKeysOf(ctx context.Context, userID string) error {
 func findKey(keys []APIKey, ref string) (APIKey, error) {
 	ref = strings.TrimSpace(ref)
 	if strings.HasPrefix(ref, KeyPrefix) && len(ref) > keyShownLen {
-		return APIKey{}, Errorf(EINVALID, "give a key's id or its prefix (its first %d characters), never the whole key; "+
+		return APIKey{}, service.Errorf(service.EINVALID, "give a key's id or its prefix (its first %d characters), never the whole key; "+
 			"if the key was sent somewhere it should not have been, revoke it", keyShownLen)
 	}
 	var found []APIKey
@@ -253,29 +269,29 @@ func findKey(keys []APIKey, ref string) (APIKey, error) {
 	case 1:
 		return found[0], nil
 	case 0:
-		return APIKey{}, Errorf(ENOTFOUND, "no API key matches %q; give its id or prefix (bifrost keys list)", ref)
+		return APIKey{}, service.Errorf(service.ENOTFOUND, "no API key matches %q; give its id or prefix (bifrost keys list)", ref)
 	}
-	return APIKey{}, Errorf(EINVALID, "%q matches %d keys; give the key's id", ref, len(found))
+	return APIKey{}, service.Errorf(service.EINVALID, "%q matches %d keys; give the key's id", ref, len(found))
 }
 
 // AuthenticateKey checks a presented key and returns its principal. A
 // malformed key is refused before any lookup; a revoked or unknown one is
 // refused after it. The lookup is in memory (see keyring); the key's last
 // use is written behind the request, at most once a minute.
-func (s *Service) AuthenticateKey(ctx context.Context, key string) (Principal, error) {
+func (ks *Keys) AuthenticateKey(ctx context.Context, key string) (service.Principal, error) {
 	if !WellFormedKey(key) {
-		return Principal{}, Errorf(EUNAUTHORIZED, "the API key is malformed; keys look like bfr_… and are shown once when created")
+		return service.Principal{}, service.Errorf(service.EUNAUTHORIZED, "the API key is malformed; keys look like bfr_… and are shown once when created")
 	}
-	k, ok, err := s.lookupKey(ctx, HashKey(key))
+	k, ok, err := ks.lookupKey(ctx, HashKey(key))
 	if err != nil {
-		return Principal{}, err
+		return service.Principal{}, err
 	}
 	if !ok {
-		return Principal{}, Errorf(EUNAUTHORIZED, "the API key is not known; it may have been deleted")
+		return service.Principal{}, service.Errorf(service.EUNAUTHORIZED, "the API key is not known; it may have been deleted")
 	}
 	if k.RevokedAt != nil {
-		return Principal{}, Errorf(EUNAUTHORIZED, "the API key %s… was revoked", k.Prefix)
+		return service.Principal{}, service.Errorf(service.EUNAUTHORIZED, "the API key %s… was revoked", k.Prefix)
 	}
-	s.noteKeyUse(k)
-	return Principal{Kind: "key", ID: k.ID, Name: k.Name, Scope: k.Scope}, nil
+	ks.noteKeyUse(k)
+	return service.Principal{Kind: "key", ID: k.ID, Name: k.Name, Scope: k.Scope}, nil
 }

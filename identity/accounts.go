@@ -1,4 +1,4 @@
-package service
+package identity
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+
+	"github.com/bifrost-hub/bifrost/service"
 )
 
 // maxHashing bounds the argon2 computations running at once: each one holds
@@ -16,9 +18,11 @@ const maxHashing = 4
 // Accounts is the people side of the hub: users and their passwords, the
 // sessions of the web UI, the one-time code that sets up the first admin,
 // and login throttling. It keeps that in-memory security state beside the
-// Service it works with, whose store, clock and audit log it uses.
+// store, clock and audit log of its Config, and revokes a removed user's
+// keys through Keys.
 type Accounts struct {
-	svc      *Service
+	deps
+	keys     *Keys
 	throttle *throttle
 	hashing  chan struct{}
 
@@ -29,10 +33,12 @@ type Accounts struct {
 	dummy     string // a hash to check unknown users' passwords against
 }
 
-// NewAccounts returns the accounts of svc.
-func NewAccounts(svc *Service) *Accounts {
+// NewAccounts returns the accounts over cfg's store; keys are the hub's
+// API keys, which go with the users who own them.
+func NewAccounts(cfg Config, keys *Keys) *Accounts {
 	return &Accounts{
-		svc:      svc,
+		deps:     newDeps(cfg),
+		keys:     keys,
 		throttle: newThrottle(LoginFailures, LoginWindow),
 		hashing:  make(chan struct{}, maxHashing),
 	}
@@ -42,7 +48,7 @@ func NewAccounts(svc *Service) *Accounts {
 // it on first call, or "" when a user exists already. The server prints it
 // in its log; only someone who can read that log can claim the hub.
 func (a *Accounts) SetupCode(ctx context.Context) (string, error) {
-	n, err := a.svc.store.CountUsers(ctx)
+	n, err := a.store.CountUsers(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -81,7 +87,7 @@ func normalizeCode(code string) string {
 
 // SetupNeeded reports whether the hub still waits for its first admin.
 func (a *Accounts) SetupNeeded(ctx context.Context) (bool, error) {
-	n, err := a.svc.store.CountUsers(ctx)
+	n, err := a.store.CountUsers(ctx)
 	return n == 0, err
 }
 
@@ -97,12 +103,12 @@ func (a *Accounts) Setup(ctx context.Context, client, code, username, password s
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	n, err := a.svc.store.CountUsers(ctx)
+	n, err := a.store.CountUsers(ctx)
 	if err != nil {
 		return User{}, err
 	}
 	if n > 0 {
-		return User{}, Errorf(ECONFLICT, "the hub is set up already; sign in instead")
+		return User{}, service.Errorf(service.ECONFLICT, "the hub is set up already; sign in instead")
 	}
 	bucket := clientKey(client)
 	at, err := a.reserveAttempt(bucket)
@@ -110,8 +116,8 @@ func (a *Accounts) Setup(ctx context.Context, client, code, username, password s
 		return User{}, err
 	}
 	if a.setupCode == "" || subtle.ConstantTimeCompare([]byte(normalizeCode(code)), []byte(normalizeCode(a.setupCode))) != 1 {
-		a.svc.log.Warn("wrong setup code", "client", client)
-		return User{}, Errorf(EUNAUTHORIZED, "the setup code is wrong; it is printed in the hub's log").With("field", "code")
+		a.log.Warn("wrong setup code", "client", client)
+		return User{}, service.Errorf(service.EUNAUTHORIZED, "the setup code is wrong; it is printed in the hub's log").With("field", "code")
 	}
 	a.throttle.release(bucket, at)
 	u, err := a.createUser(ctx, name, password, true)
@@ -119,7 +125,7 @@ func (a *Accounts) Setup(ctx context.Context, client, code, username, password s
 		return User{}, err
 	}
 	a.setupCode = ""
-	a.svc.audit(WithPrincipal(ctx, userPrincipal(u)), "user.setup", u.Username, nil, "first admin")
+	a.audit.Audit(service.WithPrincipal(ctx, userPrincipal(u)), "user.setup", u.Username, nil, "first admin")
 	return u, nil
 }
 
@@ -129,8 +135,8 @@ func (a *Accounts) createUser(ctx context.Context, username, password string, ad
 	if err != nil {
 		return User{}, err
 	}
-	u := User{ID: newID("usr"), Username: username, PasswordHash: hash, Admin: admin, CreatedAt: a.svc.now().UTC()}
-	if err := a.svc.store.CreateUser(ctx, u); err != nil {
+	u := User{ID: service.NewID("usr"), Username: username, PasswordHash: hash, Admin: admin, CreatedAt: a.now().UTC()}
+	if err := a.store.CreateUser(ctx, u); err != nil {
 		return User{}, err
 	}
 	return u, nil
@@ -139,7 +145,7 @@ func (a *Accounts) createUser(ctx context.Context, username, password string, ad
 // AddUser creates a user. Only an admin (or the command line) may; the
 // first user ever is an admin whatever admin says.
 func (a *Accounts) AddUser(ctx context.Context, username, password string, admin bool) (User, error) {
-	if err := a.requireAdmin(ctx, "manage users"); err != nil {
+	if err := a.RequireAdmin(ctx, "manage users"); err != nil {
 		return User{}, err
 	}
 	name, err := cleanUsername(username)
@@ -151,12 +157,12 @@ func (a *Accounts) AddUser(ctx context.Context, username, password string, admin
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	n, err := a.svc.store.CountUsers(ctx)
+	n, err := a.store.CountUsers(ctx)
 	if err != nil {
 		return User{}, err
 	}
 	u, err := a.createUser(ctx, name, password, admin || n == 0)
-	a.svc.audit(ctx, "user.create", name, err, adminText(admin || n == 0))
+	a.audit.Audit(ctx, "user.create", name, err, adminText(admin || n == 0))
 	if err != nil {
 		return User{}, err
 	}
@@ -178,18 +184,18 @@ func (a *Accounts) ListUsers(ctx context.Context) ([]User, error) {
 	if _, err := person(ctx, "see the users"); err != nil {
 		return nil, err
 	}
-	return a.svc.store.ListUsers(ctx)
+	return a.store.ListUsers(ctx)
 }
 
 // RemoveUser deletes a user, given by id or exact username, ends their
 // sessions and revokes their API keys. The last admin cannot be removed.
 func (a *Accounts) RemoveUser(ctx context.Context, ref string) error {
-	if err := a.requireAdmin(ctx, "manage users"); err != nil {
+	if err := a.RequireAdmin(ctx, "manage users"); err != nil {
 		return err
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	users, err := a.svc.store.ListUsers(ctx)
+	users, err := a.store.ListUsers(ctx)
 	if err != nil {
 		return err
 	}
@@ -198,15 +204,15 @@ func (a *Accounts) RemoveUser(ctx context.Context, ref string) error {
 		return err
 	}
 	if u.Admin && countAdmins(users) == 1 {
-		return Errorf(ECONFLICT, "%s is the last admin; make another user an admin first", u.Username)
+		return service.Errorf(service.ECONFLICT, "%s is the last admin; make another user an admin first", u.Username)
 	}
 	// The keys go first: should the rest fail, the user stays without
 	// them rather than the keys without their user.
-	if err := a.svc.revokeKeysOf(ctx, u.ID); err != nil {
+	if err := a.keys.revokeKeysOf(ctx, u.ID); err != nil {
 		return err
 	}
-	err = a.svc.store.DeleteUser(ctx, u.ID)
-	a.svc.audit(ctx, "user.delete", u.Username, err, "")
+	err = a.store.DeleteUser(ctx, u.ID)
+	a.audit.Audit(ctx, "user.delete", u.Username, err, "")
 	return err
 }
 
@@ -229,8 +235,11 @@ func findUser(users []User, ref string) (User, error) {
 			return u, nil
 		}
 	}
-	opts := names(users, func(u User) string { return u.Username })
-	return User{}, Errorf(ENOTFOUND, "no user %q; %s", ref, optionText("user", opts)).With("options", opts)
+	opts := make([]string, 0, len(users))
+	for _, u := range users {
+		opts = append(opts, u.Username)
+	}
+	return User{}, service.Errorf(service.ENOTFOUND, "no user %q; %s", ref, service.OptionText("user", opts)).With("options", opts)
 }
 
 // PasswordChange is a request to set a user's password.
@@ -257,7 +266,7 @@ func (a *Accounts) ChangePassword(ctx context.Context, c PasswordChange) error {
 	if c.User == "" {
 		c.User = p.ID
 	}
-	users, err := a.svc.store.ListUsers(ctx)
+	users, err := a.store.ListUsers(ctx)
 	if err != nil {
 		return err
 	}
@@ -276,17 +285,17 @@ func (a *Accounts) ChangePassword(ctx context.Context, c PasswordChange) error {
 	if err != nil {
 		return err
 	}
-	err = a.svc.store.SetPassword(ctx, u.ID, hash)
+	err = a.store.SetPassword(ctx, u.ID, hash)
 	if err == nil {
-		err = a.svc.store.DeleteUserSessions(ctx, u.ID, keep)
+		err = a.store.DeleteUserSessions(ctx, u.ID, keep)
 	}
-	a.svc.audit(ctx, "user.password", u.Username, err, "")
+	a.audit.Audit(ctx, "user.password", u.Username, err, "")
 	return err
 }
 
 // authorizePasswordChange checks the caller may set u's password and
 // returns the hash of the session to keep.
-func (a *Accounts) authorizePasswordChange(ctx context.Context, p Principal, u User, c PasswordChange) (string, error) {
+func (a *Accounts) authorizePasswordChange(ctx context.Context, p service.Principal, u User, c PasswordChange) (string, error) {
 	if p.Kind == "user" && p.ID == u.ID {
 		// A borrowed session must not be able to guess the password either.
 		bucket := "user:" + u.ID
@@ -302,69 +311,70 @@ func (a *Accounts) authorizePasswordChange(ctx context.Context, p Principal, u U
 			return "", err
 		}
 		if !ok {
-			return "", Errorf(EINVALID, "the current password is wrong").With("field", "current")
+			return "", service.Errorf(service.EINVALID, "the current password is wrong").With("field", "current")
 		}
 		if c.KeepSession == "" {
 			return "", nil
 		}
 		return HashKey(c.KeepSession), nil
 	}
-	return "", a.requireAdmin(ctx, "manage users")
+	return "", a.RequireAdmin(ctx, "manage users")
 }
 
 // AuditLog returns the newest audit entries. It tells who did what in the
 // whole house, so only an admin (or the command line) may read it.
-func (a *Accounts) AuditLog(ctx context.Context, limit int) ([]AuditEntry, error) {
-	if err := a.requireAdmin(ctx, "read the audit log"); err != nil {
+func (a *Accounts) AuditLog(ctx context.Context, limit int) ([]service.AuditEntry, error) {
+	if err := a.RequireAdmin(ctx, "read the audit log"); err != nil {
 		return nil, err
 	}
-	return a.svc.AuditLog(ctx, limit)
+	return a.audit.AuditLog(ctx, limit)
 }
 
-// requireAdmin admits the command line and admin users to do what.
-func (a *Accounts) requireAdmin(ctx context.Context, what string) error {
+// RequireAdmin admits the command line and admin users to do what, and
+// refuses anyone else (service.Integrations asks it too).
+func (a *Accounts) RequireAdmin(ctx context.Context, what string) error {
 	p, err := person(ctx, what)
-	if err != nil || p.Kind == System.Kind {
+	if err != nil || p.Kind == service.System.Kind {
 		return err
 	}
-	u, err := a.svc.store.GetUser(ctx, p.ID)
-	if ErrorCode(err) == ENOTFOUND || (err == nil && !u.Admin) {
-		return Errorf(EFORBIDDEN, "only an admin may %s", what)
+	u, err := a.store.GetUser(ctx, p.ID)
+	if service.ErrorCode(err) == service.ENOTFOUND || (err == nil && !u.Admin) {
+		return service.Errorf(service.EFORBIDDEN, "only an admin may %s", what)
 	}
 	return err
 }
 
 // person returns the caller, who must be a person (a user or the command
 // line), not an API key.
-func person(ctx context.Context, what string) (Principal, error) {
-	p, ok := PrincipalFrom(ctx)
+func person(ctx context.Context, what string) (service.Principal, error) {
+	p, ok := service.PrincipalFrom(ctx)
 	switch {
 	case !ok:
-		return Principal{}, Errorf(EUNAUTHORIZED, "sign in to %s", what)
+		return service.Principal{}, service.Errorf(service.EUNAUTHORIZED, "sign in to %s", what)
 	case p.Kind == "key":
-		return Principal{}, Errorf(EFORBIDDEN, "API keys cannot %s; sign in to the web UI or use `bifrost users`", what)
+		return service.Principal{}, service.Errorf(service.EFORBIDDEN, "API keys cannot %s; sign in to the web UI or use `bifrost users`", what)
 	}
 	return p, nil
 }
 
 // userPrincipal is the principal of a signed-in user: people may change the
 // house.
-func userPrincipal(u User) Principal {
-	return Principal{Kind: "user", ID: u.ID, Name: u.Username, Scope: ScopeControl}
+func userPrincipal(u User) service.Principal {
+	return service.Principal{Kind: "user", ID: u.ID, Name: u.Username, Scope: service.ScopeControl}
 }
 
 // cleanUsername checks a username: 1–64 letters, digits and . _ - @.
 func cleanUsername(name string) (string, error) {
 	n := strings.TrimSpace(name)
 	if n == "" {
-		return "", Errorf(EINVALID, "a user needs a name").With("field", "username")
+		return "", service.Errorf(service.EINVALID, "a user needs a name").With("field", "username")
 	}
 	if len(n) > 64 {
-		return "", Errorf(EINVALID, "a username may be at most 64 characters").With("field", "username")
+		return "", service.Errorf(service.EINVALID, "a username may be at most 64 characters").With("field", "username")
 	}
 	for _, r := range n {
 		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("._-@", r) {
-			return "", Errorf(EINVALID, "a username may hold letters, digits and . _ - @ only, not %q", r).With("field", "username")
+			return "", service.Errorf(service.EINVALID, "a username may hold letters, digits and . _ - @ only, not %q", r).With("field", "username")
 		}
 	}
 	return n, nil
