@@ -1,7 +1,6 @@
 package api_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -9,39 +8,21 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/bifrost-hub/bifrost/api"
+	"github.com/bifrost-hub/bifrost/api/apitest"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/service/servicetest"
 	"github.com/bifrost-hub/bifrost/store"
 )
 
-// logBuffer collects log output safely.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
 type fixture struct {
 	db   *store.DB
 	srv  *api.Server
-	logs *logBuffer
+	logs *apitest.LogBuffer
 }
 
 func newFixture(t *testing.T, bodyLimit int64) *fixture {
@@ -51,7 +32,7 @@ func newFixture(t *testing.T, bodyLimit int64) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
-	logs := &logBuffer{}
+	logs := &apitest.LogBuffer{}
 	svc := service.New(service.Config{Store: db})
 	keys, acc := servicetest.Identity(t, svc, db)
 	srv := api.New(api.Config{Service: svc, Keys: keys, Accounts: acc, Logger: slog.New(slog.NewJSONHandler(logs, nil)), BodyLimit: bodyLimit})

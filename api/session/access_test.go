@@ -1,7 +1,6 @@
 package session_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net/http"
@@ -11,32 +10,15 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/bifrost-hub/bifrost/api/apitest"
 	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
-// logBuffer is a log the hub writes while a test reads it.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
 // newLoggedHub is newHub with everything the hub logs kept.
-func newLoggedHub(t *testing.T) (*hub, *logBuffer) {
+func newLoggedHub(t *testing.T) (*hub, *apitest.LogBuffer) {
 	t.Helper()
-	log := &logBuffer{}
+	log := &apitest.LogBuffer{}
 	h := newHubLogging(t, slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	return h, log
 }

@@ -3,38 +3,29 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/bifrost-hub/bifrost/api/apitest"
 )
 
 // syncBuffer is a log destination safe for the hub's goroutines.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
+	apitest.LogBuffer
 }
 
 // warnings returns the JSON log records of the warnings about the data
 // directory.
 func (s *syncBuffer) warnings(t *testing.T) []map[string]any {
 	t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	var out []map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(s.b.String()), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(s.String()), "\n") {
 		var r map[string]any
 		if err := json.Unmarshal([]byte(line), &r); err != nil {
 			t.Fatalf("log line %q: %v", line, err)

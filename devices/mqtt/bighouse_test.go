@@ -163,7 +163,7 @@ func brokerReport(tb testing.TB, broker *mosquitto) {
 // quietLogger keeps the adapter's warnings and shows them when the test
 // fails; 400 devices at debug level would fill the log (and the RSS).
 func quietLogger(tb testing.TB) *slog.Logger {
-	buf := &lockedBuffer{}
+	buf := &apitest.LogBuffer{}
 	tb.Cleanup(func() {
 		if out := buf.String(); tb.Failed() && out != "" {
 			tb.Logf("adapter log (warnings):\n%s", out)

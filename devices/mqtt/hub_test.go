@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/bifrost-hub/bifrost/api"
+	"github.com/bifrost-hub/bifrost/api/apitest"
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/mqtt"
 	"github.com/bifrost-hub/bifrost/identity"
@@ -83,30 +84,13 @@ func (h *hub) in(t testing.TB) *hub {
 
 // testLogger keeps the adapter's log and shows it when the test fails.
 func testLogger(t testing.TB) *slog.Logger {
-	buf := &lockedBuffer{}
+	buf := &apitest.LogBuffer{}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("adapter log:\n%s", buf.String())
 		}
 	})
 	return slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
-}
-
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // call sends one /api/v1 request with the control key and decodes a 2xx
