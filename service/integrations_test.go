@@ -13,6 +13,7 @@ import (
 
 	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/service/servicetest"
 	"github.com/bifrost-hub/bifrost/store"
 )
 
@@ -86,9 +87,8 @@ func newPeople(t *testing.T) *people {
 	}
 	t.Cleanup(func() { db.Close() })
 	svc := service.New(service.Config{Store: db})
-	cfg := identity.Config{Store: db, Audit: svc, Events: svc.Events()}
-	keys := identity.NewKeys(cfg)
-	return &people{svc: svc, acc: identity.NewAccounts(cfg, keys), db: db, sys: service.WithPrincipal(ctx, service.System)}
+	_, acc := servicetest.Identity(t, svc, db)
+	return &people{svc: svc, acc: acc, db: db, sys: service.WithPrincipal(ctx, service.System)}
 }
 
 const pw = "correct horse battery"
