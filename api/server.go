@@ -96,11 +96,11 @@ func New(cfg Config) *Server {
 	e.HidePort = true
 	e.HTTPErrorHandler = s.renderError
 	e.Pre(trimTrailingSlash)
-	e.Use(s.logRequests, recoverPanics, securityHeaders, noStoreKeyed, limitBody(limit), s.countStreams)
+	e.Use(s.logRequests, recoverPanics, securityHeaders, noStoreKeyed, limitBody(limit))
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
-	v1.Register(e.Group("/api/v1"), s.svc, cfg.Keys, cfg.Automations)
+	v1.Register(e.Group("/api/v1"), s.svc, cfg.Keys, cfg.Automations, s.streams)
 	s.mcp = mcp.New(mcp.Config{Service: s.svc, Keys: cfg.Keys, Automations: cfg.Automations, Logger: s.log,
 		Version: cfg.Version, AllowedOrigins: cfg.AllowedOrigins, AllowedHosts: cfg.AllowedHosts})
 	s.mcp.Register(e)
@@ -139,22 +139,6 @@ func (s *Server) readyz(c echo.Context) error {
 		return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
 	}
 	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
-}
-
-// streamRoutes are the routes of the event streams, which s.streams
-// counts and caps.
-var streamRoutes = map[string]bool{"/api/v1/events": true, "/api/events": true}
-
-// countStreams hands the event stream routes the hub's one stream counter
-// (the other routes pay only for the lookup).
-func (s *Server) countStreams(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		if streamRoutes[c.Path()] {
-			req := c.Request()
-			c.SetRequest(req.WithContext(v1.WithStreams(req.Context(), s.streams)))
-		}
-		return next(c)
-	}
 }
 
 // noStoreKeyed keeps every answer of the key surfaces, /api/v1 and the

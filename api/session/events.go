@@ -19,7 +19,7 @@ func (h *handlers) events(c echo.Context) error {
 	token := sessionOf(c).token
 	sum := sha256.Sum256([]byte(token)) // the holder is counted by hash: no raw token kept
 	holder := v1.StreamHolder{Kind: v1.StreamOfSession, ID: hex.EncodeToString(sum[:])}
-	return v1.ServeEvents(c, h.svc, holder, func(ctx context.Context) bool {
+	return v1.ServeEvents(c, h.svc, h.streams, holder, func(ctx context.Context) bool {
 		_, err := h.acc.Authenticate(ctx, token)
 		return err == nil
 	})

@@ -36,7 +36,10 @@ type Config struct {
 	// Integrations are the settings of Settings → Integrations; nil
 	// when the hub offers none.
 	Integrations *service.Integrations
-	Logger       *slog.Logger
+	// Streams counts and caps the event streams, with /api/v1's; nil
+	// leaves them uncapped.
+	Streams *v1.Streams
+	Logger  *slog.Logger
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For,
 	// X-Forwarded-Proto and X-Forwarded-Host are believed. Requests from
 	// anywhere else are taken at face value.
@@ -50,20 +53,21 @@ type Config struct {
 
 // handlers serves /api from the service.
 type handlers struct {
-	svc    *service.Service
-	acc    *identity.Accounts
-	keys   *identity.Keys
-	integ  *service.Integrations
-	log    *slog.Logger
-	peer   peerPolicy
-	secure bool
+	svc     *service.Service
+	acc     *identity.Accounts
+	keys    *identity.Keys
+	integ   *service.Integrations
+	log     *slog.Logger
+	streams *v1.Streams
+	peer    peerPolicy
+	secure  bool
 }
 
 // Register mounts the session API under /api and the web UI at / on e.
 // Authentication is attached per route, not to a group, so an unknown path
 // stays a 404 and /api/v1 keeps its own routes and errors.
 func Register(e *echo.Echo, cfg Config) error {
-	h := &handlers{svc: cfg.Service, acc: cfg.Accounts, keys: cfg.Keys, integ: cfg.Integrations, log: cfg.Logger,
+	h := &handlers{svc: cfg.Service, acc: cfg.Accounts, keys: cfg.Keys, integ: cfg.Integrations, log: cfg.Logger, streams: cfg.Streams,
 		peer: newPeerPolicy(cfg.TrustedProxies), secure: cfg.SecureCookies}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)

@@ -34,7 +34,7 @@ func (h *handlers) events(c echo.Context) error {
 	req := c.Request()
 	p, _ := service.PrincipalFrom(req.Context())
 	key, _ := keyauth.BearerToken(req.Header.Get(echo.HeaderAuthorization))
-	return ServeEvents(c, h.svc, StreamHolder{Kind: StreamOfKey, ID: p.ID}, func(ctx context.Context) bool {
+	return ServeEvents(c, h.svc, h.streams, StreamHolder{Kind: StreamOfKey, ID: p.ID}, func(ctx context.Context) bool {
 		_, err := h.keys.AuthenticateKey(ctx, key)
 		return err == nil
 	})
@@ -159,29 +159,13 @@ func (s *Streams) recheck() time.Duration {
 	return s.cfg.Recheck
 }
 
-type streamsKey struct{}
-
-// WithStreams returns ctx carrying s: the event stream of a request in
-// ctx is counted, and capped, by s. The server puts its one Streams in
-// the context of the stream routes' requests; without one a stream is not
-// capped.
-func WithStreams(ctx context.Context, s *Streams) context.Context {
-	return context.WithValue(ctx, streamsKey{}, s)
-}
-
-func streamsFrom(ctx context.Context) *Streams {
-	s, _ := ctx.Value(streamsKey{}).(*Streams)
-	return s
-}
-
 // ServeEvents streams the house's changes to the caller in the request's
 // context, as Server-Sent Events (see StreamEvents), counted as one of
 // holder's streams: past a cap it answers 429 and streams nothing. Every
 // re-check interval it asks stillAllowed, when given, whether the caller
 // may still listen; the stream ends when it may not.
-func ServeEvents(c echo.Context, svc *service.Service, holder StreamHolder, stillAllowed func(context.Context) bool) error {
+func ServeEvents(c echo.Context, svc *service.Service, streams *Streams, holder StreamHolder, stillAllowed func(context.Context) bool) error {
 	ctx := c.Request().Context()
-	streams := streamsFrom(ctx)
 	release, err := streams.admit(holder)
 	if err != nil {
 		return err

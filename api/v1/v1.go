@@ -21,6 +21,7 @@ import (
 type handlers struct {
 	svc     *service.Service
 	keys    keyauth.Keys       // re-checks a stream's key; nil in Resources' handlers
+	streams *Streams           // counts and caps the event streams; nil: uncapped
 	eng     *automation.Engine // nil: the hub runs no automations
 	answers answers
 }
@@ -30,8 +31,8 @@ type handlers struct {
 // route rather than to the group, so an unknown path stays a 404 and a
 // wrong method a 405. Without an engine (eng nil) the automation routes
 // are not mounted.
-func Register(g *echo.Group, svc *service.Service, keys keyauth.Keys, eng *automation.Engine) {
-	h := &handlers{svc: svc, keys: keys}
+func Register(g *echo.Group, svc *service.Service, keys keyauth.Keys, eng *automation.Engine, streams *Streams) {
+	h := &handlers{svc: svc, keys: keys, streams: streams}
 	g.GET("/openapi.json", serveDocument)
 	auth := keyauth.Middleware(keys)
 	g.GET("/events", h.events, auth)
