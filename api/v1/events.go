@@ -160,8 +160,8 @@ func (s *Streams) recheck() time.Duration {
 }
 
 // ServeEvents streams the house's changes to the caller in the request's
-// context, as Server-Sent Events (see StreamEvents), counted as one of
-// holder's streams: past a cap it answers 429 and streams nothing. Every
+// context, as Server-Sent Events, counted by streams (nil: uncapped) as
+// one of holder's: past a cap it answers 429 and streams nothing. Every
 // re-check interval it asks stillAllowed, when given, whether the caller
 // may still listen; the stream ends when it may not.
 func ServeEvents(c echo.Context, svc *service.Service, streams *Streams, holder StreamHolder, stillAllowed func(context.Context) bool) error {
