@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -27,10 +28,13 @@ const (
 	KindPower  Kind = "power"
 	KindRemote Kind = "remote"
 	KindSensor Kind = "sensor"
+	// KindOther is a device the hub lists but cannot control (a Home
+	// Assistant cover or climate entity): it shows its state as text.
+	KindOther Kind = "other"
 )
 
 // Kinds lists every kind, in display order.
-var Kinds = []Kind{KindLight, KindMedia, KindPower, KindRemote, KindSensor}
+var Kinds = []Kind{KindLight, KindMedia, KindPower, KindRemote, KindSensor, KindOther}
 
 // Sentinel errors. Adapters wrap them (fmt.Errorf("…: %w", ErrUnreachable)) so
 // callers can tell a device that cannot do something from one that cannot be
@@ -440,6 +444,41 @@ type Waker interface {
 	// SetMAC sets the address the user gave; "" goes back to the learned
 	// one.
 	SetMAC(mac string)
+}
+
+// Texter is a device of KindOther: it tells its state only as text
+// ("open", "heat · 21 °C"), read without I/O.
+type Texter interface {
+	Device
+	StateText() string
+}
+
+// Hardware is a device that can say which physical device it is, so the
+// hub can tell when two adapters reach the same one (a Sonos speaker
+// found on the network and again through Home Assistant). Each id is
+// HardwareKey's form of one identifier: "mac:a45e60c21109",
+// "sonos:rincon_…". A device that does not implement Hardware is taken
+// to be its ID and, when it has one, its MAC address.
+type Hardware interface {
+	HardwareIDs() []string
+}
+
+// Bridged is a device reached through another hub (Home Assistant). When
+// the hub reaches the same hardware itself too, it keeps its own device
+// and merges the bridged one into it as a companion.
+type Bridged interface {
+	Bridged()
+}
+
+// HardwareKey is the form in which hardware ids are compared: kind and
+// value in lower case, a MAC address (of kind "mac" or "bluetooth", or a
+// value that reads as one) as "mac:" and its 12 hex digits.
+func HardwareKey(kind, value string) string {
+	kind, value = strings.ToLower(strings.TrimSpace(kind)), strings.TrimSpace(value)
+	if mac, err := ParseMAC(value); err == nil && (kind == "mac" || kind == "bluetooth" || len(value) >= 12) {
+		return "mac:" + strings.ReplaceAll(mac.String(), ":", "")
+	}
+	return kind + ":" + strings.ToLower(value)
 }
 
 // KeyLister is a remote that takes more keys than RemoteKeys (channel,

@@ -22,6 +22,10 @@ type capsRecord struct {
 	Group      bool   `json:"group,omitempty"`
 	Remote     bool   `json:"remote,omitempty"`
 	Sensor     bool   `json:"sensor,omitempty"`
+	// Hardware are the ids of the physical device (devices.Hardware), and
+	// Bridged says the device is reached through another hub.
+	Hardware []string `json:"hardware,omitempty"`
+	Bridged  bool     `json:"bridged,omitempty"`
 }
 
 func capsOf(d devices.Device) capsRecord {
@@ -42,6 +46,8 @@ func capsOf(d devices.Device) capsRecord {
 	_, c.Group = d.(devices.Grouper)
 	_, c.Remote = d.(devices.Remote)
 	_, c.Sensor = d.(devices.Sensor)
+	_, c.Bridged = d.(devices.Bridged)
+	c.Hardware = hardwareOf(d, c.Bridged)
 	return c
 }
 
@@ -71,7 +77,8 @@ func (s *Service) syncDevice(ctx context.Context, d devices.Device, load bool) e
 	if err != nil && !isNew {
 		return err
 	}
-	capsJSON, err := json.Marshal(capsOf(d))
+	caps := capsOf(d)
+	capsJSON, err := json.Marshal(caps)
 	if err != nil {
 		return err
 	}
@@ -88,7 +95,13 @@ func (s *Service) syncDevice(ctx context.Context, d devices.Device, load bool) e
 			w.SetMAC(mac)
 		}
 	}
-	if isNew && info.Room != "" {
+	if !isNew {
+		return nil
+	}
+	if merged, err := s.mergeTwin(ctx, info.ID, caps); merged || err != nil {
+		return err // a companion takes no room of its own
+	}
+	if info.Room != "" {
 		return s.placeInRoom(ctx, info.ID, info.Room)
 	}
 	return nil
@@ -145,6 +158,11 @@ func newInventory(ds []DeviceRecord, rs []Room, scs []Scene) inventory {
 	for i, d := range ds {
 		inv.index[d.ID] = i
 		inv.caps[i] = decodeCaps(d)
+	}
+	for _, d := range ds {
+		if inv.hiddenCompanion(d) {
+			continue // listed and controlled through its primary
+		}
 		inv.kinds[d.Kind] = append(inv.kinds[d.Kind], d)
 	}
 	return inv
@@ -192,7 +210,10 @@ func (s *Service) viewWith(inv inventory, rec DeviceRecord, st deviceState) Devi
 	v := DeviceView{
 		ID: rec.ID, Name: rec.Name, Kind: rec.Kind, Adapter: rec.Adapter, Model: rec.Model,
 		RoomID: rec.RoomID, Room: inv.roomOf[rec.RoomID], Enabled: rec.Enabled, Online: st.online,
-		Pairing: st.pairing, MAC: st.mac,
+		Pairing: st.pairing, MAC: st.mac, CompanionOf: devices.ID(rec.Settings[settingCompanion]),
+	}
+	if rec.Kind == devices.KindOther && st.online {
+		v.State = st.text
 	}
 	switch {
 	case st.seenAt != nil && !st.seenAt.Before(rec.LastSeen):

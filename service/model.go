@@ -56,6 +56,9 @@ type deviceState struct {
 	// keys are the keys a remote takes, when it lists more than
 	// devices.RemoteKeys.
 	keys []string
+	// text is the state of a device the hub lists but does not control
+	// (devices.Texter).
+	text string
 }
 
 // How long lists a device rarely changes (its apps, its favourites) are kept
@@ -360,6 +363,10 @@ func (s *Service) readInto(ctx context.Context, d devices.Device) error {
 				next.apps, next.appsAt = apps, now
 			}
 		}
+	}
+	if t, ok := d.(devices.Texter); ok {
+		next.text = t.StateText()
+		answered = true
 	}
 	if fp, ok := d.(devices.FavoritePlayer); ok && (next.favorites == nil || now.Sub(next.favoritesAt) > catalogueTTL) {
 		if favs, err := fp.Favorites(ctx); err == nil {

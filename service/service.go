@@ -66,6 +66,7 @@ type Service struct {
 	wake    chan struct{}
 
 	syncMu sync.Mutex // one device recorded at a time
+	twins  twinIndex  // hardware ids of the devices recorded; under syncMu
 	pubMu  sync.Mutex // one device view built and published at a time
 
 	appMu   sync.Mutex

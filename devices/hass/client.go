@@ -8,6 +8,7 @@ package hass
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,6 +24,8 @@ import (
 type Config struct {
 	BaseURL string // http(s)://host:8123; ws(s)://…/api/websocket is derived
 	Token   string // a long-lived access token
+	// TLS configures wss:// (an https BaseURL); nil uses the system's CAs.
+	TLS *tls.Config
 
 	PingInterval time.Duration // keepalive period; 0 means 30s
 	MinBackoff   time.Duration // first reconnect delay; 0 means 1s
@@ -265,7 +268,9 @@ func (c *Client) dispatch(ctx context.Context) {
 
 // dial opens the socket and runs the auth phase.
 func (c *Client) dial(ctx context.Context) (*websocket.Conn, error) {
-	ws, _, err := websocket.DefaultDialer.DialContext(ctx, c.wsURL, nil)
+	d := *websocket.DefaultDialer
+	d.TLSClientConfig = c.cfg.TLS
+	ws, _, err := d.DialContext(ctx, c.wsURL, nil)
 	if err != nil {
 		return nil, fmt.Errorf("hass: dial %s: %w", c.wsURL, err)
 	}

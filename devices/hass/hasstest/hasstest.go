@@ -9,6 +9,7 @@ package hasstest
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -53,6 +54,7 @@ type Server struct {
 	authFailed int
 	closed     bool
 	noPong     bool
+	strict     bool
 	counts     map[string]int
 	changed    chan struct{} // closed and replaced when counts change
 	wg         sync.WaitGroup
@@ -85,7 +87,27 @@ func (s *Server) Close() {
 func (s *Server) SetStates(states ...State) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.states = append([]State(nil), states...)
+	s.states = make([]State, 0, len(states))
+	now := time.Now().UTC().Format(time.RFC3339Nano)
+	for _, st := range states {
+		if st.LastChanged == "" {
+			st.LastChanged, st.LastUpdated = now, now
+		}
+		s.states = append(s.states, normalized(st))
+	}
+}
+
+// normalized gives st's attributes the types JSON decodes to (float64,
+// []any, map[string]any), as HA's own would be after a round trip, so
+// services compare them alike.
+func normalized(st State) State {
+	raw, err := json.Marshal(st.Attributes)
+	if err != nil {
+		panic(fmt.Sprintf("hasstest: attributes of %s: %v", st.EntityID, err))
+	}
+	st.Attributes = map[string]any{}
+	_ = json.Unmarshal(raw, &st.Attributes)
+	return st
 }
 
 // SetRegistries sets the area, device and entity registries.
@@ -95,8 +117,21 @@ func (s *Server) SetRegistries(areas, devices, entities []map[string]any) {
 	s.areas, s.devices, s.entities = areas, devices, entities
 }
 
+// State returns the stored state of an entity.
+func (s *Server) State(entityID string) (State, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, st := range s.states {
+		if st.EntityID == entityID {
+			return st, true
+		}
+	}
+	return State{}, false
+}
+
 // HandleService registers fn for domain.service. Unregistered services
-// succeed and change nothing.
+// succeed and change nothing, unless Strict is set; ServeLikeHA registers
+// HA's own behaviour for the domains the bridge uses.
 func (s *Server) HandleService(domain, service string, fn ServiceFunc) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -134,6 +169,7 @@ func (s *Server) SetState(st State) {
 	if st.Context == nil {
 		st.Context = map[string]any{"id": "fake", "parent_id": nil, "user_id": nil}
 	}
+	st = normalized(st)
 	s.mu.Lock()
 	var old *State
 	found := false
@@ -355,7 +391,12 @@ func (s *Server) callService(p *peer, id int, m map[string]any, raw []byte) {
 	s.mu.Lock()
 	s.calls = append(s.calls, append(json.RawMessage(nil), raw...))
 	fn := s.services[domain+"."+service]
+	strict := s.strict
 	s.mu.Unlock()
+	if fn == nil && strict {
+		p.fail(id, "service_not_found", "Action "+domain+"."+service+" not found.")
+		return
+	}
 	if fn != nil {
 		states, code, msg := fn(m)
 		if code != "" {
