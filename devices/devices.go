@@ -33,8 +33,9 @@ const (
 	KindOther Kind = "other"
 )
 
-// Kinds lists every kind, in display order.
-var Kinds = []Kind{KindLight, KindMedia, KindPower, KindRemote, KindSensor, KindOther}
+// Kinds lists the kinds the hub controls and reads, in display order;
+// devices of KindOther are only listed.
+var Kinds = []Kind{KindLight, KindMedia, KindPower, KindRemote, KindSensor}
 
 // Sentinel errors. Adapters wrap them (fmt.Errorf("…: %w", ErrUnreachable)) so
 // callers can tell a device that cannot do something from one that cannot be
@@ -46,6 +47,10 @@ var (
 	ErrUnreachable = errors.New("device unreachable")
 	// ErrInvalid: the device refused a value (e.g. an unknown input name).
 	ErrInvalid = errors.New("invalid value for this device")
+	// ErrRefused: the device, or the hub it is reached through (Home
+	// Assistant), answered and refused the command for a reason of its
+	// own, which the error's message gives.
+	ErrRefused = errors.New("refused the command")
 	// ErrTimeout: a command did not finish within its timeout. It wraps
 	// ErrUnreachable, so errors.Is(err, ErrUnreachable) holds.
 	ErrTimeout = &timeoutError{}

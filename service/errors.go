@@ -64,6 +64,8 @@ func ErrorCode(err error) string {
 		return EUNSUPPORTED
 	case errors.Is(err, devices.ErrInvalid):
 		return EINVALID
+	case errors.Is(err, devices.ErrRefused):
+		return EDEVICE
 	case errors.Is(err, devices.ErrUnreachable):
 		return EUNREACHABLE
 	}
@@ -120,7 +122,7 @@ func deviceError(name string, err error) error {
 		return Errorf(code, "%s: %v", name, devices.ErrUnsupported)
 	case code == EINVALID && text == "":
 		return Errorf(code, "%s: %v", name, devices.ErrInvalid)
-	case code == EUNSUPPORTED || code == EINVALID:
+	case code == EUNSUPPORTED || code == EINVALID || code == EDEVICE:
 		return Errorf(code, "%s: %s", name, text)
 	case code == ECONFLICT:
 		return Errorf(code, "%s %s", name, text) // "Bedroom TV needs pairing with the hub: …"
@@ -138,7 +140,7 @@ func deviceText(err error) string {
 		err = de.Err
 	}
 	text := err.Error()
-	for _, s := range []error{devices.ErrInvalid, devices.ErrUnsupported, devices.ErrUnreachable} {
+	for _, s := range []error{devices.ErrInvalid, devices.ErrUnsupported, devices.ErrUnreachable, devices.ErrRefused} {
 		words := s.Error()
 		if text == words || strings.HasPrefix(text, words+": ") {
 			return ""

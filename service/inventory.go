@@ -213,7 +213,7 @@ func (s *Service) viewWith(inv inventory, rec DeviceRecord, st deviceState) Devi
 		Pairing: st.pairing, MAC: st.mac, CompanionOf: devices.ID(rec.Settings[settingCompanion]),
 	}
 	if rec.Kind == devices.KindOther && st.online {
-		v.State = st.text
+		v.StateText = st.text
 	}
 	switch {
 	case st.seenAt != nil && !st.seenAt.Before(rec.LastSeen):

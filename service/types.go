@@ -24,9 +24,9 @@ type DeviceView struct {
 	Pairing string `json:"pairing,omitempty"`
 	// MAC is the address a TV is woken at by Wake-on-LAN, when known.
 	MAC string `json:"mac,omitempty"`
-	// State is the state, as text, of a device of kind other (one the hub
-	// lists but does not control), when known.
-	State string `json:"state,omitempty"`
+	// StateText is the state, as text, of a device of kind other (one the
+	// hub lists but does not control), when known.
+	StateText string `json:"state_text,omitempty"`
 	// CompanionOf is the device this one is merged into: another view of
 	// the same physical device, which is listed and controlled instead.
 	CompanionOf devices.ID `json:"companion_of,omitempty"`

@@ -396,7 +396,7 @@ func TestAServiceErrorCarriesHAsMessage(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "Hue bridge at 192.168.1.20 did not answer") {
 		t.Fatalf("err = %v, want HA's message", err)
 	}
-	if errors.Is(err, devices.ErrUnreachable) || errors.Is(err, devices.ErrUnsupported) {
+	if !errors.Is(err, devices.ErrRefused) || errors.Is(err, devices.ErrUnreachable) || errors.Is(err, devices.ErrUnsupported) {
 		t.Errorf("a refusal is neither unreachable nor unsupported: %v", err)
 	}
 	// An HA that does not know the service says so.

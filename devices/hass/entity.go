@@ -154,7 +154,7 @@ func callError(domain, service string, err error) error {
 		if msg == "" {
 			msg = he.Code
 		}
-		return fmt.Errorf("Home Assistant refused %s.%s: %s", domain, service, msg)
+		return fmt.Errorf("Home Assistant refused %s.%s: %s: %w", domain, service, msg, devices.ErrRefused)
 	}
 	if errors.Is(err, devices.ErrUnreachable) {
 		return fmt.Errorf("Home Assistant is not connected: %w", devices.ErrUnreachable)
