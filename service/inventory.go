@@ -98,7 +98,7 @@ func (s *Service) syncDevice(ctx context.Context, d devices.Device, load bool) e
 	if !isNew {
 		return nil
 	}
-	if merged, err := s.mergeTwin(ctx, info.ID, caps); merged || err != nil {
+	if merged, err := s.mergeTwin(ctx, info.ID, info.Room, caps); merged || err != nil {
 		return err // a companion takes no room of its own
 	}
 	if info.Room != "" {

@@ -56,8 +56,9 @@ func hardwareOf(d devices.Device, bridged bool) []string {
 // mergeTwin records a new device's hardware ids and, when a device of
 // the other sort shares one, makes the bridged of the two a companion of
 // the native. It reports whether the new device became the companion.
-// The caller holds syncMu.
-func (s *Service) mergeTwin(ctx context.Context, id devices.ID, caps capsRecord) (bool, error) {
+// room is the room its adapter suggests for the new device, which the
+// native one takes when it is in none. The caller holds syncMu.
+func (s *Service) mergeTwin(ctx context.Context, id devices.ID, room string, caps capsRecord) (bool, error) {
 	if len(caps.Hardware) == 0 {
 		return false, nil
 	}
@@ -95,15 +96,23 @@ func (s *Service) mergeTwin(ctx context.Context, id devices.ID, caps capsRecord)
 	if err := s.raw.SetDeviceSetting(ctx, companion, settingCompanion, string(primary)); err != nil {
 		return false, err
 	}
-	if comp.RoomID != "" {
-		if prim, err := s.raw.GetDevice(ctx, primary); err == nil && prim.RoomID == "" {
-			if err := s.raw.SetDeviceRoom(ctx, primary, comp.RoomID); err != nil {
-				return false, err
-			}
+	prim, err := s.raw.GetDevice(ctx, primary)
+	if err != nil {
+		return false, err
+	}
+	switch {
+	case comp.RoomID != "": // the companion was placed before the native turned up
+		if prim.RoomID == "" {
+			err = s.raw.SetDeviceRoom(ctx, primary, comp.RoomID)
 		}
-		if err := s.raw.SetDeviceRoom(ctx, companion, ""); err != nil {
-			return false, err
+		if err == nil {
+			err = s.raw.SetDeviceRoom(ctx, companion, "")
 		}
+	case companion == id && room != "" && prim.RoomID == "":
+		err = s.placeInRoom(ctx, primary, room)
+	}
+	if err != nil {
+		return false, err
 	}
 	s.log.Info("one device reached twice: merged the bridged one into the native one", "companion", companion, "primary", primary)
 	return companion == id, nil

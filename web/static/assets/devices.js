@@ -4,7 +4,7 @@
 import { get, post, patch, at, ApiError } from './api.js';
 import { h, field, select, toggle, busy, when, replace, toast } from './dom.js';
 
-const kindNames = { light: 'Light', media: 'Media', power: 'Power', remote: 'Remote', sensor: 'Sensor' };
+const kindNames = { light: 'Light', media: 'Media', power: 'Power', remote: 'Remote', sensor: 'Sensor', other: 'Other (listed only)' };
 
 // What each adapter that adds devices by address calls itself, and what
 // its address looks like.
@@ -244,6 +244,8 @@ function deviceItem(app, d, rooms) {
       h('span', { text: kindNames[d.kind] || d.kind }),
       h('span', { text: d.model || d.adapter }),
       h('code', { text: d.id }),
+      d.state_text ? h('span', { class: 'state-text', text: d.state_text }) : null,
+      d.companion_of ? h('span', { text: `merged into ${d.companion_of}` }) : null,
       d.online ? null : h('span', { text: `last seen ${when(d.last_seen)}` })),
     form,
     h('div', { class: 'row' }, field('Room', room), h('div', { class: 'field' }, h('span', { class: 'label', text: 'Enabled', 'aria-hidden': 'true' }), enabled)),
