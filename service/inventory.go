@@ -121,16 +121,14 @@ func (s *Service) placeInRoom(ctx context.Context, id devices.ID, room string) e
 
 // joinRoomNamed puts a device in the existing room named room, if any.
 func (s *Service) joinRoomNamed(ctx context.Context, id devices.ID, room string) (bool, error) {
-	rooms, err := s.raw.ListRooms(ctx)
-	if err != nil {
+	r, err := s.raw.RoomNamed(ctx, room)
+	switch {
+	case ErrorCode(err) == ENOTFOUND:
+		return false, nil
+	case err != nil:
 		return false, err
 	}
-	for _, r := range rooms {
-		if strings.EqualFold(r.Name, room) {
-			return true, s.raw.SetDeviceRoom(ctx, id, r.ID)
-		}
-	}
-	return false, nil
+	return true, s.raw.SetDeviceRoom(ctx, id, r.ID)
 }
 
 // inventory is one consistent snapshot of devices, rooms and scenes, as

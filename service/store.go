@@ -127,6 +127,9 @@ type DeviceStore interface {
 type RoomStore interface {
 	CreateRoom(ctx context.Context, r Room) error // with its members, in one transaction
 	GetRoom(ctx context.Context, id string) (Room, error)
+	// RoomNamed finds a room by its name in any case, without its
+	// members; ENOTFOUND when there is none.
+	RoomNamed(ctx context.Context, name string) (Room, error)
 	ListRooms(ctx context.Context) ([]Room, error)
 	RenameRoom(ctx context.Context, id, name string) error
 	DeleteRoom(ctx context.Context, id string) error

@@ -113,6 +113,20 @@ func (db *DB) GetRoom(ctx context.Context, id string) (service.Room, error) {
 	return r, err
 }
 
+// RoomNamed finds a room by its name, in any case, without its members.
+func (db *DB) RoomNamed(ctx context.Context, name string) (service.Room, error) {
+	var r service.Room
+	err := db.read(ctx, func(tx *sql.Tx) error {
+		row := tx.QueryRowContext(ctx, `SELECT id, name, created_at FROM rooms WHERE name = ?`, name)
+		var err error
+		if r, err = scanRoom(row); err != nil {
+			return notFound(err, "no room is named %q", name)
+		}
+		return nil
+	})
+	return r, err
+}
+
 // ListRooms returns every room with its members, by name.
 func (db *DB) ListRooms(ctx context.Context) ([]service.Room, error) {
 	list := []service.Room{}

@@ -44,7 +44,7 @@ func haHouse() []hasstest.State {
 	}
 }
 
-func startHA(t *testing.T, opts ...apitest.Option) *haHub {
+func startHA(t testing.TB, opts ...apitest.Option) *haHub {
 	t.Helper()
 	srv := hasstest.New(haToken)
 	t.Cleanup(srv.Close)
@@ -86,7 +86,7 @@ func startHA(t *testing.T, opts ...apitest.Option) *haHub {
 }
 
 // until polls cond until it holds, failing the test at the deadline.
-func (h *haHub) until(t *testing.T, what string, cond func() bool) {
+func (h *haHub) until(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for !cond() {
