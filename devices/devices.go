@@ -304,6 +304,17 @@ type PowerDevice interface {
 	SetPower(ctx context.Context, on bool) error
 }
 
+// FanSpeeder is a power device whose speed is set as a percentage (a fan
+// that has more than on and off).
+type FanSpeeder interface {
+	// Speed is the speed as last reported, 0–100 %; ok is false when it
+	// is not known.
+	Speed() (pct int, ok bool)
+	// SetSpeed sets the speed, 1–100 %, turning the fan on; the device
+	// rounds it to the steps it has.
+	SetSpeed(ctx context.Context, pct int) error
+}
+
 // App is an app a remote can launch.
 type App struct {
 	ID   string `json:"id"` // package id, channel id, …

@@ -22,6 +22,8 @@ type capsRecord struct {
 	Group      bool   `json:"group,omitempty"`
 	Remote     bool   `json:"remote,omitempty"`
 	Sensor     bool   `json:"sensor,omitempty"`
+	// Speed says a power device takes a speed (devices.FanSpeeder).
+	Speed bool `json:"speed,omitempty"`
 	// Hardware are the ids of the physical device (devices.Hardware), and
 	// Bridged says the device is reached through another hub.
 	Hardware []string `json:"hardware,omitempty"`
@@ -37,6 +39,7 @@ func capsOf(d devices.Device) capsRecord {
 	if p, ok := d.(devices.PowerDevice); ok {
 		c.PowerKind = p.PowerKind()
 	}
+	_, c.Speed = d.(devices.FanSpeeder)
 	_, c.Media = d.(devices.MediaPlayer)
 	if mc, ok := d.(devices.MediaClasser); ok {
 		c.MediaClass = mc.MediaClass()

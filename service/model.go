@@ -40,6 +40,7 @@ type deviceState struct {
 	light     *devices.LightState
 	media     *devices.MediaState
 	power     *bool
+	speed     *int // a fan's, 0–100 %
 	readings  []devices.Reading
 
 	apps       []devices.App
@@ -343,6 +344,12 @@ func (s *Service) readInto(ctx context.Context, d devices.Device) error {
 			next.power = &on
 		}
 		part(err)
+		if f, ok := d.(devices.FanSpeeder); ok {
+			next.speed = nil
+			if pct, known := f.Speed(); known {
+				next.speed = &pct
+			}
+		}
 	}
 	if sn, ok := d.(devices.Sensor); ok {
 		rs, err := sn.Readings(ctx)

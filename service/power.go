@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/bifrost-hub/bifrost/devices"
 )
@@ -46,14 +47,69 @@ func (s *Service) findPower(ctx context.Context, ref string) (inventory, DeviceR
 
 func (s *Service) powerView(inv inventory, rec DeviceRecord) PowerView {
 	st := s.model.state(rec.ID)
-	v := PowerView{DeviceView: s.viewWith(inv, rec, st), PowerKind: inv.capsOf(rec).PowerKind}
+	caps := inv.capsOf(rec)
+	v := PowerView{DeviceView: s.viewWith(inv, rec, st), PowerKind: caps.PowerKind, SpeedControl: caps.Speed}
 	if v.PowerKind == "" {
 		v.PowerKind = devices.PowerGeneric
 	}
 	if st.online {
-		v.On = st.power // shared: the model never changes it
+		v.On, v.Speed = st.power, st.speed // shared: the model never changes them
 	}
 	return v
+}
+
+// SetFanSpeed sets a fan's speed, 0–100 %; 0 switches it off.
+func (s *Service) SetFanSpeed(ctx context.Context, ref string, pct int) (PowerView, error) {
+	if err := authorize(ctx, ScopeControl); err != nil {
+		return PowerView{}, err
+	}
+	if pct < 0 || pct > 100 {
+		return PowerView{}, Errorf(EINVALID, "The speed %d is out of range; give 0 to 100 %%", pct).With("field", "speed")
+	}
+	inv, rec, err := s.findPower(ctx, ref)
+	if err != nil {
+		return PowerView{}, err
+	}
+	if pct == 0 {
+		return s.SetPower(ctx, ref, false)
+	}
+	if !inv.capsOf(rec).Speed {
+		return PowerView{}, Errorf(EUNSUPPORTED, "%s has no speed to set; it only switches on and off", rec.Name)
+	}
+	if err := controllable(rec); err != nil {
+		return PowerView{}, err
+	}
+	d, err := s.live(rec)
+	if err != nil {
+		return PowerView{}, err
+	}
+	f, ok := d.(devices.FanSpeeder)
+	if !ok {
+		return PowerView{}, Errorf(EUNSUPPORTED, "%s has no speed to set; it only switches on and off", rec.Name)
+	}
+	u := s.undoable(ctx, "power "+rec.Name)
+	s.capture(u, rec)
+	err = wrapDevice(rec.Name, s.reg.Do(ctx, rec.ID, "power", func(ctx context.Context) error {
+		err := f.SetSpeed(ctx, pct)
+		if err == nil {
+			on := true
+			s.record(rec.ID, func(ds *deviceState) {
+				ds.power = &on
+				if got, known := f.Speed(); known {
+					ds.speed = &got
+				}
+			})
+		}
+		return err
+	}))
+	s.audit(ctx, "power.speed", rec.Name, err, fmt.Sprintf("speed=%d", pct))
+	if err != nil {
+		return PowerView{}, err
+	}
+	s.keep(ctx, u)
+	v := s.powerView(inv, rec)
+	s.publishDevice(rec.ID)
+	return v, nil
 }
 
 // SetPower switches a power device on or off.

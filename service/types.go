@@ -177,6 +177,10 @@ type PowerView struct {
 	DeviceView
 	PowerKind string `json:"power_kind"`
 	On        *bool  `json:"on,omitempty"`
+	// SpeedControl says the device takes a speed (a fan with more than
+	// on and off); Speed is its speed, 0–100 %, when known.
+	SpeedControl bool `json:"speed_control,omitempty"`
+	Speed        *int `json:"speed,omitempty"`
 }
 
 // RemoteView is a TV remote.

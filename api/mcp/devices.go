@@ -16,11 +16,12 @@ func (t *tools) powerTools() []mcpserver.ServerTool {
 		{Tool: newTool("list_power_devices", "Switches, plugs and fans, and whether each is on.",
 			reads, noArgs, open(map[string]schema{"power": array("", powerSchema)})),
 			Handler: handle(t, t.listPower)},
-		{Tool: newTool("set_power", "Switch a switch, plug or fan on or off.",
+		{Tool: newTool("set_power", "Switch a switch, plug or fan on or off, or set a fan's speed.",
 			writes, object(map[string]schema{
 				"device": str("the device's name or id"),
 				"on":     boolean(""),
-			}, "device", "on"), told("the device, as list_power_devices")),
+				"speed":  integer("fan speed 0–100 %", 0, 100),
+			}, "device"), told("the device, as list_power_devices")),
 			Handler: handle(t, t.setPower)},
 	}
 }
@@ -40,13 +41,22 @@ func (t *tools) listPower(ctx context.Context, _ struct{}) (result, error) {
 type setPowerArgs struct {
 	Device string `json:"device"`
 	On     *bool  `json:"on"`
+	Speed  *int   `json:"speed"`
 }
 
 func (t *tools) setPower(ctx context.Context, a setPowerArgs) (result, error) {
-	if a.On == nil {
+	var p service.PowerView
+	var err error
+	switch {
+	case a.Speed != nil && a.On != nil && !*a.On && *a.Speed != 0:
+		return result{}, service.Errorf(service.EINVALID, "Give on: false or a speed, not both: a speed turns the fan on")
+	case a.Speed != nil:
+		p, err = t.svc.SetFanSpeed(ctx, a.Device, *a.Speed)
+	case a.On != nil:
+		p, err = t.svc.SetPower(ctx, a.Device, *a.On)
+	default:
 		return result{}, service.Errorf(service.EINVALID, "Give on: true to switch it on, false to switch it off")
 	}
-	p, err := t.svc.SetPower(ctx, a.Device, *a.On)
 	if err != nil {
 		return result{}, err
 	}

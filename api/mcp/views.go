@@ -231,15 +231,16 @@ type power struct {
 	Kind    string `json:"kind"`
 	Offline bool   `json:"offline,omitempty"`
 	On      *bool  `json:"on,omitempty"`
+	Speed   *int   `json:"speed,omitempty"` // a fan's, %
 }
 
 var powerSchema = open(map[string]schema{
 	"id": str(""), "name": str(""), "room": str(""), "kind": str(""),
-	"offline": boolean(""), "on": boolean(""),
+	"offline": boolean(""), "on": boolean(""), "speed": {"type": "integer"},
 })
 
 func powerOf(p service.PowerView) power {
-	return power{ID: string(p.ID), Name: p.Name, Room: p.Room, Kind: p.PowerKind, Offline: !p.Online || p.On == nil, On: p.On}
+	return power{ID: string(p.ID), Name: p.Name, Room: p.Room, Kind: p.PowerKind, Offline: !p.Online || p.On == nil, On: p.On, Speed: p.Speed}
 }
 
 // line says whether the device is on; withRoom names its room too.
@@ -247,6 +248,9 @@ func (p power) line(withRoom bool) string {
 	state := "offline"
 	if !p.Offline && p.On != nil {
 		state = onOff(*p.On)
+		if *p.On && p.Speed != nil {
+			state += fmt.Sprintf(", speed %d %%", *p.Speed)
+		}
 	}
 	return label(p.Name+" ("+p.Kind+")", p.Room, withRoom) + state
 }

@@ -4,16 +4,24 @@ import (
 	"net/http"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/bifrost-hub/bifrost/service"
 )
 
-// powerBody is the body of PUT /power/devices/{id}/state.
+// powerBody is the body of PUT /power/devices/{id}/state: on, and for a
+// fan that takes one, a speed in percent (which turns it on; 0 turns it
+// off).
 type powerBody struct {
-	On *bool `json:"on"`
+	On    *bool    `json:"on"`
+	Speed *float64 `json:"speed"`
 }
 
 func (b *powerBody) check() error {
-	if b.On == nil {
+	switch {
+	case b.On == nil && b.Speed == nil:
 		return missing("on", "true or false")
+	case b.On != nil && !*b.On && b.Speed != nil && *b.Speed != 0:
+		return service.Errorf(service.EINVALID, "Give on: false or a speed, not both: a speed turns the fan on").With("field", "speed")
 	}
 	return nil
 }
@@ -32,6 +40,15 @@ func (h *handlers) setPower(c echo.Context) error {
 	if err := Decode(c, &b); err != nil {
 		return err
 	}
-	p, err := h.svc.SetPower(c.Request().Context(), Param(c, "id"), *b.On)
+	speed, err := whole("speed", b.Speed)
+	if err != nil {
+		return err
+	}
+	var p service.PowerView
+	if speed != nil {
+		p, err = h.svc.SetFanSpeed(c.Request().Context(), Param(c, "id"), *speed)
+	} else {
+		p, err = h.svc.SetPower(c.Request().Context(), Param(c, "id"), *b.On)
+	}
 	return written(c, powerOf(p), err)
 }

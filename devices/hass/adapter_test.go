@@ -34,7 +34,7 @@ func house() (states []hasstest.State, areas, devs, ents []map[string]any) {
 		st("light.porch", "on", map[string]any{"friendly_name": "Porch", "supported_color_modes": []string{"onoff"}}),
 		st("switch.coffee", "off", map[string]any{"friendly_name": "Coffee Machine", "device_class": "outlet"}),
 		st("input_boolean.guests", "on", map[string]any{"friendly_name": "Guests"}),
-		st("fan.bedroom", "off", map[string]any{"friendly_name": "Bedroom Fan", "percentage": 0, "supported_features": 1}),
+		st("fan.bedroom", "off", map[string]any{"friendly_name": "Bedroom Fan", "percentage": 0, "percentage_step": 33.333333333333336, "supported_features": 1}),
 		st("media_player.living_room", "playing", map[string]any{
 			"friendly_name": "Living Room Sonos", "device_class": "speaker", "volume_level": 0.25, "is_volume_muted": false,
 			"source": "TV", "source_list": []string{"TV", "Line-in"}, "media_title": "Blue in Green", "media_artist": "Miles Davis",
@@ -42,7 +42,7 @@ func house() (states []hasstest.State, areas, devs, ents []map[string]any) {
 			"supported_features": mpPause | mpVolumeSet | mpVolumeMute | mpPrevious | mpNext | mpPlayMedia | mpSelectSource |
 				mpStop | mpPlay | mpGrouping}),
 		st("media_player.kitchen", "idle", map[string]any{"friendly_name": "Kitchen Sonos", "volume_level": 0.1,
-			"group_members": []string{"media_player.kitchen"},
+			"group_members":      []string{"media_player.kitchen"},
 			"supported_features": mpPause | mpVolumeSet | mpPlay | mpGrouping | mpPlayMedia}),
 		st("media_player.radio", "off", map[string]any{"friendly_name": "Kitchen Radio", "supported_features": mpTurnOn | mpTurnOff}),
 		st("remote.living_room_tv", "on", map[string]any{"friendly_name": "Living Room TV",
@@ -270,7 +270,7 @@ func TestEntitiesBecomeDevices(t *testing.T) {
 
 	// Power kinds.
 	for id, want := range map[string]string{"switch.coffee": devices.PowerOutlet, "input_boolean.guests": devices.PowerToggle, "fan.bedroom": devices.PowerFan} {
-		if got := get[*power](t, b, id).PowerKind(); got != want {
+		if got := get[devices.PowerDevice](t, b, id).PowerKind(); got != want {
 			t.Errorf("%s power kind = %s, want %s", id, got, want)
 		}
 	}
@@ -507,13 +507,27 @@ func TestRemoteKeysAndActivities(t *testing.T) {
 
 func TestPowerWrites(t *testing.T) {
 	b := started(t)
-	fan := get[*power](t, b, "fan.bedroom")
+	fan := get[*speedFan](t, b, "fan.bedroom")
 	if err := fan.SetPower(tctx(t), true); err != nil {
 		t.Fatal(err)
 	}
 	wantCall(t, b.srv, `{"type":"call_service","domain":"fan","service":"turn_on","target":{"entity_id":["fan.bedroom"]}}`)
 	if on, _ := fan.PowerState(tctx(t)); !on {
 		t.Error("fan still off")
+	}
+	// A fan of three speeds takes 50 % as its nearest step, 67 %.
+	if err := fan.SetSpeed(tctx(t), 50); err != nil {
+		t.Fatal(err)
+	}
+	wantCall(t, b.srv, `{"type":"call_service","domain":"fan","service":"set_percentage","target":{"entity_id":["fan.bedroom"]},
+		"service_data":{"percentage":50}}`)
+	if pct, ok := fan.Speed(); !ok || pct != 67 {
+		t.Errorf("speed = %d %v, want 67", pct, ok)
+	}
+	if _, speeds := b.reg.Get("hass:switch.coffee"); speeds {
+		if _, ok := get[devices.PowerDevice](t, b, "switch.coffee").(devices.FanSpeeder); ok {
+			t.Error("a switch takes a speed")
+		}
 	}
 	// HA answering without the state following is a timeout, not a
 	// success the hub would then show.

@@ -241,7 +241,12 @@ func deviceFor(e *entity) devices.Device {
 	switch e.domain {
 	case "light":
 		return newLight(e, st)
-	case "switch", "input_boolean", "fan":
+	case "fan":
+		if features(st)&fanSetSpeed != 0 {
+			return &speedFan{&power{entity: e}}
+		}
+		return &power{entity: e}
+	case "switch", "input_boolean":
 		return &power{entity: e}
 	case "media_player":
 		return newMedia(e, st)

@@ -2,6 +2,7 @@ package hass
 
 import (
 	"context"
+	"math"
 
 	"github.com/bifrost-hub/bifrost/devices"
 )
@@ -38,6 +39,44 @@ func (p *power) SetPower(ctx context.Context, on bool) error {
 	}
 	st, err := p.call(ctx, p.domain, service, nil, func(st State) bool { return st.State == want })
 	if err == nil && st.State != want {
+		return devices.ErrTimeout
+	}
+	return err
+}
+
+// fanSetSpeed is FanEntityFeature.SET_SPEED: the fan takes a percentage.
+const fanSetSpeed = 1
+
+// speedFan is a fan entity that takes a speed (fan.set_percentage).
+type speedFan struct{ *power }
+
+func (f *speedFan) shape() string { return "speed" }
+
+// Speed is HA's percentage attribute.
+func (f *speedFan) Speed() (int, bool) {
+	st := f.state()
+	if st.State == "off" {
+		return 0, true
+	}
+	pct, ok := attrNumber(st, "percentage")
+	if !ok {
+		return 0, false
+	}
+	return max(0, min(100, int(math.Round(pct)))), true
+}
+
+// SetSpeed calls fan.set_percentage and waits for HA to report the fan on
+// at that speed, to within one of its steps.
+func (f *speedFan) SetSpeed(ctx context.Context, pct int) error {
+	step := 1.0
+	if s, ok := attrNumber(f.state(), "percentage_step"); ok && s > 0 {
+		step = s
+	}
+	st, err := f.call(ctx, "fan", "set_percentage", map[string]any{"percentage": pct}, func(st State) bool {
+		got, ok := attrNumber(st, "percentage")
+		return st.State == "on" && ok && math.Abs(got-float64(pct)) <= step
+	})
+	if err == nil && st.State != "on" {
 		return devices.ErrTimeout
 	}
 	return err

@@ -37,6 +37,8 @@ func haHouse() []hasstest.State {
 		{EntityID: "media_player.living_room", State: "idle", Attributes: map[string]any{
 			"friendly_name": "Living Room Sonos", "device_class": "speaker", "volume_level": 0.2, "is_volume_muted": false,
 			"source_list": []string{"TV", "Line-in"}, "supported_features": 1 | 4 | 8 | 16 | 32 | 512 | 2048 | 4096 | 16384}},
+		{EntityID: "fan.bedroom", State: "off", Attributes: map[string]any{"friendly_name": "Bedroom Fan", "percentage": 0,
+			"percentage_step": 25, "supported_features": 1 | 16 | 32}},
 		{EntityID: "binary_sensor.hall_motion", State: "off", Attributes: map[string]any{"friendly_name": "Hall Motion", "device_class": "motion"}},
 		{EntityID: "sensor.hall_temperature", State: "70.7", Attributes: map[string]any{"friendly_name": "Hall Temperature",
 			"device_class": "temperature", "unit_of_measurement": "°F"}},
@@ -80,7 +82,7 @@ func startHA(t testing.TB, opts ...apitest.Option) *haHub {
 				online++
 			}
 		}
-		return online == 6
+		return online == 7
 	})
 	return hh
 }
@@ -186,6 +188,21 @@ func TestHADevicesThroughTheAPI(t *testing.T) {
 	if !p.State.On {
 		t.Errorf("switch = %+v", p)
 	}
+	// A fan's speed.
+	var fan struct {
+		SpeedControl bool `json:"speed_control"`
+		Speed        *int `json:"speed"`
+	}
+	h.V1(t, http.MethodPut, "/power/devices/Bedroom%20Fan/state", `{"speed": 75}`, http.StatusOK, &fan)
+	h.wantService(t, "fan", "set_percentage", `{"percentage":75}`)
+	if !fan.SpeedControl || fan.Speed == nil || *fan.Speed != 75 {
+		t.Errorf("fan = %+v", fan)
+	}
+	var e apitest.Error
+	h.V1(t, http.MethodPut, "/power/devices/Coffee%20Machine/state", `{"speed": 50}`, http.StatusUnprocessableEntity, &e)
+	if !strings.Contains(e.Message, "has no speed") {
+		t.Errorf("a speed for a switch: %+v", e)
+	}
 
 	// A media player: volume, source, and a cast.
 	h.V1(t, http.MethodPut, "/media/devices/Living%20Room%20Sonos/state", `{"volume": 35, "source": "Line-in"}`, http.StatusOK, nil)
@@ -227,7 +244,6 @@ func TestHADevicesThroughTheAPI(t *testing.T) {
 	h.srv.HandleService("light", "turn_on", func(map[string]any) ([]hasstest.State, string, string) {
 		return nil, "home_assistant_error", "Failed to call the Hue bridge"
 	})
-	var e apitest.Error
 	h.V1(t, http.MethodPut, "/lights/hass:light.kitchen/state", `{"brightness": 20}`, http.StatusBadGateway, &e)
 	if e.Error != "device_error" || !strings.Contains(e.Message, "Failed to call the Hue bridge") {
 		t.Errorf("error = %+v", e)
@@ -282,6 +298,11 @@ func TestHADevicesThroughMCP(t *testing.T) {
 		t.Fatalf("set_power: %s", apitest.ToolText(res))
 	}
 	h.wantService(t, "switch", "turn_on", "null")
+	res = apitest.Tool(t, c, "set_power", map[string]any{"device": "Bedroom Fan", "speed": 50})
+	if text := apitest.ToolText(res); res.IsError || !strings.Contains(text, "speed 50 %") {
+		t.Fatalf("set_power speed: %s", text)
+	}
+	h.wantService(t, "fan", "set_percentage", `{"percentage":50}`)
 	res = apitest.Tool(t, c, "set_media", map[string]any{"device": "Living Room Sonos", "volume": 50})
 	if res.IsError {
 		t.Fatalf("set_media: %s", apitest.ToolText(res))

@@ -20,6 +20,22 @@ func (s *Server) ServeLikeHA() {
 		s.HandleService(d, "turn_on", s.each(func(st *State, _ map[string]any) error { st.State = "on"; return nil }))
 		s.HandleService(d, "turn_off", s.each(func(st *State, _ map[string]any) error { st.State = "off"; return nil }))
 	}
+	s.HandleService("fan", "set_percentage", s.each(func(st *State, d map[string]any) error {
+		pct, ok := d["percentage"].(float64)
+		if !ok || pct < 0 || pct > 100 {
+			return invalid("value must be at most 100 for dictionary value @ data['percentage']")
+		}
+		step, _ := st.Attributes["percentage_step"].(float64)
+		if step > 0 {
+			pct = math.Round(pct/step) * step // a fan with speed steps rounds to one
+		}
+		st.State = "on"
+		if pct == 0 {
+			st.State = "off"
+		}
+		st.Attributes["percentage"] = pct
+		return nil
+	}))
 	s.HandleService("light", "turn_on", s.each(lightOn))
 	s.HandleService("light", "turn_off", s.each(func(st *State, _ map[string]any) error {
 		st.State = "off"
@@ -66,7 +82,10 @@ func (s *Server) ServeLikeHA() {
 			st.Attributes["media_content_type"] = d["media_content_type"]
 			return nil
 		},
-		"unjoin": func(st *State, _ map[string]any) error { st.Attributes["group_members"] = []any{st.EntityID}; return nil },
+		"unjoin": func(st *State, _ map[string]any) error {
+			st.Attributes["group_members"] = []any{st.EntityID}
+			return nil
+		},
 	}
 	for name, fn := range media {
 		s.HandleService("media_player", name, s.each(fn))
