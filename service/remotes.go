@@ -73,9 +73,12 @@ func (s *Service) remoteView(inv inventory, rec DeviceRecord) RemoteView {
 	}
 	if st.online {
 		v.Apps, v.CurrentApp = st.apps, st.currentApp
-		if st.media != nil {
+		switch {
+		case st.media != nil:
 			on := st.media.Power
 			v.On = &on
+		case st.power != nil: // a remote that is switched itself
+			v.On = st.power
 		}
 	}
 	return v
@@ -280,6 +283,9 @@ func (s *Service) remotePower(ctx context.Context, rec DeviceRecord, on bool) er
 	if decodeCaps(rec).Media {
 		_, err := s.applyMedia(ctx, rec, MediaPatch{Power: &on})
 		return err
+	}
+	if decodeCaps(rec).PowerKind != "" { // a remote with a switch of its own
+		return s.applyPower(ctx, rec, on)
 	}
 	if st := s.model.state(rec.ID).media; st != nil && st.Power == on {
 		return nil

@@ -500,6 +500,13 @@ func TestRemoteKeysAndActivities(t *testing.T) {
 	wantCall(t, b.srv, `{"type":"call_service","domain":"remote","service":"turn_on","target":{"entity_id":["remote.living_room_tv"]},
 		"service_data":{"activity":"com.google.android.youtube.tv"}}`)
 	b.until(t, "the current activity", func() bool { a, _ := tv.CurrentApp(tctx(t)); return a == "com.google.android.youtube.tv" })
+	if err := tv.SetPower(tctx(t), false); err != nil {
+		t.Fatal(err)
+	}
+	wantCall(t, b.srv, `{"type":"call_service","domain":"remote","service":"turn_off","target":{"entity_id":["remote.living_room_tv"]}}`)
+	if on, _ := tv.PowerState(tctx(t)); on {
+		t.Error("the remote is still on")
+	}
 	if err := tv.SendText(tctx(t), "hi"); !errors.Is(err, devices.ErrUnsupported) {
 		t.Errorf("text: %v", err)
 	}

@@ -31,13 +31,16 @@ func (p *power) PowerState(context.Context) (bool, error) {
 	return p.state().State == "on", nil
 }
 
-// SetPower calls <domain>.turn_on or turn_off and waits for the state.
-func (p *power) SetPower(ctx context.Context, on bool) error {
+func (p *power) SetPower(ctx context.Context, on bool) error { return p.switchTo(ctx, on) }
+
+// switchTo calls <domain>.turn_on or turn_off and waits for HA to report
+// the entity so; HA answering without the state following is a timeout.
+func (e *entity) switchTo(ctx context.Context, on bool) error {
 	want, service := "off", "turn_off"
 	if on {
 		want, service = "on", "turn_on"
 	}
-	st, err := p.call(ctx, p.domain, service, nil, func(st State) bool { return st.State == want })
+	st, err := e.call(ctx, e.domain, service, nil, func(st State) bool { return st.State == want })
 	if err == nil && st.State != want {
 		return devices.ErrTimeout
 	}

@@ -47,6 +47,14 @@ func (r *remote) HoldKey(ctx context.Context, key string, d time.Duration) error
 	return err
 }
 
+// PowerKind, PowerState and SetPower switch the remote's activity (the
+// TV, a Harmony hub's devices) with remote.turn_on and remote.turn_off.
+func (r *remote) PowerKind() string { return devices.PowerGeneric }
+
+func (r *remote) PowerState(context.Context) (bool, error) { return r.state().State == "on", nil }
+
+func (r *remote) SetPower(ctx context.Context, on bool) error { return r.switchTo(ctx, on) }
+
 func (r *remote) SendText(context.Context, string) error {
 	return fmt.Errorf("Home Assistant remotes take keys, not text: %w", devices.ErrUnsupported)
 }

@@ -43,6 +43,8 @@ func haHouse() []hasstest.State {
 		{EntityID: "sensor.hall_temperature", State: "70.7", Attributes: map[string]any{"friendly_name": "Hall Temperature",
 			"device_class": "temperature", "unit_of_measurement": "°F"}},
 		{EntityID: "cover.garage", State: "closed", Attributes: map[string]any{"friendly_name": "Garage Door"}},
+		{EntityID: "remote.bedroom_tv", State: "on", Attributes: map[string]any{"friendly_name": "Bedroom TV",
+			"activity_list": []string{"com.netflix.ninja"}, "current_activity": "com.netflix.ninja"}},
 	}
 }
 
@@ -82,7 +84,7 @@ func startHA(t testing.TB, opts ...apitest.Option) *haHub {
 				online++
 			}
 		}
-		return online == 7
+		return online == 8
 	})
 	return hh
 }
@@ -213,6 +215,19 @@ func TestHADevicesThroughTheAPI(t *testing.T) {
 	h.V1(t, http.MethodPost, "/media/devices/Living%20Room%20Sonos/cast",
 		`{"content_id": "https://example.org/stream.mp3", "content_type": "music"}`, http.StatusOK, nil)
 	h.wantService(t, "media_player", "play_media", `{"media_content_id":"https://example.org/stream.mp3","media_content_type":"music"}`)
+
+	// A remote: a key in the Rust hub's tagged form, and its power.
+	h.V1(t, http.MethodPost, "/remote/devices/Bedroom%20TV/command", `{"key": {"key": "home"}}`, http.StatusOK, nil)
+	h.wantService(t, "remote", "send_command", `{"command":"home"}`)
+	h.V1(t, http.MethodPost, "/remote/devices/Bedroom%20TV/command", `{"power": {"on": false}}`, http.StatusOK, nil)
+	h.wantService(t, "remote", "turn_off", "null")
+	var rm struct {
+		On *bool `json:"on"`
+	}
+	h.V1(t, http.MethodGet, "/remote/devices/hass:remote.bedroom_tv", "", http.StatusOK, &rm)
+	if rm.On == nil || *rm.On {
+		t.Errorf("the remote reads on=%v after turning off", rm.On)
+	}
 
 	// The motion sensor and the temperature, converted.
 	var s struct {
