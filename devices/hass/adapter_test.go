@@ -5,7 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"slices"
 	"strings"
@@ -600,5 +603,80 @@ func TestConfigErrors(t *testing.T) {
 		if _, err := NewAdapter(reg, cfg); err == nil || strings.HasPrefix(err.Error(), "hass:") {
 			t.Errorf("%+v: err = %v", cfg, err)
 		}
+	}
+}
+
+func TestAFailedHandshakeIsExplained(t *testing.T) {
+	// A reverse proxy that does not pass WebSocket upgrades.
+	srv := hasstest.New(token)
+	t.Cleanup(srv.Close)
+	srv.WithoutWebSocket(true)
+	b := newBridge(t, srv, token)
+	b.until(t, "the proxy to be named", func() bool {
+		_, err := b.ad.Status()
+		return err != nil && strings.Contains(err.Error(), "reverse proxy in front of Home Assistant must pass WebSocket upgrades")
+	})
+
+	// The same with a wrong token: the REST API says it is the token.
+	srv2 := hasstest.New(token)
+	t.Cleanup(srv2.Close)
+	srv2.WithoutWebSocket(true)
+	b2 := newBridge(t, srv2, "wrong")
+	b2.until(t, "the token to be refused", func() bool { _, err := b2.ad.Status(); return errors.Is(err, ErrAuth) })
+
+	// Not Home Assistant at all.
+	other := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(other.Close)
+	ad, err := NewAdapter(devices.NewRegistry(0), AdapterConfig{URL: other.URL, Token: token, MinBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- ad.Run(context.Background()) }()
+	t.Cleanup(func() { ad.Close(); <-done })
+	deadline := time.Now().Add(timeout)
+	for {
+		_, err := ad.Status()
+		if err != nil && strings.Contains(err.Error(), "does not look like Home Assistant") && strings.Contains(err.Error(), "HTTP 404") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("status error = %v", err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestTheFakeSpeaksREST(t *testing.T) {
+	srv := hasstest.New(token)
+	t.Cleanup(srv.Close)
+	srv.SetStates(hasstest.State{EntityID: "switch.coffee", State: "off", Attributes: map[string]any{"friendly_name": "Coffee"}})
+	srv.ServeLikeHA()
+	do := func(method, path, tok, body string) (int, string) {
+		req, _ := http.NewRequest(method, srv.URL()+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+tok)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, strings.TrimSpace(string(b))
+	}
+	if code, body := do("GET", "/api/", token, ""); code != 200 || body != `{"message":"API running."}` {
+		t.Errorf("GET /api/: %d %s", code, body)
+	}
+	if code, _ := do("GET", "/api/", "nope", ""); code != 401 {
+		t.Errorf("a wrong token: %d", code)
+	}
+	if code, _ := do("GET", "/api/states/light.nope", token, ""); code != 404 {
+		t.Errorf("an unknown entity: %d", code)
+	}
+	if code, body := do("POST", "/api/services/switch/turn_on", token, `{"entity_id":"switch.coffee"}`); code != 200 || !strings.Contains(body, `"state":"on"`) {
+		t.Errorf("POST /api/services/switch/turn_on: %d %s", code, body)
+	}
+	if code, body := do("GET", "/api/states/switch.coffee", token, ""); code != 200 || !strings.Contains(body, `"state":"on"`) {
+		t.Errorf("GET /api/states/switch.coffee: %d %s", code, body)
 	}
 }

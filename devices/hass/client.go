@@ -12,6 +12,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"net/url"
 	"strings"
 	"sync"
@@ -270,7 +272,10 @@ func (c *Client) dispatch(ctx context.Context) {
 func (c *Client) dial(ctx context.Context) (*websocket.Conn, error) {
 	d := *websocket.DefaultDialer
 	d.TLSClientConfig = c.cfg.TLS
-	ws, _, err := d.DialContext(ctx, c.wsURL, nil)
+	ws, resp, err := d.DialContext(ctx, c.wsURL, nil)
+	if errors.Is(err, websocket.ErrBadHandshake) && resp != nil {
+		return nil, c.explainHandshake(ctx, resp.StatusCode)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("hass: dial %s: %w", c.wsURL, err)
 	}
@@ -279,6 +284,37 @@ func (c *Client) dial(ctx context.Context) (*websocket.Conn, error) {
 		return nil, err
 	}
 	return ws, nil
+}
+
+// explainHandshake says why the WebSocket was not opened (the server
+// answered status instead), as far as HA's REST API tells: the one call
+// the bridge makes over REST, since the WebSocket cannot answer it.
+func (c *Client) explainHandshake(ctx context.Context, status int) error {
+	api := strings.TrimSuffix(c.cfg.BaseURL, "/") + "/api/"
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, api, nil)
+	if err != nil {
+		return fmt.Errorf("hass: %s answered HTTP %d, not a WebSocket", c.wsURL, status)
+	}
+	req.Header.Set("Authorization", "Bearer "+c.cfg.Token)
+	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: c.cfg.TLS, Proxy: http.ProxyFromEnvironment, DisableKeepAlives: true}}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return fmt.Errorf("hass: %s answered HTTP %d, not a WebSocket, and %s did not answer: %w", c.wsURL, status, api, err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Message string `json:"message"`
+	}
+	_ = json.NewDecoder(io.LimitReader(resp.Body, 4096)).Decode(&body)
+	switch {
+	case resp.StatusCode == http.StatusUnauthorized:
+		return fmt.Errorf("%w: %s answers 401 Unauthorized", ErrAuth, api)
+	case resp.StatusCode == http.StatusOK && body.Message == "API running.":
+		return fmt.Errorf("hass: Home Assistant's API answers at %s, but its WebSocket %s answered HTTP %d: "+
+			"a reverse proxy in front of Home Assistant must pass WebSocket upgrades", api, c.wsURL, status)
+	}
+	return fmt.Errorf("hass: %s does not look like Home Assistant: %s answered HTTP %d and %s HTTP %d; "+
+		"give the address Home Assistant opens at, such as http://homeassistant.local:8123", c.cfg.BaseURL, c.wsURL, status, api, resp.StatusCode)
 }
 
 func (c *Client) auth(ctx context.Context, ws *websocket.Conn) error {

@@ -55,9 +55,12 @@ type Server struct {
 	closed     bool
 	noPong     bool
 	strict     bool
-	counts     map[string]int
-	changed    chan struct{} // closed and replaced when counts change
-	wg         sync.WaitGroup
+	noWS       bool // answer /api/websocket without upgrading
+	// restRefused counts REST calls refused for their token.
+	restRefused int
+	counts      map[string]int
+	changed     chan struct{} // closed and replaced when counts change
+	wg          sync.WaitGroup
 }
 
 // New starts a fake that accepts token.
@@ -66,6 +69,7 @@ func New(token string) *Server {
 		counts: map[string]int{}, changed: make(chan struct{})}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/websocket", s.serveWS)
+	mux.HandleFunc("/api/", s.serveREST)
 	s.srv = httptest.NewServer(mux)
 	return s
 }
@@ -264,6 +268,14 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	// Counted before the hijack, while httptest's Close still waits for us.
 	s.wg.Add(1)
 	defer s.wg.Done()
+	s.mu.Lock()
+	noWS := s.noWS
+	s.mu.Unlock()
+	if noWS {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte("<html><body>Home Assistant</body></html>"))
+		return
+	}
 	ws, err := upgrader.Upgrade(w, r, nil)
 	if err != nil {
 		return
