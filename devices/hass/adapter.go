@@ -166,14 +166,15 @@ func (a *Adapter) onConnect(ctx context.Context) {
 		}
 		return
 	}
-	a.log.Info("Home Assistant synced", "entities", len(a.snapshot()), "took", time.Since(start).Round(time.Millisecond))
+	a.log.Info("Home Assistant synced", "entities", a.entities(), "took", time.Since(start).Round(time.Millisecond))
 	context.AfterFunc(ctx, func() { a.setConnected(false) })
 }
 
-func (a *Adapter) snapshot() map[string]*entity {
+// entities counts the entities the bridge knows.
+func (a *Adapter) entities() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.ents
+	return len(a.ents)
 }
 
 // sync reads everything and registers what changed.
@@ -210,6 +211,9 @@ func (a *Adapter) sync(ctx context.Context) error {
 		if e == nil {
 			e = newEntity(a, st.EntityID)
 			a.ents[st.EntityID] = e
+		}
+		if cur := e.state(); cur.EntityID != "" && updated(cur).After(updated(st)) {
+			st = cur // an event that came after get_states answered is newer
 		}
 		e.set(st, meta)
 		d := deviceFor(e)
