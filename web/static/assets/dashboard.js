@@ -270,10 +270,18 @@ function favorites(app, m) {
 }
 
 // A switch, plug or fan.
+// A switch, plug or fan: power, and a fan's speed where it takes one.
 function powerRow(app, p) {
-  const power = toggle(`${p.name} power`, p.on, (on) => app.run(() => put(at`/power/devices/${p.id}/state`, { on })), { id: `power-${p.id}` });
-  const update = (v) => { power.checked = !!v.on; };
-  return { head: power, body: null, update };
+  const send = (body) => app.run(() => put(at`/power/devices/${p.id}/state`, body));
+  const power = toggle(`${p.name} power`, p.on, (on) => send({ on }), { id: `power-${p.id}` });
+  const speed = p.speed_control
+    ? slider(`${p.name} speed`, p.speed ?? 0, 0, 100, (v) => send({ speed: v }), { unit: '%', id: `power-speed-${p.id}` })
+    : null;
+  const update = (v) => {
+    power.checked = !!v.on;
+    if (speed && v.speed !== undefined) speed.set(v.speed);
+  };
+  return { head: power, body: speed ? h('div', { class: 'controls' }, labelled('Speed', speed)) : null, update };
 }
 
 // A TV remote on its own (one with no media face).
