@@ -298,6 +298,15 @@ func TestAChangeInHAReachesTheEventStream(t *testing.T) {
 		}
 	}
 	t.Logf("HA state change → hub event stream: %v", time.Since(start).Round(time.Microsecond))
+
+	// The motion sensor is in the Hall (its HA area): the room is occupied.
+	var room struct {
+		Occupied *bool `json:"occupied"`
+	}
+	h.V1(t, http.MethodGet, "/rooms/Hall", "", http.StatusOK, &room)
+	if room.Occupied == nil || !*room.Occupied {
+		t.Errorf("the Hall reads occupied=%v with its HA motion sensor on", room.Occupied)
+	}
 }
 
 func TestHADevicesThroughMCP(t *testing.T) {
