@@ -11,17 +11,18 @@ import (
 )
 
 // Integrations are the connections of the hub to other systems that an
-// admin sets up in the web UI (Settings → Integrations): for now the MQTT
-// broker. Their settings are saved in the database, their secrets sealed
-// under BIFROST_SECRET (see secretBox) and never shown again; settings
-// given in the environment win over saved ones, field by field. Saving
-// restarts the running adapter at once.
+// admin sets up in the web UI (Settings → Integrations): the MQTT broker
+// and Home Assistant. Their settings are saved in the database, their
+// secrets sealed under BIFROST_SECRET (see secretBox) and never shown
+// again; settings given in the environment win over saved ones, field by
+// field. Saving restarts the running adapter at once.
 type Integrations struct {
 	svc        *Service
 	store      IntegrationStore
 	admins     Admins
 	box        *secretBox // nil without BIFROST_SECRET
 	mqtt       MQTTRunner // nil when nothing runs MQTT (tests)
+	hass       HASSRunner // nil when nothing runs the Home Assistant bridge
 	settleTime time.Duration
 
 	fixedLocation Location       // the configuration's, when it gives one
@@ -34,10 +35,12 @@ type Integrations struct {
 type IntegrationsConfig struct {
 	Store IntegrationStore
 	// Secret is BIFROST_SECRET, the key of the saved secrets. Without it
-	// settings save, but passwords do not.
+	// settings save, but passwords and tokens do not.
 	Secret string
 	// MQTT runs the MQTT adapter; nil when nothing does.
 	MQTT MQTTRunner
+	// HASS runs the Home Assistant bridge; nil when nothing does.
+	HASS HASSRunner
 	// SettleTime bounds how long a save waits to tell whether the adapter
 	// connects (default 5s).
 	SettleTime time.Duration
@@ -60,7 +63,7 @@ type Admins interface {
 
 // IntegrationRecord is an integration's settings as stored.
 type IntegrationRecord struct {
-	Name string // "mqtt"
+	Name string // "mqtt", "hass"
 	// Config holds the settings that are not secret, a JSON object.
 	Config json.RawMessage
 	// Secret holds the secret settings, sealed by the service; nil when
@@ -108,7 +111,6 @@ type IntegrationStatus struct {
 }
 
 const (
-	mqttName          = "mqtt"
 	defaultSettleTime = 5 * time.Second
 	settlePoll        = 50 * time.Millisecond
 )
@@ -126,7 +128,8 @@ func NewIntegrations(svc *Service, cfg IntegrationsConfig) (*Integrations, error
 	if err != nil {
 		return nil, err
 	}
-	in := &Integrations{svc: svc, store: cfg.Store, admins: cfg.Admins, box: box, mqtt: cfg.MQTT, settleTime: cfg.SettleTime,
+	in := &Integrations{svc: svc, store: cfg.Store, admins: cfg.Admins, box: box, mqtt: cfg.MQTT, hass: cfg.HASS,
+		settleTime:    cfg.SettleTime,
 		fixedLocation: Location{Latitude: cfg.Latitude, Longitude: cfg.Longitude}, onLocation: cfg.Location}
 	if in.settleTime <= 0 {
 		in.settleTime = defaultSettleTime
@@ -134,71 +137,61 @@ func NewIntegrations(svc *Service, cfg IntegrationsConfig) (*Integrations, error
 	return in, nil
 }
 
+// The MQTT integration.
+
+// mqttIntegration is the MQTT broker: its settings are mqttFields, its
+// secret the password.
+var mqttIntegration = &integration[MQTTSettings, MQTTUpdate]{
+	name: "mqtt", title: "MQTT", adapter: "MQTT", peer: "the broker",
+	fields: mqttSettings(),
+	secret: secretSetting[MQTTSettings, MQTTUpdate]{name: "password", noun: "password", article: "a", env: "BIFROST_MQTT_PASSWORD",
+		of:     func(s *MQTTSettings) *string { return &s.Password },
+		update: func(u *MQTTUpdate) (string, bool) { return u.Password, u.ClearPassword },
+		check:  checkMQTTPassword},
+	runner: func(in *Integrations) adapterRunner[MQTTSettings] { return in.mqtt },
+}
+
+// mqttSettings are mqttFields but the password, which is the secret.
+func mqttSettings() []setting[MQTTSettings, MQTTUpdate] {
+	var out []setting[MQTTSettings, MQTTUpdate]
+	for _, f := range mqttFields {
+		if f.update != nil {
+			out = append(out, setting[MQTTSettings, MQTTUpdate](f))
+		}
+	}
+	return out
+}
+
 // MQTT returns the MQTT settings as saved, which fields the environment
 // fixes, and how the connection fares. The password is never returned:
 // only whether one is saved.
 func (in *Integrations) MQTT(ctx context.Context) (MQTTView, error) {
-	if err := in.requireAdmin(ctx); err != nil {
-		return MQTTView{}, err
-	}
-	saved, err := loadMQTT(ctx, in.store)
+	s, err := mqttIntegration.read(ctx, in)
 	if err != nil {
 		return MQTTView{}, err
 	}
-	return in.view(saved), nil
+	return in.mqttView(s), nil
 }
 
 // SaveMQTT saves a change to the MQTT settings and restarts the adapter
 // with them. That the broker cannot be reached is no error: the answer
 // carries it as a warning, and the adapter keeps trying.
 func (in *Integrations) SaveMQTT(ctx context.Context, u MQTTUpdate) (MQTTSaved, error) {
-	if err := in.requireAdmin(ctx); err != nil {
-		return MQTTSaved{}, err
-	}
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	saved, err := loadMQTT(ctx, in.store)
+	s, warning, err := mqttIntegration.save(ctx, in, u)
 	if err != nil {
 		return MQTTSaved{}, err
 	}
-	fixed := in.fixedSettings()
-	next, changed, err := u.applyTo(saved.settings, fixed)
-	if err != nil {
-		return MQTTSaved{}, err
-	}
-	sealed, pwChanged, err := in.nextPassword(saved.sealed, u, fixed)
-	if err != nil {
-		return MQTTSaved{}, err
-	}
-	if pwChanged {
-		changed = append(changed, "password")
-	}
-	now := in.svc.now().UTC()
-	err = in.putMQTT(ctx, next, sealed, now)
-	in.svc.audit(ctx, "integration.save", mqttName, err, describeChange(changed))
-	if err != nil {
-		return MQTTSaved{}, err
-	}
-	return in.restartMQTT(ctx, savedMQTT{settings: next, sealed: sealed, updated: &now}), nil
+	return MQTTSaved{MQTTView: in.mqttView(s), Warning: warning}, nil
 }
 
 // DeleteMQTT forgets the saved MQTT settings; the adapter goes on with
 // the environment's alone, or stops.
 func (in *Integrations) DeleteMQTT(ctx context.Context) (MQTTSaved, error) {
-	if err := in.requireAdmin(ctx); err != nil {
-		return MQTTSaved{}, err
-	}
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	err := in.store.DeleteIntegration(ctx, mqttName)
-	if ErrorCode(err) == ENOTFOUND {
-		return MQTTSaved{}, Errorf(ENOTFOUND, "no MQTT settings are saved")
-	}
-	in.svc.audit(ctx, "integration.delete", mqttName, err, "")
+	warning, err := mqttIntegration.remove(ctx, in)
 	if err != nil {
 		return MQTTSaved{}, err
 	}
-	return in.restartMQTT(ctx, savedMQTT{}), nil
+	return MQTTSaved{MQTTView: in.mqttView(saved[MQTTSettings]{}), Warning: warning}, nil
 }
 
 // StartMQTT starts the MQTT adapter with the saved settings (under the
@@ -207,152 +200,330 @@ func (in *Integrations) DeleteMQTT(ctx context.Context) (MQTTSaved, error) {
 // environment alone may refuse to start when that does not work, but one
 // configured in the web UI has to start, so it can be fixed there.
 func (in *Integrations) StartMQTT(ctx context.Context) (saved bool, err error) {
-	if in.mqtt == nil {
-		return false, nil
-	}
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	s, err := loadMQTT(ctx, in.store)
-	if err != nil {
-		return false, err
-	}
-	settings, problem := in.unsealed(s)
-	if problem != "" {
-		in.svc.log.Warn(problem)
-	}
-	return s.updated != nil, in.mqtt.Apply(settings)
+	return mqttIntegration.start(ctx, in)
 }
 
-// savedMQTT is the MQTT integration as stored: the settings without the
-// password, the password sealed, and when they were saved (nil: never).
-type savedMQTT struct {
-	settings MQTTSettings
+// mqttView is what people see of the saved MQTT settings.
+func (in *Integrations) mqttView(s saved[MQTTSettings]) MQTTView {
+	st, m := mqttIntegration.state(in, s), s.settings
+	return MQTTView{URL: m.URL, Username: m.Username, ClientID: m.ClientID, CAFile: m.CAFile, Embedded: m.Embedded,
+		ZigbeeBaseTopic: m.ZigbeeBaseTopic, DiscoveryPrefix: m.DiscoveryPrefix, TasmotaFullTopic: m.TasmotaFullTopic,
+		Password: st.secret, Fixed: st.fixed, CanSaveSecrets: st.canSave, Problem: st.problem, Status: st.status, UpdatedAt: s.updated}
+}
+
+// passwordProblem explains why the saved MQTT password does not open.
+func passwordProblem(err error) string { return mqttIntegration.secretProblem(err) }
+
+// What every integration shares.
+
+// adapterRunner runs the adapter of an integration whose settings are S:
+// MQTTRunner and HASSRunner are its kinds.
+type adapterRunner[S any] interface {
+	Apply(saved S) error
+	Fixed() S
+	Status() IntegrationStatus
+}
+
+// integration describes one integration that runs an adapter, for the
+// code they share: its record, its settings (strings, updated through
+// pointers in U, nil for "keep"), the one secret among them, how messages
+// name it, and what runs it.
+type integration[S, U any] struct {
+	name    string // of its record and in the audit log: "mqtt"
+	title   string // what it is called in messages: "MQTT", "Home Assistant"
+	adapter string // what runs, in messages: "MQTT", "the Home Assistant bridge"
+	peer    string // what the adapter connects to, in messages: "the broker"
+	fields  []setting[S, U]
+	secret  secretSetting[S, U]
+	runner  func(*Integrations) adapterRunner[S] // nil answer: nothing runs it
+}
+
+// setting is one setting other than the secret: its name in JSON, how
+// messages call it, the variable that fixes it, where it lives in the
+// settings and in an update, and its check of a value other than "".
+type setting[S, U any] struct {
+	name, label, env string
+	of               func(*S) *string
+	update           func(*U) *string
+	check            func(string) error
+}
+
+// secretSetting is the secret setting of an integration, which is sealed
+// and never shown: its name in JSON, how messages call it ("password", with
+// the article "a"), the variable that fixes it, where it lives, how an
+// update gives a new value or clears it, and its check.
+type secretSetting[S, U any] struct {
+	name, noun, article, env string
+	of                       func(*S) *string
+	update                   func(*U) (value string, clear bool)
+	check                    func(string) error
+}
+
+// saved is an integration as stored: the settings without the secret, the
+// secret sealed, and when they were saved (nil: never).
+type saved[S any] struct {
+	settings S
 	sealed   []byte
 	updated  *time.Time
 }
 
-func loadMQTT(ctx context.Context, st IntegrationStore) (savedMQTT, error) {
-	r, err := st.GetIntegration(ctx, mqttName)
-	if ErrorCode(err) == ENOTFOUND {
-		return savedMQTT{}, nil
-	}
-	if err != nil {
-		return savedMQTT{}, err
-	}
-	var s MQTTSettings
-	if err := json.Unmarshal(r.Config, &s); err != nil {
-		return savedMQTT{}, fmt.Errorf("stored MQTT settings: %w", err)
-	}
-	updated := r.UpdatedAt
-	return savedMQTT{settings: s, sealed: r.Secret, updated: &updated}, nil
+// integrationState is what a view shows beside the settings.
+type integrationState struct {
+	secret  SecretState
+	fixed   map[string]FixedSetting
+	canSave bool
+	problem string
+	status  IntegrationStatus
 }
 
-func (in *Integrations) putMQTT(ctx context.Context, s MQTTSettings, sealed []byte, at time.Time) error {
-	config, err := json.Marshal(s) // the password is not part of it (json:"-")
+// read returns the saved settings, for admins.
+func (k *integration[S, U]) read(ctx context.Context, in *Integrations) (saved[S], error) {
+	if err := in.requireAdmin(ctx); err != nil {
+		return saved[S]{}, err
+	}
+	return k.load(ctx, in.store)
+}
+
+// save saves u over the saved settings and restarts the adapter with
+// them; the warning says how it fares when not well.
+func (k *integration[S, U]) save(ctx context.Context, in *Integrations, u U) (saved[S], string, error) {
+	if err := in.requireAdmin(ctx); err != nil {
+		return saved[S]{}, "", err
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	cur, err := k.load(ctx, in.store)
+	if err != nil {
+		return saved[S]{}, "", err
+	}
+	fixed := k.fixedSettings(in)
+	next, changed, err := applySettings(k.fields, &u, cur.settings, &fixed)
+	if err != nil {
+		return saved[S]{}, "", err
+	}
+	sealed, secretChanged, err := k.nextSecret(in.box, cur.sealed, &u, &fixed)
+	if err != nil {
+		return saved[S]{}, "", err
+	}
+	if secretChanged {
+		changed = append(changed, k.secret.name)
+	}
+	now := in.svc.now().UTC()
+	s := saved[S]{settings: next, sealed: sealed, updated: &now}
+	err = k.put(ctx, in.store, s)
+	in.svc.audit(ctx, "integration.save", k.name, err, describeChange(changed))
+	if err != nil {
+		return saved[S]{}, "", err
+	}
+	return s, k.restart(ctx, in, s), nil
+}
+
+// remove forgets the saved settings; the adapter goes on with the
+// environment's alone, or stops.
+func (k *integration[S, U]) remove(ctx context.Context, in *Integrations) (string, error) {
+	if err := in.requireAdmin(ctx); err != nil {
+		return "", err
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	err := in.store.DeleteIntegration(ctx, k.name)
+	if ErrorCode(err) == ENOTFOUND {
+		return "", Errorf(ENOTFOUND, "no %s settings are saved", k.title)
+	}
+	in.svc.audit(ctx, "integration.delete", k.name, err, "")
+	if err != nil {
+		return "", err
+	}
+	return k.restart(ctx, in, saved[S]{}), nil
+}
+
+// start starts the adapter with the saved settings when the hub starts,
+// and reports whether any were saved.
+func (k *integration[S, U]) start(ctx context.Context, in *Integrations) (bool, error) {
+	r := k.runner(in)
+	if r == nil {
+		return false, nil
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	s, err := k.load(ctx, in.store)
+	if err != nil {
+		return false, err
+	}
+	settings, problem := k.unsealed(in.box, s)
+	if problem != "" {
+		in.svc.log.Warn(problem)
+	}
+	return s.updated != nil, r.Apply(settings)
+}
+
+func (k *integration[S, U]) load(ctx context.Context, st IntegrationStore) (saved[S], error) {
+	r, err := st.GetIntegration(ctx, k.name)
+	if ErrorCode(err) == ENOTFOUND {
+		return saved[S]{}, nil
+	}
+	if err != nil {
+		return saved[S]{}, err
+	}
+	var s S
+	if err := json.Unmarshal(r.Config, &s); err != nil {
+		return saved[S]{}, fmt.Errorf("stored %s settings: %w", k.title, err)
+	}
+	updated := r.UpdatedAt
+	return saved[S]{settings: s, sealed: r.Secret, updated: &updated}, nil
+}
+
+func (k *integration[S, U]) put(ctx context.Context, st IntegrationStore, s saved[S]) error {
+	config, err := json.Marshal(s.settings) // the secret is not part of it (json:"-")
 	if err != nil {
 		return err
 	}
-	return in.store.PutIntegration(ctx, IntegrationRecord{Name: mqttName, Config: config, Secret: sealed, UpdatedAt: at})
+	return st.PutIntegration(ctx, IntegrationRecord{Name: k.name, Config: config, Secret: s.sealed, UpdatedAt: *s.updated})
 }
 
-// nextPassword returns the sealed password to save: a new one sealed, none
-// when cleared, or the saved one. It reports whether that is a change.
-func (in *Integrations) nextPassword(current []byte, u MQTTUpdate, fixed MQTTSettings) ([]byte, bool, error) {
+// applySettings returns s changed by u, and the names of the settings
+// that changed. A setting the environment fixes cannot change.
+func applySettings[S, U any](fields []setting[S, U], u *U, s S, fixed *S) (S, []string, error) {
+	var changed []string
+	for _, f := range fields {
+		did, err := f.apply(&s, u, fixed)
+		if err != nil {
+			return s, nil, err
+		}
+		if did {
+			changed = append(changed, f.name)
+		}
+	}
+	return s, changed, nil
+}
+
+// apply sets f in s to its value in u, trimmed, when u gives one, and
+// reports whether that is a change.
+func (f setting[S, U]) apply(s *S, u *U, fixed *S) (bool, error) {
+	given := f.update(u)
 	switch {
-	case u.Password == "" && !u.ClearPassword:
+	case given == nil:
+		return false, nil
+	case *f.of(fixed) != "":
+		return false, fixedByEnv(f.name, f.label, f.env)
+	}
+	v := strings.TrimSpace(*given)
+	if err := f.checked(v); err != nil {
+		return false, err
+	}
+	cur := f.of(s)
+	was := *cur
+	*cur = v
+	return was != v, nil
+}
+
+// checked checks v unless it is "" (the setting unset).
+func (f setting[S, U]) checked(v string) error {
+	if v == "" {
+		return nil
+	}
+	return f.check(v)
+}
+
+func fixedByEnv(field, label, env string) error {
+	return invalidField(field, "%s is set by %s, which wins over the web UI; change it there", label, env)
+}
+
+// nextSecret returns the sealed secret to save: a new one sealed, none
+// when cleared, or the saved one. It reports whether that is a change.
+func (k *integration[S, U]) nextSecret(box *secretBox, current []byte, u *U, fixed *S) ([]byte, bool, error) {
+	sec := k.secret
+	value, clear := sec.update(u)
+	switch {
+	case value == "" && !clear:
 		return current, false, nil
-	case u.Password != "" && u.ClearPassword:
-		return nil, false, Errorf(EINVALID, "give a new password or remove the saved one, not both").With("field", "password")
-	case fixed.Password != "":
-		return nil, false, Errorf(EINVALID, "the password is set by BIFROST_MQTT_PASSWORD, which wins over the web UI; change it there").With("field", "password")
-	case u.ClearPassword:
+	case value != "" && clear:
+		return nil, false, invalidField(sec.name, "give a new %s or remove the saved one, not both", sec.noun)
+	case *sec.of(fixed) != "":
+		return nil, false, fixedByEnv(sec.name, "the "+sec.noun, sec.env)
+	case clear:
 		return nil, current != nil, nil
 	}
-	if err := checkMQTTPassword(u.Password); err != nil {
+	if err := sec.check(value); err != nil {
 		return nil, false, err
 	}
-	if in.box == nil {
-		return nil, false, errNoSecretToSave
+	if box == nil {
+		return nil, false, k.noSecretToSave()
 	}
-	plain, err := json.Marshal(mqttSecrets{Password: u.Password})
+	plain, err := json.Marshal(map[string]string{sec.name: value})
 	if err != nil {
 		return nil, false, err
 	}
-	sealed, err := in.box.seal(mqttName, plain)
+	sealed, err := box.seal(k.name, plain)
 	return sealed, true, err
 }
 
-// errNoSecretToSave refuses to store a password the hub cannot encrypt.
-var errNoSecretToSave = Errorf(EINVALID, "the hub can save a password only encrypted, and for that it needs BIFROST_SECRET: "+
-	"set BIFROST_SECRET (or BIFROST_SECRET_FILE) to a random string of at least %d characters, e.g. from `openssl rand -base64 32`, "+
-	"and restart the hub. Settings without a password save without it.", MinSecretLength).With("field", "password")
-
-// mqttSecrets are the secret MQTT settings, as sealed.
-type mqttSecrets struct {
-	Password string `json:"password"`
+// noSecretToSave refuses to store a secret the hub cannot encrypt.
+func (k *integration[S, U]) noSecretToSave() error {
+	a := k.secret.article + " " + k.secret.noun
+	return Errorf(EINVALID, "the hub can save %s only encrypted, and for that it needs BIFROST_SECRET: "+
+		"set BIFROST_SECRET (or BIFROST_SECRET_FILE) to a random string of at least %d characters, e.g. from `openssl rand -base64 32`, "+
+		"and restart the hub. Settings without %s save without it.", a, MinSecretLength, a).With("field", k.secret.name)
 }
 
-// unsealed returns the saved settings with the password opened, and what
-// keeps the password from opening, for people ("" when nothing does).
-func (in *Integrations) unsealed(s savedMQTT) (MQTTSettings, string) {
+// unsealed returns the saved settings with the secret opened, and what
+// keeps the secret from opening, for people ("" when nothing does).
+func (k *integration[S, U]) unsealed(box *secretBox, s saved[S]) (S, string) {
 	settings := s.settings
 	if s.sealed == nil {
 		return settings, ""
 	}
-	plain, err := in.box.open(mqttName, s.sealed)
-	var sec mqttSecrets
-	if err == nil && json.Unmarshal(plain, &sec) != nil {
+	plain, err := box.open(k.name, s.sealed)
+	var secrets map[string]string
+	if err == nil && json.Unmarshal(plain, &secrets) != nil {
 		err = errDamaged
 	}
 	if err != nil {
-		return settings, passwordProblem(err)
+		return settings, k.secretProblem(err)
 	}
-	settings.Password = sec.Password
+	*k.secret.of(&settings) = secrets[k.secret.name]
 	return settings, ""
 }
 
-// passwordProblem explains why the saved password does not open.
-func passwordProblem(err error) string {
+// secretProblem explains why the saved secret does not open.
+func (k *integration[S, U]) secretProblem(err error) string {
+	stored := "the stored " + k.title + " " + k.secret.noun
 	switch {
 	case err == nil:
 		return ""
 	case errors.Is(err, errOtherSecret):
-		return "the stored MQTT password was encrypted with another BIFROST_SECRET; enter it again"
+		return stored + " was encrypted with another BIFROST_SECRET; enter it again"
 	case errors.Is(err, errNoSecretKey):
-		return "the stored MQTT password was encrypted with a BIFROST_SECRET, which is not set now; " +
-			"set BIFROST_SECRET to that value again and restart the hub, or remove the password"
+		return stored + " was encrypted with a BIFROST_SECRET, which is not set now; " +
+			"set BIFROST_SECRET to that value again and restart the hub, or remove the " + k.secret.noun
 	}
-	return "the stored MQTT password cannot be decrypted; enter it again"
+	return stored + " cannot be decrypted; enter it again"
 }
 
-// restartMQTT applies the saved settings and waits a little to tell how
-// the connection fares.
-func (in *Integrations) restartMQTT(ctx context.Context, s savedMQTT) MQTTSaved {
-	var warning string
-	if in.mqtt != nil {
-		settings, problem := in.unsealed(s)
-		warning = in.settle(ctx, in.mqtt.Apply(settings))
-		if problem != "" && warning != "" {
-			warning = problem + "; " + warning
-		} else if problem != "" {
-			warning = problem
-		}
+// restart applies the saved settings and waits a little to tell how the
+// connection fares: the warning, "" when it fares well.
+func (k *integration[S, U]) restart(ctx context.Context, in *Integrations, s saved[S]) string {
+	r := k.runner(in)
+	if r == nil {
+		return ""
 	}
-	return MQTTSaved{MQTTView: in.view(s), Warning: warning}
+	settings, problem := k.unsealed(in.box, s)
+	warning := k.settle(ctx, in.settleTime, r, r.Apply(settings))
+	return joinNonEmpty("; ", problem, warning)
 }
 
-// settle waits, at most settleTime, for the adapter to leave the
-// connecting state, and returns a warning unless it is connected or off.
-func (in *Integrations) settle(ctx context.Context, applyErr error) string {
+// settle waits, at most wait, for the adapter to leave the connecting
+// state, and returns a warning unless it is connected or off.
+func (k *integration[S, U]) settle(ctx context.Context, wait time.Duration, r adapterRunner[S], applyErr error) string {
 	if applyErr != nil {
-		return "the settings are saved, but MQTT cannot start: " + applyErr.Error()
+		return "the settings are saved, but " + k.adapter + " cannot start: " + applyErr.Error()
 	}
-	deadline := time.NewTimer(in.settleTime)
+	deadline := time.NewTimer(wait)
 	defer deadline.Stop()
 	tick := time.NewTicker(settlePoll)
 	defer tick.Stop()
 wait:
-	for in.mqtt.Status().State == IntegrationConnecting {
+	for r.Status().State == IntegrationConnecting {
 		select {
 		case <-ctx.Done():
 			break wait
@@ -361,61 +532,57 @@ wait:
 		case <-tick.C:
 		}
 	}
-	switch st := in.mqtt.Status(); st.State {
+	switch st := r.Status(); st.State {
 	case IntegrationError:
-		return "the settings are saved, but the hub cannot connect to the broker: " + st.Message + " (it keeps trying)"
+		return "the settings are saved, but the hub cannot connect to " + k.peer + ": " + st.Message + " (it keeps trying)"
 	case IntegrationConnecting:
-		return "the settings are saved; the hub is still connecting to the broker"
+		return "the settings are saved; the hub is still connecting to " + k.peer
 	}
 	return ""
 }
 
-// view is what people see of the saved settings.
-func (in *Integrations) view(s savedMQTT) MQTTView {
-	v := MQTTView{
-		URL: s.settings.URL, Username: s.settings.Username, ClientID: s.settings.ClientID,
-		CAFile: s.settings.CAFile, Embedded: s.settings.Embedded,
-		ZigbeeBaseTopic: s.settings.ZigbeeBaseTopic, DiscoveryPrefix: s.settings.DiscoveryPrefix,
-		TasmotaFullTopic: s.settings.TasmotaFullTopic,
-		Password:         SecretState{Set: s.sealed != nil},
-		Fixed:            in.fixed(),
-		CanSaveSecrets:   in.box != nil,
-		Status:           IntegrationStatus{State: IntegrationOff},
-		UpdatedAt:        s.updated,
+// state is what people see of s beside its settings.
+func (k *integration[S, U]) state(in *Integrations, s saved[S]) integrationState {
+	st := integrationState{
+		secret:  SecretState{Set: s.sealed != nil},
+		fixed:   k.fixed(in),
+		canSave: in.box != nil,
+		status:  IntegrationStatus{State: IntegrationOff},
 	}
 	if s.sealed != nil {
-		v.Problem = passwordProblem(in.box.checkSealed(s.sealed))
+		st.problem = k.secretProblem(in.box.checkSealed(s.sealed))
 	}
-	if in.mqtt != nil {
-		v.Status = in.mqtt.Status()
+	if r := k.runner(in); r != nil {
+		st.status = r.Status()
 	}
-	return v
+	return st
 }
 
-func (in *Integrations) fixedSettings() MQTTSettings {
-	if in.mqtt == nil {
-		return MQTTSettings{}
+func (k *integration[S, U]) fixedSettings(in *Integrations) S {
+	if r := k.runner(in); r != nil {
+		return r.Fixed()
 	}
-	return in.mqtt.Fixed()
+	var none S
+	return none
 }
 
 // fixed lists the settings the environment fixes, by field; the value of
-// a secret one is never given.
-func (in *Integrations) fixed() map[string]FixedSetting {
-	env := in.fixedSettings()
+// the secret is never given, a URL's password neither.
+func (k *integration[S, U]) fixed(in *Integrations) map[string]FixedSetting {
+	env := k.fixedSettings(in)
 	out := map[string]FixedSetting{}
-	for _, f := range mqttFields {
+	for _, f := range k.fields {
 		v := *f.of(&env)
 		if v == "" {
 			continue
 		}
-		switch f.name {
-		case "password":
-			v = ""
-		case "url":
+		if f.name == "url" {
 			v = redactURL(v)
 		}
 		out[f.name] = FixedSetting{Value: v, Env: f.env}
+	}
+	if *k.secret.of(&env) != "" {
+		out[k.secret.name] = FixedSetting{Env: k.secret.env}
 	}
 	return out
 }
@@ -433,4 +600,15 @@ func describeChange(fields []string) string {
 		return "no change"
 	}
 	return "changed " + strings.Join(fields, ", ")
+}
+
+// joinNonEmpty joins the parts that are not "".
+func joinNonEmpty(sep string, parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, sep)
 }

@@ -167,31 +167,6 @@ func checkFullTopic(v string) error {
 	return checkTopic(field, label, strings.TrimSuffix(v, "/"))
 }
 
-// applyTo returns s changed by u, and the names of the fields that
-// changed. The password is left to nextPassword.
-func (u MQTTUpdate) applyTo(s MQTTSettings, fixed MQTTSettings) (MQTTSettings, []string, error) {
-	var changed []string
-	for _, f := range mqttFields {
-		if f.update == nil || f.update(&u) == nil {
-			continue
-		}
-		v := strings.TrimSpace(*f.update(&u))
-		if *f.of(&fixed) != "" {
-			return s, nil, Errorf(EINVALID, "%s is set by %s, which wins over the web UI; change it there", f.label, f.env).With("field", f.name)
-		}
-		if v != "" {
-			if err := f.check(v); err != nil {
-				return s, nil, err
-			}
-		}
-		if cur := f.of(&s); *cur != v {
-			*cur = v
-			changed = append(changed, f.name)
-		}
-	}
-	return s, changed, nil
-}
-
 func invalidField(field, format string, args ...any) *Error {
 	return Errorf(EINVALID, format, args...).With("field", field)
 }

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -16,11 +17,7 @@ import (
 // mqttSettings answers the MQTT settings, which of them the environment
 // fixes, and how the connection fares.
 func (h *handlers) mqttSettings(c echo.Context) error {
-	if err := h.hasIntegrations(); err != nil {
-		return err
-	}
-	v, err := h.integ.MQTT(c.Request().Context())
-	return v1.Reply(c, http.StatusOK, v, err)
+	return answerIntegration(c, h, (*service.Integrations).MQTT)
 }
 
 // saveMQTT saves the MQTT settings given (a field left out keeps its saved
@@ -28,24 +25,55 @@ func (h *handlers) mqttSettings(c echo.Context) error {
 // it) and restarts the adapter. A broker that cannot be reached is a
 // warning in the answer, not an error.
 func (h *handlers) saveMQTT(c echo.Context) error {
-	if err := h.hasIntegrations(); err != nil {
-		return err
-	}
-	var b service.MQTTUpdate
-	if err := v1.Decode(c, &b); err != nil {
-		return err
-	}
-	v, err := h.integ.SaveMQTT(c.Request().Context(), b)
-	return v1.Reply(c, http.StatusOK, v, err)
+	return saveIntegration(c, h, (*service.Integrations).SaveMQTT)
 }
 
 // deleteMQTT forgets the saved MQTT settings; those of the environment
 // stay in force.
 func (h *handlers) deleteMQTT(c echo.Context) error {
+	return answerIntegration(c, h, (*service.Integrations).DeleteMQTT)
+}
+
+// hassSettings answers the Home Assistant settings, which of them the
+// environment fixes, and how the connection fares.
+func (h *handlers) hassSettings(c echo.Context) error {
+	return answerIntegration(c, h, (*service.Integrations).HASS)
+}
+
+// saveHASS saves the Home Assistant settings given (as saveMQTT, with the
+// token for the password: token, clear_token) and restarts the bridge. A
+// Home Assistant that cannot be reached or refuses the token is a warning
+// in the answer, not an error.
+func (h *handlers) saveHASS(c echo.Context) error {
+	return saveIntegration(c, h, (*service.Integrations).SaveHASS)
+}
+
+// deleteHASS forgets the saved Home Assistant settings; those of the
+// environment stay in force.
+func (h *handlers) deleteHASS(c echo.Context) error {
+	return answerIntegration(c, h, (*service.Integrations).DeleteHASS)
+}
+
+// answerIntegration answers what call (a read or a delete) answers.
+func answerIntegration[V any](c echo.Context, h *handlers, call func(*service.Integrations, context.Context) (V, error)) error {
 	if err := h.hasIntegrations(); err != nil {
 		return err
 	}
-	v, err := h.integ.DeleteMQTT(c.Request().Context())
+	v, err := call(h.integ, c.Request().Context())
+	return v1.Reply(c, http.StatusOK, v, err)
+}
+
+// saveIntegration decodes the change the body gives and answers what
+// save answers.
+func saveIntegration[U, V any](c echo.Context, h *handlers, save func(*service.Integrations, context.Context, U) (V, error)) error {
+	if err := h.hasIntegrations(); err != nil {
+		return err
+	}
+	var b U
+	if err := v1.Decode(c, &b); err != nil {
+		return err
+	}
+	v, err := save(h.integ, c.Request().Context(), b)
 	return v1.Reply(c, http.StatusOK, v, err)
 }
 
@@ -59,11 +87,7 @@ func (h *handlers) hasIntegrations() error {
 // locationSettings answers the hub's location and whether the
 // configuration fixes it.
 func (h *handlers) locationSettings(c echo.Context) error {
-	if err := h.hasIntegrations(); err != nil {
-		return err
-	}
-	v, err := h.integ.Location(c.Request().Context())
-	return v1.Reply(c, http.StatusOK, v, err)
+	return answerIntegration(c, h, (*service.Integrations).Location)
 }
 
 // location is the body of PUT /integrations/location: both, or both null

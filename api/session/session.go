@@ -124,6 +124,9 @@ func (h *handlers) routes() []route {
 		{get, "/integrations/mqtt", signedIn, h.mqttSettings},
 		{put, "/integrations/mqtt", signedIn, h.saveMQTT},
 		{del, "/integrations/mqtt", signedIn, h.deleteMQTT},
+		{get, "/integrations/hass", signedIn, h.hassSettings},
+		{put, "/integrations/hass", signedIn, h.saveHASS},
+		{del, "/integrations/hass", signedIn, h.deleteHASS},
 		{get, "/integrations/location", signedIn, h.locationSettings},
 		{put, "/integrations/location", signedIn, h.saveLocation},
 

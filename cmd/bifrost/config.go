@@ -54,6 +54,7 @@ type Config struct {
 	Location LocationConfig // where the hub is, for sunrise and sunset
 	Neewer   NeewerConfig   // Neewer lights over Bluetooth LE
 	MQTT     MQTTConfig     // MQTT devices
+	HASS     HASSConfig     // the Home Assistant bridge
 }
 
 // DefaultConfig returns the configuration used when nothing is set.
@@ -166,7 +167,7 @@ func (c *Config) options() []option {
 			Usage: "how many /api/v1/events streams one API key may hold open (a `number`)"},
 		{Name: "max-streams-per-session", Env: "BIFROST_MAX_STREAMS_PER_SESSION", Value: (*intValue)(&c.MaxStreamsPerSession),
 			Usage: "how many /api/events streams one web UI session may hold open (a `number`)"},
-	}, slices.Concat(c.Location.options(), c.Media.options(), c.TV.options(), c.Neewer.options(), c.MQTT.options())...)
+	}, slices.Concat(c.Location.options(), c.Media.options(), c.TV.options(), c.Neewer.options(), c.MQTT.options(), c.HASS.options())...)
 }
 
 // pick returns the options named, in the order given.

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	paho "github.com/eclipse/paho.mqtt.golang"
+
+	"github.com/bifrost-hub/bifrost/devices/hass/hasstest"
 )
 
 const (
@@ -412,4 +414,178 @@ func brokerClient(t *testing.T, addr, id string) paho.Client {
 		t.Fatalf("connecting to the embedded broker at %s: %v", addr, tok.Error())
 	}
 	return c
+}
+
+const haToken = "ha-long-lived-token.eyJhbGciOiJIUzI1NiJ9.Vq7x"
+
+// hassView is the answer of /api/integrations/hass.
+type hassView struct {
+	URL              string
+	Token            struct{ Set bool }
+	Fixed            map[string]struct{ Value, Env string }
+	Problem, Warning string
+	Status           struct{ State, Message string }
+}
+
+// hass sends a request to /api/integrations/hass that must succeed, and
+// keeps its answer in seen.
+func (s *uiSession) hass(method string, body any, seen *[]string) hassView {
+	s.t.Helper()
+	var v hassView
+	*seen = append(*seen, string(s.must(http.StatusOK, method, "/api/integrations/hass", body, &v)))
+	return v
+}
+
+// waitFor polls cond until it holds, or fails the test at the deadline.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// kitchen is the light the fake Home Assistant has.
+var kitchen = hasstest.State{EntityID: "light.kitchen", State: "on", Attributes: map[string]any{
+	"friendly_name": "Kitchen", "brightness": 128, "color_mode": "brightness", "supported_color_modes": []string{"brightness"},
+}}
+
+// TestHASSLive sets up Home Assistant in Settings → Integrations of the
+// running hub, against a fake Home Assistant: saving the URL and the token
+// connects at once and HA's light becomes a device; a refused token is a
+// clear error the hub lives with; the token shows in no answer, no log and
+// no database file; a restarted hub connects again from the saved
+// settings; the environment wins.
+func TestHASSLive(t *testing.T) {
+	ha := hasstest.New(haToken)
+	defer ha.Close()
+	ha.SetStates(kitchen)
+	data := t.TempDir()
+	h := runHub(t, data, func(c *Config) { c.Secret = hubSecret })
+	s := signIn(t, h)
+	var seen []string // every answer about Home Assistant
+
+	v := s.hass("GET", nil, &seen)
+	if v.Status.State != "off" || v.Status.Message != "no Home Assistant URL is set" || v.Token.Set {
+		t.Fatalf("before a save: %+v", v)
+	}
+	v = s.hass("PUT", map[string]string{"url": ha.URL(), "token": haToken}, &seen)
+	if v.Status.State != "connected" || v.Warning != "" || !v.Token.Set || v.URL != ha.URL() {
+		t.Fatalf("after saving the URL and the token: %+v", v)
+	}
+	hasKitchen := func() bool {
+		return strings.Contains(string(s.must(http.StatusOK, "GET", "/api/devices", nil, nil)), `"hass:light.kitchen"`)
+	}
+	waitFor(t, "the Home Assistant light among the devices", hasKitchen)
+
+	// A refused token: the status says so, and what to do; the hub runs on.
+	v = s.hass("PUT", map[string]string{"token": "not-the-token"}, &seen)
+	if v.Status.State != "error" || !strings.Contains(v.Status.Message, "Home Assistant refused the access token") ||
+		!strings.Contains(v.Status.Message, "make a new long-lived access token on your Home Assistant profile page") ||
+		!strings.Contains(v.Warning, "cannot connect to Home Assistant") {
+		t.Fatalf("after saving a wrong token: %+v", v)
+	}
+	if _, refused := ha.AuthAttempts(); refused == 0 {
+		t.Error("the fake Home Assistant refused no token")
+	}
+	if !hasKitchen() {
+		t.Error("with a refused token the hub forgot the device")
+	}
+	s.must(http.StatusUnprocessableEntity, "PUT", "/api/integrations/hass", map[string]string{"url": "homeassistant.local:8123"}, nil)
+	v = s.hass("PUT", map[string]string{"token": haToken}, &seen)
+	if v.Status.State != "connected" {
+		t.Fatalf("after saving the right token again: %+v", v)
+	}
+	assertNoPlaintext(t, data, haToken)
+	h.stop()
+	assertNoPlaintext(t, data, haToken)
+
+	// A restarted hub connects from the saved settings.
+	log := h.log
+	h = runHub(t, data, func(c *Config) { c.Secret = hubSecret })
+	s = signIn(t, h)
+	waitFor(t, "the restarted hub to connect", func() bool { return s.hass("GET", nil, &seen).Status.State == "connected" })
+	waitFor(t, "the Home Assistant light after the restart", hasKitchen)
+	h.stop()
+	logs := []string{log.String(), h.log.String()}
+
+	// Another BIFROST_SECRET: the token does not open, so the bridge
+	// cannot start; the hub starts all the same and says why.
+	h = runHub(t, data, func(c *Config) { c.Secret = "a-different-secret-0123456789abc" })
+	s = signIn(t, h)
+	v = s.hass("GET", nil, &seen)
+	if v.Problem != "the stored Home Assistant access token was encrypted with another BIFROST_SECRET; enter it again" ||
+		v.Status.State != "error" || !strings.HasPrefix(v.Status.Message, "no access token is set") {
+		t.Fatalf("with another secret: %+v", v)
+	}
+	if !strings.Contains(h.log.String(), "The Home Assistant bridge cannot start with the settings saved in the web UI") {
+		t.Errorf("the hub does not log why the bridge cannot start:\n%s", h.log)
+	}
+	h.stop()
+	for _, text := range append(append(seen, logs...), h.log.String()) {
+		if strings.Contains(text, haToken) || strings.Contains(text, "not-the-token") {
+			t.Fatalf("an answer or the log holds the token:\n%s", text)
+		}
+	}
+
+	// The environment wins: its token cannot be changed here.
+	h = runHub(t, data, func(c *Config) { c.Secret = hubSecret; c.HASS.Token = haToken })
+	s = signIn(t, h)
+	v = s.hass("GET", nil, &seen)
+	if f := v.Fixed["token"]; f.Env != "BIFROST_HASS_TOKEN" || f.Value != "" || v.Fixed["url"].Env != "" {
+		t.Fatalf("with a token in the environment: %+v", v)
+	}
+	if b := s.must(http.StatusUnprocessableEntity, "PUT", "/api/integrations/hass", map[string]string{"token": "mine"}, nil); !strings.Contains(string(b), "BIFROST_HASS_TOKEN") {
+		t.Errorf("saving a token the environment fixes: %s", b)
+	}
+	h.stop()
+	if strings.Contains(h.log.String(), haToken) {
+		t.Errorf("the hub logged the environment's token:\n%s", h.log)
+	}
+}
+
+// TestHASSFromEnvironment runs the bridge from the environment alone: it
+// connects; a URL without a token stops the start, saying what is missing.
+func TestHASSFromEnvironment(t *testing.T) {
+	ha := hasstest.New(haToken)
+	defer ha.Close()
+	ha.SetStates(kitchen)
+	h := runHub(t, t.TempDir(), func(c *Config) { c.HASS.URL, c.HASS.Token = ha.URL(), haToken })
+	s := signIn(t, h)
+	var seen []string
+	waitFor(t, "the bridge to connect", func() bool { return s.hass("GET", nil, &seen).Status.State == "connected" })
+	if v := s.hass("GET", nil, &seen); v.Fixed["url"].Value != ha.URL() || v.Fixed["url"].Env != "BIFROST_HASS_URL" {
+		t.Errorf("fixed settings %+v", v.Fixed)
+	}
+	h.stop()
+
+	m := NewMain(CLI{Stdout: io.Discard, Stderr: io.Discard, Getenv: env{}.lookup})
+	m.Config.Addr, m.Config.DataDir, m.Config.Neewer.BLE = "127.0.0.1:0", t.TempDir(), "off"
+	m.Config.HASS.URL = ha.URL()
+	if err := m.Run(t.Context()); err == nil || !strings.Contains(err.Error(), "no access token is set") {
+		t.Errorf("a Home Assistant URL without a token in the environment: %v", err)
+	}
+	m.Close()
+}
+
+func TestHASSOptions(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "ha-token")
+	if err := os.WriteFile(file, []byte(haToken+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := parseServe(t, []string{"--hass-ca-file", "/etc/ha-ca.pem"},
+		env{"BIFROST_HASS_URL": "http://homeassistant.local:8123", "BIFROST_HASS_TOKEN_FILE": file})
+	if err != nil || cfg.HASS != (HASSConfig{URL: "http://homeassistant.local:8123", Token: haToken, CAFile: "/etc/ha-ca.pem"}) {
+		t.Fatalf("options = %+v, %v", cfg.HASS, err)
+	}
+	if _, err := parseServe(t, nil, env{"BIFROST_HASS_TOKEN_FILE": file, "BIFROST_HASS_TOKEN": "x"}); err == nil {
+		t.Error("BIFROST_HASS_TOKEN and BIFROST_HASS_TOKEN_FILE both set: accepted")
+	}
+	_, out, _ := runCLI("help", "serve")
+	for _, want := range []string{"-hass-url", "BIFROST_HASS_URL", "-hass-token", "BIFROST_HASS_TOKEN_FILE", "-hass-ca-file", "BIFROST_HASS_CA_FILE"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("help does not mention %s:\n%s", want, out)
+		}
+	}
 }

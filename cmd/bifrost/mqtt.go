@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -52,32 +51,6 @@ func (c *MQTTConfig) options() []option {
 func (m *Main) startMQTT(ctx context.Context) {
 	m.mqtt = &mqttRunner{ctx: ctx, reg: m.registry, env: m.Config.MQTT, log: m.Logger, retained: retainedStore{m.db}}
 	m.scanners = append(m.scanners, m.mqtt)
-}
-
-// startIntegrations opens the integrations the web UI manages and starts
-// the MQTT adapter with their settings. Settings from the environment
-// alone that cannot work stop the start, as they always have; saved ones
-// do not, so that they can be fixed in the web UI.
-func (m *Main) startIntegrations(ctx context.Context) error {
-	loc := m.Config.Location
-	in, err := service.NewIntegrations(m.service, service.IntegrationsConfig{Store: m.db, Admins: m.accounts, Secret: m.Config.Secret, MQTT: m.mqtt,
-		Latitude: loc.Latitude.ptr(), Longitude: loc.Longitude.ptr(), Location: m.automations})
-	if err != nil {
-		return err
-	}
-	m.integrations = in
-	if err := in.StartLocation(ctx); err != nil {
-		m.Logger.Error("the location saved in Settings cannot be read", "err", err)
-	}
-	saved, err := in.StartMQTT(ctx)
-	switch {
-	case err == nil:
-	case !saved:
-		return fmt.Errorf("mqtt: %w", err)
-	default:
-		m.Logger.Error("MQTT cannot start with the settings saved in the web UI; fix them under Settings → Integrations", "err", err)
-	}
-	return nil
 }
 
 // mqttRunner runs the MQTT adapter and, when settings are saved in the web

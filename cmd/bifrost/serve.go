@@ -47,6 +47,7 @@ type Main struct {
 	scanners []devices.Scanner // adapters that can discover devices
 	neewer   *neewer.Adapter
 	mqtt     *mqttRunner
+	hass     *hassRunner
 	service  *service.Service
 	keys     *identity.Keys
 	accounts *identity.Accounts
@@ -134,6 +135,7 @@ func (m *Main) startAdapters(ctx context.Context) error {
 		return err
 	}
 	m.startMQTT(ctx)
+	m.startHASS(ctx)
 	return m.startNeewer(ctx)
 }
 
@@ -154,6 +156,41 @@ func (m *Main) startService(ctx, actx context.Context) error {
 		return nil
 	})
 	return m.startIntegrations(actx)
+}
+
+// startIntegrations opens the integrations the web UI manages and starts
+// the MQTT adapter and the Home Assistant bridge with their settings.
+func (m *Main) startIntegrations(ctx context.Context) error {
+	loc := m.Config.Location
+	in, err := service.NewIntegrations(m.service, service.IntegrationsConfig{Store: m.db, Admins: m.accounts, Secret: m.Config.Secret,
+		MQTT: m.mqtt, HASS: m.hass,
+		Latitude: loc.Latitude.ptr(), Longitude: loc.Longitude.ptr(), Location: m.automations})
+	if err != nil {
+		return err
+	}
+	m.integrations = in
+	if err := in.StartLocation(ctx); err != nil {
+		m.Logger.Error("the location saved in Settings cannot be read", "err", err)
+	}
+	if err := m.startIntegration(ctx, "mqtt", "MQTT", in.StartMQTT); err != nil {
+		return err
+	}
+	return m.startIntegration(ctx, "hass", "The Home Assistant bridge", in.StartHASS)
+}
+
+// startIntegration starts one adapter with the saved settings. Settings
+// from the environment alone that cannot work stop the start, as they
+// always have; saved ones do not, so that they can be fixed in the web UI.
+func (m *Main) startIntegration(ctx context.Context, name, what string, start func(context.Context) (bool, error)) error {
+	saved, err := start(ctx)
+	switch {
+	case err == nil:
+	case !saved:
+		return fmt.Errorf("%s: %w", name, err)
+	default:
+		m.Logger.Error(what+" cannot start with the settings saved in the web UI; fix them under Settings → Integrations", "err", err)
+	}
+	return nil
 }
 
 // goRun runs fn in the background until ctx ends; an error it returns
@@ -225,6 +262,9 @@ func (m *Main) Close() error {
 	}
 	if m.mqtt != nil {
 		_ = m.mqtt.Close()
+	}
+	if m.hass != nil {
+		_ = m.hass.Close()
 	}
 	if m.registry != nil {
 		m.registry.Close()

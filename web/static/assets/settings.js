@@ -5,18 +5,19 @@
 
 import { get, post, put, del, at } from './api.js';
 import { h, field, select, confirmButton, busy, when, replace, toast } from './dom.js';
-import { mqttSection } from './integrations.js';
+import { integrationsSection } from './integrations.js';
 
 let keysBox = null; // the keys table on the page, redrawn on key events
 let owners = new Map(); // user id → username, to say whose each key is
 
 export async function render(app) {
   const admin = app.session.user.admin;
-  const [keys, users, audit, mqtt, location] = await Promise.all([
+  const [keys, users, audit, mqtt, hass, location] = await Promise.all([
     app.run(() => get('/api-keys')),
     app.run(() => get('/users')),
     admin ? app.run(() => get('/audit?limit=100')) : null,
     admin ? app.run(() => get('/integrations/mqtt')) : null,
+    admin ? app.run(() => get('/integrations/hass')) : null,
     admin ? app.run(() => get('/integrations/location')) : null,
   ]);
   owners = new Map((users || []).map((u) => [u.id, u.username]));
@@ -32,7 +33,7 @@ export async function render(app) {
       newKeyForm(app),
       keysBox),
     usersSection(app, users || []),
-    mqtt ? mqttSection(app, mqtt) : null,
+    mqtt || hass ? integrationsSection(app, { mqtt, hass }) : null,
     location ? locationSection(app, location) : null,
     admin ? auditSection(audit || []) : null);
 }
