@@ -43,6 +43,7 @@ func TestBrowser(t *testing.T) {
 	roomAndScene(b, api, ids)
 	keyShownOnce(b, h, ids)
 	markupAndLiveChanges(b, api, ids)
+	honestState(b, api, ids)
 	tvCard(b, api)
 	scanAndAdd(b, api)
 	b.screenshots()

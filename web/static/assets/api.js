@@ -23,6 +23,9 @@ export class ApiError extends Error {
 // 204). Writes ask for the written resource back (Prefer:
 // return=representation), which the page draws from. Any error answer is
 // thrown as an ApiError.
+// requestTimeout bounds one request, in ms.
+const requestTimeout = 15000;
+
 export async function call(method, path, body) {
   const opts = { method, headers: {}, credentials: 'same-origin', cache: 'no-store' };
   if (body !== undefined) {
@@ -33,11 +36,22 @@ export async function call(method, path, body) {
     opts.headers['X-CSRF-Token'] = csrf;
     opts.headers.Prefer = 'return=representation';
   }
+  // A write the hub does not answer in time fails rather than leave a
+  // control pending (the hub gives up on a device within its own timeout).
+  const abort = new AbortController();
+  opts.signal = abort.signal;
+  const timer = setTimeout(() => abort.abort(), requestTimeout);
   let res;
   try {
     res = await fetch('/api' + path, opts);
   } catch (e) {
-    throw new ApiError(0, { message: 'the hub cannot be reached' });
+    throw new ApiError(0, {
+      message: abort.signal.aborted
+        ? `The hub did not answer within ${requestTimeout / 1000} seconds`
+        : 'The hub cannot be reached',
+    });
+  } finally {
+    clearTimeout(timer);
   }
   if (res.status === 204) return null;
   const data = await res.json().catch(() => null);

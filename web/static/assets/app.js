@@ -50,19 +50,27 @@ export const app = {
   },
 
   // run runs an action, showing its error; a lost session goes back to
-  // the sign-in page.
+  // the sign-in page. It answers the action's value, undefined when it
+  // failed.
   async run(work, success) {
+    const { value, error } = await this.attempt(work, success);
+    return error ? undefined : value;
+  },
+
+  // attempt is run answering { value } or { error }, for a control that
+  // has to tell a failure apart (to spring back and say why).
+  async attempt(work, success) {
     try {
-      const res = await work();
-      if (success) toast(typeof success === 'function' ? success(res) : success);
-      return res;
-    } catch (e) {
-      if (e instanceof ApiError && e.status === 401 && this.session) {
+      const value = await work();
+      if (success) toast(typeof success === 'function' ? success(value) : success);
+      return { value };
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401 && this.session) {
         signedOut('Your session has ended. Sign in again.');
       } else {
-        toast(e.message, 'error');
+        toast(error.message, 'error');
       }
-      return undefined;
+      return { error };
     }
   },
 

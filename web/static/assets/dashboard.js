@@ -42,8 +42,11 @@ function roomCard(app, room, ids, scenes) {
     const ls = lit().length ? lit() : lights().filter((l) => l.state);
     return ls.reduce((max, l) => Math.max(max, l.state.brightness), 0) || 50;
   };
+  const sending = h('span', { class: 'sending', text: 'Sending…', hidden: true });
+  const reason = h('p', { class: 'reason error', role: 'status', hidden: true });
+  let card = null;
   const write = async (patch) => {
-    const res = await app.run(() => put(at`/rooms/${room.id}/state`, patch));
+    const res = await honestly(app, card, sending, reason, () => put(at`/rooms/${room.id}/state`, patch), () => update());
     if (res) reportFailures(room.name, res);
   };
 
@@ -67,14 +70,17 @@ function roomCard(app, room, ids, scenes) {
   };
   ids.forEach((id) => app.watch(id, update));
 
-  return h('section', { class: 'card room', 'aria-labelledby': `room-${room.id}`, 'data-room': room.id },
+  card = h('section', { class: 'card room', 'aria-labelledby': `room-${room.id}`, 'data-room': room.id },
     h('div', { class: 'card-head' },
       h('h2', { id: `room-${room.id}`, text: room.name }),
       occupancy,
+      sending,
       power),
+    reason,
     bri ? h('div', { class: 'row' }, h('span', { class: 'label', text: 'Brightness', 'aria-hidden': 'true' }), bri) : null,
     scenes.length ? sceneBar(app, scenes, `Scenes for ${room.name}`) : null,
     deviceList(app, ids));
+  return card;
 }
 
 // occupied is whether a room's presence sensors sense someone: null when
@@ -113,12 +119,23 @@ function deviceRow(app, d) {
   const make = rowMakers[d.kind];
   const name = h('span', { class: 'name', text: d.name });
   const status = h('span', { class: 'badge' });
+  const sending = h('span', { class: 'sending', text: 'Sending…', hidden: true });
+  const reason = h('p', { class: 'reason error', role: 'status', hidden: true });
   const li = h('li', { class: `device ${d.kind}`, 'data-device': d.id });
-  const { head, body, update } = make(app, d);
+  let shown = d; // the last view the hub reported, which a failed write springs back to
+  let update = () => {};
+  let remote = null;
+  const write = (work) => honestly(app, li, sending, reason, work, () => {
+    update(shown);
+    if (remote && app.remote(d.id)) remote.update(app.remote(d.id));
+  });
+  const made = make(app, d, write);
+  update = made.update;
   // A TV is one device with a media face and a remote face: its card has
   // both, the keypad and app launcher under the player's controls.
   const tvRemote = d.kind === 'media' ? app.remote(d.id) : null;
-  const remote = tvRemote ? remotePanel(app, tvRemote) : null;
+  remote = tvRemote ? remotePanel(app, tvRemote, write) : null;
+  const { head, body } = made;
   const showStatus = (v) => {
     const off = !v.online;
     status.hidden = v.online && v.enabled;
@@ -132,22 +149,46 @@ function deviceRow(app, d) {
       el.disabled = !v.enabled || (off && !(wakes && el.hasAttribute('data-wakes')));
     }
   };
-  append(li, [h('div', { class: 'device-head' }, name, status, head), body, remote ? remote.body : null]);
+  append(li, [h('div', { class: 'device-head' }, name, status, sending, head), reason, body, remote ? remote.body : null]);
   showStatus(d);
   if (remote) app.watch(d.id, remote.update, 'remote');
   app.watch(d.id, (v) => {
+    shown = v;
     update(v);
     showStatus(v);
   }, d.kind);
   return li;
 }
 
+// honestly runs one write from a control: while it is out, el is marked
+// busy and says "Sending…"; when the hub answers, the control shows what
+// the hub reports (the event stream brings it); when the write fails or
+// times out, springBack draws the last state the hub reported again, and
+// the reason stays beside the control until the next write.
+async function honestly(app, el, sending, reason, work, springBack) {
+  el.classList.add('pending');
+  el.setAttribute('aria-busy', 'true');
+  sending.hidden = false;
+  reason.hidden = true;
+  const { value, error } = await app.attempt(work);
+  el.classList.remove('pending');
+  el.removeAttribute('aria-busy');
+  sending.hidden = true;
+  if (error) {
+    springBack();
+    reason.textContent = `Not changed: ${error.message}`;
+    reason.hidden = false;
+    return undefined;
+  }
+  return value;
+}
+
 // A light: power, brightness, colour temperature, colour and effect, as
 // the lamp supports them.
-function lightRow(app, l) {
+function lightRow(app, l, write) {
   const caps = l.capabilities || {};
   const st = () => l.state || {};
-  const send = (patch) => app.run(() => put(at`/lights/${l.id}/state`, patch));
+  const send = (patch) => write(() => put(at`/lights/${l.id}/state`, patch));
   const power = toggle(`${l.name} power`, st().on, (on) => send({ on }), { id: `light-power-${l.id}` });
   const bri = caps.dimmable !== false
     ? slider(`${l.name} brightness`, st().brightness ?? 0, 1, 100, (v) => send({ brightness: v }), { unit: '%', id: `light-bri-${l.id}` })
@@ -183,7 +224,7 @@ function lightRow(app, l) {
   const update = (v) => {
     l = v;
     power.checked = !!st().on;
-    if (bri && st().brightness !== undefined) bri.set(st().brightness);
+    if (bri && st().brightness !== undefined) bri.set(st().brightness ?? 0);
     if (temp && st().kelvin) temp.set(st().kelvin);
     if (gm && st().mode === 'temperature') gm.set(st().gm || 0);
     if (color && document.activeElement !== color) color.value = hexOf(st());
@@ -203,9 +244,9 @@ function labelled(text, control) {
 
 // A media player: power, volume, mute, source, transport, now playing and
 // favourites.
-function mediaRow(app, m) {
+function mediaRow(app, m, write) {
   const st = () => m.state || {};
-  const send = (patch) => app.run(() => put(at`/media/devices/${m.id}/state`, patch));
+  const send = (patch) => write(() => put(at`/media/devices/${m.id}/state`, patch));
   const power = toggle(`${m.name} power`, st().power, (on) => send({ power: on }), { id: `media-power-${m.id}`, 'data-wakes': '' });
   const volume = slider(`${m.name} volume`, st().volume ?? 0, 0, 100, (v) => send({ volume: v }), { id: `media-vol-${m.id}` });
   const mute = h('button', { type: 'button', class: 'quiet', 'aria-label': `Mute ${m.name}`, id: `media-mute-${m.id}` });
@@ -269,10 +310,9 @@ function favorites(app, m) {
   return h('div', { class: 'row' }, menu);
 }
 
-// A switch, plug or fan.
 // A switch, plug or fan: power, and a fan's speed where it takes one.
-function powerRow(app, p) {
-  const send = (body) => app.run(() => put(at`/power/devices/${p.id}/state`, body));
+function powerRow(app, p, write) {
+  const send = (body) => write(() => put(at`/power/devices/${p.id}/state`, body));
   const power = toggle(`${p.name} power`, p.on, (on) => send({ on }), { id: `power-${p.id}` });
   const speed = p.speed_control
     ? slider(`${p.name} speed`, p.speed ?? 0, 0, 100, (v) => send({ speed: v }), { unit: '%', id: `power-speed-${p.id}` })
@@ -285,15 +325,15 @@ function powerRow(app, p) {
 }
 
 // A TV remote on its own (one with no media face).
-function remoteRow(app, r) {
-  const { body, update } = remotePanel(app, r);
+function remoteRow(app, r, write) {
+  const { body, update } = remotePanel(app, r, write);
   return { head: null, body, update };
 }
 
 // remotePanel is a TV's remote: what is on screen, an app launcher, the
 // arrow keys around OK, back, home and menu, volume keys, and text to type.
-function remotePanel(app, r) {
-  const send = (cmd) => app.run(() => post(at`/remote/devices/${r.id}/command`, cmd));
+function remotePanel(app, r, write) {
+  const send = (cmd) => write(() => post(at`/remote/devices/${r.id}/command`, cmd));
   const has = (k) => (r.keys || []).includes(k);
   const current = h('p', { class: 'now-playing' });
   const apps = select(`App to open on ${r.name}`, [['', 'Open an app…'], ...(r.apps || []).map((a) => [a.id, a.name])], '', { id: `remote-app-${r.id}` });
