@@ -128,6 +128,9 @@ func (u *ui) serveAsset(c echo.Context) error {
 	}
 	c.Response().Header().Set("Cache-Control", cache)
 	ctype := mime.TypeByExtension(path.Ext(name))
+	if path.Ext(name) == ".webmanifest" {
+		ctype = "application/manifest+json" // not in every system's MIME table
+	}
 	if ctype == "" {
 		ctype = "application/octet-stream"
 	}

@@ -44,6 +44,8 @@ func TestBrowser(t *testing.T) {
 	keyShownOnce(b, h, ids)
 	markupAndLiveChanges(b, api, ids)
 	honestState(b, api, ids)
+	installable(b)
+	themeChoice(b)
 	tvCard(b, api)
 	scanAndAdd(b, api)
 	b.screenshots()

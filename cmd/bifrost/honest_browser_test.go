@@ -3,9 +3,24 @@ package main
 import (
 	"fmt"
 	"net/http"
+	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
+
+// waitFor polls cond until it holds, failing the test after 8 s.
+func (b *browser) waitFor(what string, cond func() bool) {
+	b.t.Helper()
+	deadline := time.Now().Add(8 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			b.t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
 
 // holdWrites makes the page's light writes wait, each until the test lets
 // it through or fails it as a network failure would: the page's own fetch
@@ -66,4 +81,46 @@ func honestState(b *browser, api client, ids map[string]string) {
 	if l.State.On == was {
 		b.t.Errorf("the light did not change although its write went through")
 	}
+}
+
+// installable checks that chromium can install the UI to a home screen:
+// the manifest parses without errors, and chromium reports nothing that
+// keeps the page from being installed.
+func installable(b *browser) {
+	b.t.Helper()
+	b.navigate("#/")
+	var m page.GetAppManifestResult
+	b.waitFor("the manifest to load", func() bool {
+		var err error
+		m, err = chromedp.Call(b.ctx, page.GetAppManifest, page.GetAppManifestParams{})
+		return err == nil && m.URL != ""
+	})
+	for _, e := range m.Errors {
+		b.t.Errorf("manifest error: %s (line %d)", e.Message, e.Line)
+	}
+	if m.Manifest == nil || m.Manifest.Name != "Bifrost" || len(m.Manifest.Icons) < 2 {
+		b.t.Errorf("manifest = %+v", m.Manifest)
+	}
+	res, err := chromedp.Call(b.ctx, page.GetInstallabilityErrors, cdp.Empty{})
+	if err != nil {
+		b.t.Fatalf("installability: %v", err)
+	}
+	for _, e := range res.InstallabilityErrors {
+		b.t.Errorf("not installable: %s", e.ErrorID)
+	}
+}
+
+// themeChoice switches the theme to dark and to light, whatever the
+// system's, and back to the system's; the choice outlives a reload.
+func themeChoice(b *browser) {
+	b.t.Helper()
+	bg := `getComputedStyle(document.body).backgroundColor`
+	b.selectOption("#theme", "dark")
+	b.waitJS("the dark theme", bg+` === 'rgb(17, 19, 22)'`)
+	b.do("reload", chromedp.Reload())
+	b.waitJS("the dark theme after a reload", `document.querySelector('#theme')?.value === 'dark' && `+bg+` === 'rgb(17, 19, 22)'`)
+	b.selectOption("#theme", "light")
+	b.waitJS("the light theme", bg+` === 'rgb(244, 245, 247)'`)
+	b.selectOption("#theme", "")
+	b.waitJS("the system's theme", `document.documentElement.style.colorScheme === '' && localStorage.getItem('bifrost-theme') === null`)
 }

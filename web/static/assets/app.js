@@ -323,6 +323,20 @@ function fatal(e) {
     h('button', { type: 'button', onclick: () => location.reload(), text: 'Try again' })));
 }
 
+// The theme: the system's, or light or dark as chosen on this browser.
+const themeKey = 'bifrost-theme';
+const themeMenu = document.getElementById('theme');
+function applyTheme(theme) {
+  document.documentElement.style.colorScheme = theme === 'light' || theme === 'dark' ? theme : '';
+  themeMenu.value = theme === 'light' || theme === 'dark' ? theme : '';
+}
+applyTheme(localStorage.getItem(themeKey) || '');
+themeMenu.addEventListener('change', () => {
+  if (themeMenu.value) localStorage.setItem(themeKey, themeMenu.value);
+  else localStorage.removeItem(themeKey);
+  applyTheme(themeMenu.value);
+});
+
 document.getElementById('logout').addEventListener('click', async () => {
   await app.run(() => post('/logout'));
   signedOut('You are signed out.');
