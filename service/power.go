@@ -66,30 +66,32 @@ func (s *Service) SetFanSpeed(ctx context.Context, ref string, pct int) (PowerVi
 	if pct < 0 || pct > 100 {
 		return PowerView{}, Errorf(EINVALID, "The speed %d is out of range; give 0 to 100 %%", pct).With("field", "speed")
 	}
-	inv, rec, err := s.findPower(ctx, ref)
-	if err != nil {
-		return PowerView{}, err
-	}
 	if pct == 0 {
 		return s.SetPower(ctx, ref, false)
 	}
-	if !inv.capsOf(rec).Speed {
-		return PowerView{}, Errorf(EUNSUPPORTED, "%s has no speed to set; it only switches on and off", rec.Name)
+	return s.writePower(ctx, ref, "power.speed", fmt.Sprintf("speed=%d", pct), func(rec DeviceRecord) error {
+		return s.applySpeed(ctx, rec, pct)
+	})
+}
+
+// applySpeed sets a fan's speed on its worker and records what it reports.
+func (s *Service) applySpeed(ctx context.Context, rec DeviceRecord, pct int) error {
+	noSpeed := Errorf(EUNSUPPORTED, "%s has no speed to set; it only switches on and off", rec.Name)
+	if !decodeCaps(rec).Speed {
+		return noSpeed
 	}
 	if err := controllable(rec); err != nil {
-		return PowerView{}, err
+		return err
 	}
 	d, err := s.live(rec)
 	if err != nil {
-		return PowerView{}, err
+		return err
 	}
 	f, ok := d.(devices.FanSpeeder)
 	if !ok {
-		return PowerView{}, Errorf(EUNSUPPORTED, "%s has no speed to set; it only switches on and off", rec.Name)
+		return noSpeed
 	}
-	u := s.undoable(ctx, "power "+rec.Name)
-	s.capture(u, rec)
-	err = wrapDevice(rec.Name, s.reg.Do(ctx, rec.ID, "power", func(ctx context.Context) error {
+	return wrapDevice(rec.Name, s.reg.Do(ctx, rec.ID, "power", func(ctx context.Context) error {
 		err := f.SetSpeed(ctx, pct)
 		if err == nil {
 			on := true
@@ -102,14 +104,6 @@ func (s *Service) SetFanSpeed(ctx context.Context, ref string, pct int) (PowerVi
 		}
 		return err
 	}))
-	s.audit(ctx, "power.speed", rec.Name, err, fmt.Sprintf("speed=%d", pct))
-	if err != nil {
-		return PowerView{}, err
-	}
-	s.keep(ctx, u)
-	v := s.powerView(inv, rec)
-	s.publishDevice(rec.ID)
-	return v, nil
 }
 
 // SetPower switches a power device on or off.
@@ -117,14 +111,22 @@ func (s *Service) SetPower(ctx context.Context, ref string, on bool) (PowerView,
 	if err := authorize(ctx, ScopeControl); err != nil {
 		return PowerView{}, err
 	}
+	return s.writePower(ctx, ref, "power.set", "on="+boolText(on), func(rec DeviceRecord) error {
+		return s.applyPower(ctx, rec, on)
+	})
+}
+
+// writePower runs one write to the power device ref, undoable and
+// audited as action with detail, and answers the device's view after it.
+func (s *Service) writePower(ctx context.Context, ref, action, detail string, apply func(DeviceRecord) error) (PowerView, error) {
 	inv, rec, err := s.findPower(ctx, ref)
 	if err != nil {
 		return PowerView{}, err
 	}
 	u := s.undoable(ctx, "power "+rec.Name)
 	s.capture(u, rec)
-	err = s.applyPower(ctx, rec, on)
-	s.audit(ctx, "power.set", rec.Name, err, "on="+boolText(on))
+	err = apply(rec)
+	s.audit(ctx, action, rec.Name, err, detail)
 	if err != nil {
 		return PowerView{}, err
 	}
