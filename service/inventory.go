@@ -88,7 +88,10 @@ func (s *Service) syncDevice(ctx context.Context, d devices.Device, load bool) e
 	now := s.now().UTC()
 	rec := DeviceRecord{
 		ID: info.ID, Adapter: info.Adapter, Kind: info.Kind, Name: info.Name, Model: info.Model,
-		Capabilities: capsJSON, Enabled: true, LastSeen: now, CreatedAt: now,
+		Capabilities: capsJSON, Enabled: true, CreatedAt: now,
+	}
+	if d.Online() {
+		rec.LastSeen = now // a device registered offline was not seen now: it keeps when it last answered
 	}
 	if err := s.raw.UpsertDevice(ctx, rec); err != nil {
 		return err
