@@ -46,6 +46,7 @@ func TestBrowser(t *testing.T) {
 	honestState(b, api, ids)
 	installable(b)
 	themeChoice(b)
+	roomSummaries(b, api)
 	tvCard(b, api)
 	scanAndAdd(b, api)
 	b.screenshots()

@@ -124,3 +124,52 @@ func themeChoice(b *browser) {
 	b.selectOption("#theme", "")
 	b.waitJS("the system's theme", `document.documentElement.style.colorScheme === '' && localStorage.getItem('bifrost-theme') === null`)
 }
+
+// roomSummaries checks a room card's one-line summary, and that a dim of
+// a room whose lights are all off says so and offers to turn them on.
+func roomSummaries(b *browser, api client) {
+	b.t.Helper()
+	b.navigate("#/")
+	var rooms []struct {
+		ID       string   `json:"id"`
+		Name     string   `json:"name"`
+		LightIDs []string `json:"light_ids"`
+	}
+	api.must(http.StatusOK, "GET", "/api/v1/rooms", nil, &rooms)
+	var id, name string
+	var lights int
+	for _, r := range rooms {
+		if len(r.LightIDs) > lights {
+			id, name, lights = r.ID, r.Name, len(r.LightIDs)
+		}
+	}
+	if id == "" {
+		b.t.Fatal("no room with lights")
+	}
+	api.must(http.StatusOK, "PUT", "/api/v1/rooms/"+id+"/state", map[string]any{"on": false}, nil)
+	summary := fmt.Sprintf(`document.querySelector('[data-summary=%q]').textContent`, id)
+	b.waitJS("the summary of the dark room", fmt.Sprintf(`%s.startsWith('0 of %d light')`, summary, lights))
+
+	b.setRange(fmt.Sprintf("#room-bri-%s", id), 35)
+	note := fmt.Sprintf(`document.querySelector('[data-room=%q] .dim-note')`, id)
+	b.waitJS("the note that nothing was lit", fmt.Sprintf(`!%s.hidden && %s.textContent.includes('No light in %s is on')`, note, note, name))
+	b.click(fmt.Sprintf("#room-light-up-%s", id))
+	b.waitJS("the room's lights on", fmt.Sprintf(`%s.startsWith('%d of %d light')`, summary, lights, lights))
+	var l struct {
+		State struct {
+			On         bool `json:"on"`
+			Brightness *int `json:"brightness"`
+		} `json:"state"`
+	}
+	for _, r := range rooms {
+		if r.ID != id {
+			continue
+		}
+		for _, lid := range r.LightIDs {
+			api.must(http.StatusOK, "GET", "/api/v1/lights/"+lid, nil, &l)
+			if !l.State.On || (l.State.Brightness != nil && *l.State.Brightness != 35) {
+				b.t.Errorf("%s after 'Turn them on at 35 %%': %+v", lid, l.State)
+			}
+		}
+	}
+}

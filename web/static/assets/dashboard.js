@@ -3,7 +3,7 @@
 // live event stream in place.
 
 import { put, post, get, at } from './api.js';
-import { h, append, toggle, slider, select, toast, icon } from './dom.js';
+import { h, append, toggle, slider, select, toast, icon, when } from './dom.js';
 
 export function render(app) {
   const { rooms, scenes } = app.home;
@@ -34,9 +34,11 @@ function allDevices(home) {
 function roomCard(app, room, ids, scenes) {
   const lights = () => ids.map((id) => app.device(id)).filter((d) => d && d.kind === 'light');
   const lit = () => lights().filter((l) => l.state && l.state.on);
+  // The room is on as the API's room write means it: a lit light, a
+  // switched-on plug or fan, or a player that is on.
   const anyOn = () => lit().length > 0 || ids.some((id) => {
     const d = app.device(id);
-    return d && d.kind === 'power' && d.on;
+    return d && ((d.kind === 'power' && d.on) || (d.kind === 'media' && d.state && d.state.power));
   });
   const level = () => {
     const ls = lit().length ? lit() : lights().filter((l) => l.state);
@@ -52,9 +54,30 @@ function roomCard(app, room, ids, scenes) {
 
   const power = toggle(`${room.name} power`, anyOn(), (on) => write({ on }), { id: `room-power-${room.id}` });
   const hasLights = lights().length > 0;
+  // A dim reaches only the lights that are lit; a room with none lit says
+  // so, and offers to turn them on at that brightness.
+  const dimNote = h('p', { class: 'note dim-note', role: 'status', hidden: true });
+  const dim = (v) => {
+    const off = lights().length - lit().length;
+    if (lit().length === 0) {
+      bri.set(level());
+      dimNote.replaceChildren(`No light in ${room.name} is on; a dim changes only lit lights. `,
+        h('button', {
+          type: 'button', class: 'quiet', id: `room-light-up-${room.id}`, text: `Turn them on at ${v} %`,
+          onclick: () => { dimNote.hidden = true; write({ on: true, brightness: v }); },
+        }));
+      dimNote.hidden = false;
+      return;
+    }
+    dimNote.textContent = off ? `Dimmed the ${lit().length} lit light${lit().length === 1 ? '' : 's'}; ${off} off stayed off.` : '';
+    dimNote.hidden = !off;
+    write({ brightness: v });
+  };
   const bri = hasLights
-    ? slider(`${room.name} brightness`, level(), 1, 100, (v) => write({ brightness: v }), { unit: '%', id: `room-bri-${room.id}` })
+    ? slider(`${room.name} brightness`, level(), 1, 100, dim, { unit: '%', id: `room-bri-${room.id}` })
     : null;
+  const summary = h('p', { class: 'summary', 'data-summary': room.id });
+  const showSummary = () => { summary.textContent = roomSummary(app, ids); };
   const occupancy = h('span', { class: 'badge' });
   const showOccupancy = () => {
     const o = occupied(app, ids, room.occupied);
@@ -67,7 +90,9 @@ function roomCard(app, room, ids, scenes) {
     power.checked = anyOn();
     if (bri) bri.set(level());
     showOccupancy();
+    showSummary();
   };
+  showSummary();
   ids.forEach((id) => app.watch(id, update));
 
   card = h('section', { class: 'card room', 'aria-labelledby': `room-${room.id}`, 'data-room': room.id },
@@ -76,11 +101,39 @@ function roomCard(app, room, ids, scenes) {
       occupancy,
       sending,
       power),
+    summary,
     reason,
     bri ? h('div', { class: 'row' }, h('span', { class: 'label', text: 'Brightness', 'aria-hidden': 'true' }), bri) : null,
+    dimNote,
     scenes.length ? sceneBar(app, scenes, `Scenes for ${room.name}`) : null,
     deviceList(app, ids));
   return card;
+}
+
+// roomSummary says what a room is doing in one line: "2 of 4 lights on ·
+// 20.4 °C · occupied · playing Blue in Green".
+function roomSummary(app, ids) {
+  const ds = ids.map((id) => app.device(id)).filter(Boolean);
+  const parts = [];
+  const lights = ds.filter((d) => d.kind === 'light');
+  if (lights.length) {
+    const on = lights.filter((l) => l.online && l.state && l.state.on).length;
+    parts.push(`${on} of ${lights.length} light${lights.length === 1 ? '' : 's'} on`);
+  }
+  const plugs = ds.filter((d) => d.kind === 'power');
+  if (plugs.length) parts.push(`${plugs.filter((p) => p.online && p.on).length} of ${plugs.length} switched on`);
+  const temp = ds.flatMap((d) => (d.kind === 'sensor' && d.online ? d.readings || [] : [])).find((r) => r.type === 'temperature');
+  if (temp) parts.push(`${Math.round(temp.value * 10) / 10} °C`);
+  const o = occupied(app, ids);
+  if (o !== null) parts.push(o ? 'occupied' : 'empty');
+  const playing = ds.find((d) => d.kind === 'media' && d.state && d.state.transport === 'playing');
+  if (playing) {
+    const np = playing.state.now_playing;
+    parts.push(np && np.title ? `playing ${np.title}` : 'playing');
+  }
+  const offline = ds.filter((d) => !d.online).length;
+  if (offline) parts.push(`${offline} offline`);
+  return parts.join(' · ');
 }
 
 // occupied is whether a room's presence sensors sense someone: null when
@@ -136,12 +189,18 @@ function deviceRow(app, d) {
   const tvRemote = d.kind === 'media' ? app.remote(d.id) : null;
   remote = tvRemote ? remotePanel(app, tvRemote, write) : null;
   const { head, body } = made;
+  const since = h('p', { class: 'since' });
   const showStatus = (v) => {
     const off = !v.online;
     status.hidden = v.online && v.enabled;
     status.textContent = !v.enabled ? 'Disabled' : 'Offline';
     status.className = `badge ${off ? 'warn' : ''}`;
     li.classList.toggle('offline', off || !v.enabled);
+    // An offline device shows when it last answered, not controls set to
+    // values it never reported.
+    since.hidden = !off;
+    since.textContent = v.last_seen && when(v.last_seen) !== 'never' ? `Offline since ${when(v.last_seen)}` : 'Offline; it has not answered yet';
+    if (body) body.hidden = off;
     // A TV asleep off the network still takes a power-on: the hub wakes
     // it by Wake-on-LAN first.
     const wakes = off && !!v.mac && v.pairing !== 'needed';
@@ -149,7 +208,7 @@ function deviceRow(app, d) {
       el.disabled = !v.enabled || (off && !(wakes && el.hasAttribute('data-wakes')));
     }
   };
-  append(li, [h('div', { class: 'device-head' }, name, status, sending, head), reason, body, remote ? remote.body : null]);
+  append(li, [h('div', { class: 'device-head' }, name, status, sending, head), since, reason, body, remote ? remote.body : null]);
   showStatus(d);
   if (remote) app.watch(d.id, remote.update, 'remote');
   app.watch(d.id, (v) => {
