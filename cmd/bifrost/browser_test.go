@@ -104,7 +104,9 @@ func roomAndScene(b *browser, api client, ids map[string]string) {
 
 	b.navigate("#/")
 	b.click(`input[aria-label="Key Light power"]`)
+	b.openDetails("Fill Light")
 	b.setRange(`input[aria-label="Fill Light brightness"]`, 90)
+	b.closeDetails("Fill Light")
 	api.waitLights(ids, map[string]string{"Key Light": "off", "Fill Light": "on 90"})
 	b.click(`section[data-room] button[aria-label="Activate scene Studio Focus"]`)
 	b.waitJS("the scene's state in the page", `document.querySelector('input[aria-label="Key Light power"]').checked &&
@@ -113,7 +115,9 @@ func roomAndScene(b *browser, api client, ids map[string]string) {
 	api.waitLights(ids, map[string]string{"Key Light": "on 30", "Fill Light": "on 30"})
 
 	// The Key Light takes a green–magenta tint; the Fill Light has no slider.
+	b.openDetails("Key Light")
 	b.setRange(`input[aria-label="Key Light green–magenta"]`, -20)
+	b.closeDetails("Key Light")
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		var l struct{ State struct{ GM int } }
@@ -190,6 +194,8 @@ func tvCard(b *browser, api client) {
 	api.must(http.StatusOK, "PUT", "/api/v1/media/devices/"+tv+"/state", map[string]any{"power": true}, nil)
 	api.must(http.StatusOK, "POST", "/api/v1/remote/devices/"+tv+"/command", map[string]any{"app": "Netflix"}, nil)
 	card := fmt.Sprintf(`document.querySelector('[data-device=%q]')`, tv)
+	b.waitJS("the TV's tile", card+`?.querySelector('.state').textContent === 'On · Netflix'`)
+	b.openDetails("Living Room TV")
 	b.waitJS("the TV's keypad and what is on screen", card+`?.querySelector('.keypad button[aria-label="OK on Living Room TV"]') && `+
 		card+`.querySelector('.remote .now-playing').textContent === 'On screen: Netflix'`)
 	b.click(`[data-device="` + tv + `"] button[aria-label="Home on Living Room TV"]`)
@@ -206,6 +212,7 @@ func tvCard(b *browser, api client) {
 	api.must(http.StatusOK, "PUT", "/api/v1/media/devices/"+tv+"/state", map[string]any{"volume": 31}, nil)
 	b.waitJS("the TV's volume", card+`.querySelector('input[aria-label="Living Room TV volume"]').value === '31' && `+
 		card+`.querySelector('input[aria-label="Living Room TV power"]').checked && !!`+card+`.querySelector('.keypad')`)
+	b.closeDetails("Living Room TV")
 }
 
 // scanAndAdd works the Devices page at phone width: a scan shows the hub's

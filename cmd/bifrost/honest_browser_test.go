@@ -173,3 +173,17 @@ func roomSummaries(b *browser, api client) {
 		}
 	}
 }
+
+// openDetails opens a device's details dialog from its tile's chevron and
+// waits for it; closeDetails closes it with its close button.
+func (b *browser) openDetails(name string) {
+	b.t.Helper()
+	b.click(fmt.Sprintf(`button[aria-label="Details for %s"]`, name))
+	b.waitJS("the details of "+name, fmt.Sprintf(`!!document.querySelector('button[aria-label="Close %s"]')?.closest('dialog')?.open`, name))
+}
+
+func (b *browser) closeDetails(name string) {
+	b.t.Helper()
+	b.click(fmt.Sprintf(`button[aria-label="Close %s"]`, name))
+	b.waitJS("the details of "+name+" to close", fmt.Sprintf(`!document.querySelector('button[aria-label="Close %s"]').closest('dialog').open`, name))
+}

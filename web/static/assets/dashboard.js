@@ -4,6 +4,7 @@
 
 import { put, post, get, at } from './api.js';
 import { h, append, toggle, slider, select, toast, icon, when } from './dom.js';
+import { colourWheel, kelvinRGB } from './wheel.js';
 
 export function render(app) {
   const { rooms, scenes } = app.home;
@@ -162,61 +163,193 @@ function deviceCard(app, title, ids) {
 }
 
 function deviceList(app, ids) {
-  const rows = ids.map((id) => app.device(id)).filter(Boolean).map((d) => deviceRow(app, d));
-  return rows.length ? h('ul', { class: 'devices' }, rows) : h('p', { class: 'empty', text: 'No devices in this room.' });
+  const tiles = ids.map((id) => app.device(id)).filter(Boolean).map((d) => deviceTile(app, d));
+  return tiles.length ? h('ul', { class: 'tiles' }, tiles) : h('p', { class: 'empty', text: 'No devices in this room.' });
 }
 
 const rowMakers = { light: lightRow, media: mediaRow, power: powerRow, remote: remoteRow, sensor: sensorRow };
 
-function deviceRow(app, d) {
+// deviceTile is a device as a tile: an icon of its kind, lit in the lamp's
+// colour or white when on, grey when off, greyed with since when it is
+// offline; its name and state in a line. Tapping a tile with a switch
+// switches it; a long press, or the chevron, opens the details dialog with
+// every control.
+function deviceTile(app, d) {
   const make = rowMakers[d.kind];
+  const li = h('li', { class: `tile ${d.kind}`, 'data-device': d.id });
   const name = h('span', { class: 'name', text: d.name });
-  const status = h('span', { class: 'badge' });
+  const state = h('span', { class: 'state' });
+  const since = h('span', { class: 'since' });
+  const glyph = h('span', { class: 'glyph', 'aria-hidden': 'true' }, kindIcon(d.kind));
   const sending = h('span', { class: 'sending', text: 'Sending…', hidden: true });
   const reason = h('p', { class: 'reason error', role: 'status', hidden: true });
-  const li = h('li', { class: `device ${d.kind}`, 'data-device': d.id });
+  const dlgSending = h('span', { class: 'sending', text: 'Sending…', hidden: true });
+  const dlgReason = h('p', { class: 'reason error', role: 'status', hidden: true });
   let shown = d; // the last view the hub reported, which a failed write springs back to
   let update = () => {};
   let remote = null;
-  const write = (work) => honestly(app, li, sending, reason, work, () => {
+  const write = (work) => honestly(app, li, [sending, dlgSending], [reason, dlgReason], work, () => {
     update(shown);
+    paint(shown);
     if (remote && app.remote(d.id)) remote.update(app.remote(d.id));
   });
   const made = make(app, d, write);
   update = made.update;
-  // A TV is one device with a media face and a remote face: its card has
-  // both, the keypad and app launcher under the player's controls.
+  // A TV is one device with a media face and a remote face: its details
+  // have both, the keypad and app launcher under the player's controls.
   const tvRemote = d.kind === 'media' ? app.remote(d.id) : null;
   remote = tvRemote ? remotePanel(app, tvRemote, write) : null;
-  const { head, body } = made;
-  const since = h('p', { class: 'since' });
+
+  // The dialog has the tile's switch too; both show the same state.
+  const twin = made.head
+    ? toggle(made.head.getAttribute('aria-label'), made.head.checked, (on) => {
+      made.head.checked = on;
+      made.head.dispatchEvent(new Event('change'));
+    }, { 'data-wakes': made.head.hasAttribute('data-wakes') ? '' : undefined })
+    : null;
+  const title = h('h2', { id: `details-${d.id}`, text: d.name });
+  const close = h('button', { type: 'button', class: 'quiet close', 'aria-label': `Close ${d.name}`, text: '✕' });
+  const dialog = h('dialog', { class: 'details', 'aria-labelledby': `details-${d.id}` },
+    h('div', { class: 'details-head' }, title, dlgSending, twin, close),
+    dlgReason,
+    made.body, remote ? remote.body : null);
+  close.addEventListener('click', () => dialog.close());
+  dialog.addEventListener('click', (ev) => { if (ev.target === dialog) dialog.close(); }); // the backdrop
+  const open = () => { if (!dialog.open) dialog.showModal(); };
+  const chevron = h('button', {
+    type: 'button', class: 'chevron quiet', 'aria-label': `Details for ${d.name}`, 'aria-haspopup': 'dialog', onclick: open,
+  }, '›');
+
+  const text = h('span', { class: 'tile-text' }, name, state, since);
+  // The tile's face: a label around the switch, so a tap anywhere on it
+  // switches, or (no switch) a button that opens the details.
+  const face = made.head
+    ? h('label', { class: 'tile-main' }, glyph, text, made.head)
+    : h('button', { type: 'button', class: 'tile-main', 'aria-label': `${d.name}: open`, onclick: open }, glyph, text);
+  longPress(face, open);
+  append(li, [face, chevron, sending, reason, dialog]);
+
+  const paint = (v) => {
+    const look = tileLook(d.kind, v, app.remote(d.id));
+    state.textContent = look.text;
+    if (twin) twin.checked = made.head.checked;
+    li.classList.toggle('on', look.on);
+    if (look.lit) glyph.style.setProperty('--lit', look.lit);
+    else glyph.style.removeProperty('--lit');
+    glyph.style.setProperty('--level', String(look.level ?? 1));
+  };
   const showStatus = (v) => {
     const off = !v.online;
-    status.hidden = v.online && v.enabled;
-    status.textContent = !v.enabled ? 'Disabled' : 'Offline';
-    status.className = `badge ${off ? 'warn' : ''}`;
     li.classList.toggle('offline', off || !v.enabled);
     // An offline device shows when it last answered, not controls set to
     // values it never reported.
-    since.hidden = !off;
-    since.textContent = v.last_seen && when(v.last_seen) !== 'never' ? `Offline since ${when(v.last_seen)}` : 'Offline; it has not answered yet';
-    if (body) body.hidden = off;
+    since.hidden = !off && v.enabled;
+    since.textContent = !v.enabled ? 'Disabled'
+      : v.last_seen && when(v.last_seen) !== 'never' ? `Offline since ${when(v.last_seen)}` : 'Offline; it has not answered yet';
+    if (made.body) made.body.hidden = off;
     // A TV asleep off the network still takes a power-on: the hub wakes
     // it by Wake-on-LAN first.
     const wakes = off && !!v.mac && v.pairing !== 'needed';
-    for (const el of li.querySelectorAll('input, select, button')) {
+    for (const el of li.querySelectorAll('input, select, button:not(.chevron):not(.close)')) {
       el.disabled = !v.enabled || (off && !(wakes && el.hasAttribute('data-wakes')));
     }
   };
-  append(li, [h('div', { class: 'device-head' }, name, status, sending, head), since, reason, body, remote ? remote.body : null]);
+  paint(d);
   showStatus(d);
-  if (remote) app.watch(d.id, remote.update, 'remote');
+  if (remote) {
+    app.watch(d.id, (v) => {
+      remote.update(v);
+      paint(shown);
+    }, 'remote');
+  }
   app.watch(d.id, (v) => {
     shown = v;
     update(v);
+    paint(v);
     showStatus(v);
   }, d.kind);
   return li;
+}
+
+// longPress calls fn when el is held for half a second, and keeps that
+// press from also clicking (switching) it.
+function longPress(el, fn) {
+  let timer = null;
+  let fired = false;
+  const cancel = () => { clearTimeout(timer); timer = null; };
+  el.addEventListener('pointerdown', () => {
+    fired = false;
+    cancel();
+    timer = setTimeout(() => { fired = true; fn(); }, 500);
+  });
+  for (const ev of ['pointerup', 'pointerleave', 'pointercancel']) el.addEventListener(ev, cancel);
+  el.addEventListener('click', (ev) => {
+    if (fired) {
+      ev.preventDefault();
+      fired = false;
+    }
+  }, true);
+  el.addEventListener('contextmenu', (ev) => { if (fired) ev.preventDefault(); });
+}
+
+// tileLook is what a tile shows of a device: its state in words, whether
+// it is on, and for a lit lamp its colour and level.
+function tileLook(kind, v, remote) {
+  if (!v.online) return { text: '', on: false };
+  switch (kind) {
+    case 'light': {
+      const st = v.state || {};
+      if (!st.on) return { text: 'Off', on: false };
+      const parts = ['On'];
+      if (v.capabilities && v.capabilities.dimmable !== false && st.brightness) parts.push(`${st.brightness} %`);
+      if (st.mode === 'effect' && st.effect) parts.push(st.effect);
+      else if (st.mode === 'temperature' && st.kelvin) parts.push(`${st.kelvin} K`);
+      else if (st.mode === 'color' && st.color) parts.push('colour');
+      const lit = st.mode === 'color' && st.color && st.color.hex ? `#${st.color.hex}`
+        : st.mode === 'temperature' && st.kelvin ? kelvinRGB(st.kelvin)
+          : st.mode === 'effect' ? 'conic-gradient(#e5484d, #f5d90a, #3e63dd, #e5484d)' : kelvinRGB(2700);
+      return { text: parts.join(' · '), on: true, lit, level: 0.35 + (0.65 * (st.brightness || 100)) / 100 };
+    }
+    case 'power':
+      return v.on ? { text: v.speed !== undefined && v.speed !== null ? `On · speed ${v.speed} %` : 'On', on: true } : { text: 'Off', on: false };
+    case 'media': {
+      const st = v.state || {};
+      if (!st.power) return { text: 'Off', on: false };
+      const np = st.now_playing;
+      if (st.transport === 'playing') return { text: np && np.title ? `Playing ${np.title}` : 'Playing', on: true };
+      const app1 = remote && (remote.apps || []).find((a) => a.id === remote.current_app);
+      if (remote && remote.current_app) return { text: `On · ${app1 ? app1.name : remote.current_app}`, on: true };
+      return { text: st.volume !== undefined ? `On · volume ${st.volume}` : 'On', on: true };
+    }
+    case 'remote': {
+      const app1 = (v.apps || []).find((a) => a.id === v.current_app);
+      return { text: v.current_app ? (app1 ? app1.name : v.current_app) : 'Remote', on: !!v.current_app };
+    }
+    case 'sensor':
+      return { text: (v.readings || []).map(reading).join(' · ') || 'No readings', on: false };
+  }
+  return { text: '', on: false };
+}
+
+// kindIcon draws the icon of a device kind, on a 24×24 grid.
+const kindPaths = {
+  light: 'M12 2a7 7 0 0 0-4 12.7V17h8v-2.3A7 7 0 0 0 12 2zM9 19h6v1.5a1.5 1.5 0 0 1-1.5 1.5h-3A1.5 1.5 0 0 1 9 20.5z',
+  media: 'M4 5h16a1 1 0 0 1 1 1v10a1 1 0 0 1-1 1h-6v2h3v2H7v-2h3v-2H4a1 1 0 0 1-1-1V6a1 1 0 0 1 1-1z',
+  power: 'M7 3h10v5h2v3a7 7 0 0 1-6 6.9V22h-2v-4.1A7 7 0 0 1 5 11V8h2zM9 5v3h2V5zm4 0v3h2V5z',
+  remote: 'M9 2h6a2 2 0 0 1 2 2v16a2 2 0 0 1-2 2H9a2 2 0 0 1-2-2V4a2 2 0 0 1 2-2zm3 3a2 2 0 1 0 0 4 2 2 0 0 0 0-4zm-2 7v2h4v-2zm0 4v2h4v-2z',
+  sensor: 'M12 2a3 3 0 0 1 3 3v8.3a5 5 0 1 1-6 0V5a3 3 0 0 1 3-3zm0 2a1 1 0 0 0-1 1v9.4l-.5.3a3 3 0 1 0 3 0l-.5-.3V5a1 1 0 0 0-1-1z',
+};
+
+function kindIcon(kind) {
+  const ns = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(ns, 'svg');
+  svg.setAttribute('viewBox', '0 0 24 24');
+  svg.setAttribute('aria-hidden', 'true');
+  svg.setAttribute('focusable', 'false');
+  const path = document.createElementNS(ns, 'path');
+  path.setAttribute('d', kindPaths[kind] || kindPaths.sensor);
+  svg.append(path);
+  return svg;
 }
 
 // honestly runs one write from a control: while it is out, el is marked
@@ -225,18 +358,22 @@ function deviceRow(app, d) {
 // times out, springBack draws the last state the hub reported again, and
 // the reason stays beside the control until the next write.
 async function honestly(app, el, sending, reason, work, springBack) {
+  const sendings = [sending].flat();
+  const reasons = [reason].flat();
   el.classList.add('pending');
   el.setAttribute('aria-busy', 'true');
-  sending.hidden = false;
-  reason.hidden = true;
+  for (const s of sendings) s.hidden = false;
+  for (const r of reasons) r.hidden = true;
   const { value, error } = await app.attempt(work);
   el.classList.remove('pending');
   el.removeAttribute('aria-busy');
-  sending.hidden = true;
+  for (const s of sendings) s.hidden = true;
   if (error) {
     springBack();
-    reason.textContent = `Not changed: ${error.message}`;
-    reason.hidden = false;
+    for (const r of reasons) {
+      r.textContent = `Not changed: ${error.message}`;
+      r.hidden = false;
+    }
     return undefined;
   }
   return value;
@@ -252,18 +389,24 @@ function lightRow(app, l, write) {
   const bri = caps.dimmable !== false
     ? slider(`${l.name} brightness`, st().brightness ?? 0, 1, 100, (v) => send({ brightness: v }), { unit: '%', id: `light-bri-${l.id}` })
     : null;
+  // The white, on a warm-to-cool gradient (a range input: the keyboard
+  // works it as any slider).
   const temp = caps.kelvin_max
     ? slider(`${l.name} colour temperature`, st().kelvin || caps.kelvin_min, caps.kelvin_min, caps.kelvin_max,
-      (k) => send({ kelvin: k }), { unit: 'K', step: 50, id: `light-temp-${l.id}` })
+      (k) => send({ kelvin: k }), { unit: 'K', step: 50, id: `light-temp-${l.id}`, class: 'temp-gradient' })
     : null;
+  if (temp) {
+    temp.input.style.setProperty('--warm', kelvinRGB(caps.kelvin_min));
+    temp.input.style.setProperty('--cool', kelvinRGB(caps.kelvin_max));
+  }
   // Green (−) to magenta (+) shift of the white, on lamps that take one.
   const gm = caps.gm
     ? slider(`${l.name} green–magenta`, st().gm || 0, -50, 50, (v) => send({ gm: v }), { id: `light-gm-${l.id}` })
     : null;
   const color = caps.color
-    ? h('input', { type: 'color', 'aria-label': `${l.name} colour`, id: `light-color-${l.id}`, value: hexOf(st()) })
+    ? colourWheel(`${l.name} colour`, hexOf(st()), (hex) => send({ hex }), { id: `light-color-${l.id}` })
     : null;
-  if (color) color.addEventListener('change', () => send({ hex: color.value }));
+  const presets = caps.color || caps.kelvin_max ? presetMenu(app, l, send) : null;
   const effects = caps.effects || [];
   const effect = effects.length
     ? select(`${l.name} effect`, [['', 'No effect'], ...effects.map((e) => [e, e])], st().effect || '', { id: `light-effect-${l.id}` })
@@ -272,25 +415,50 @@ function lightRow(app, l, write) {
     effect.addEventListener('change', () => {
       if (effect.value) send({ effect: effect.value });
       else if (temp) send({ kelvin: Number(temp.input.value) });
-      else send({ hex: color ? color.value : '#ffffff' });
+      else send({ hex: color ? color.canvas.dataset.hex : '#ffffff' });
     });
   }
   const body = h('div', { class: 'controls' },
     bri ? labelled('Brightness', bri) : null,
     temp ? labelled('White', temp) : null,
     gm ? labelled('Tint', gm) : null,
-    color || effect ? h('div', { class: 'row' }, color ? labelled('Colour', color) : null, effect) : null);
+    color ? labelled('Colour', color) : null,
+    effect || presets ? h('div', { class: 'row' }, effect, presets) : null);
   const update = (v) => {
     l = v;
     power.checked = !!st().on;
     if (bri && st().brightness !== undefined) bri.set(st().brightness ?? 0);
     if (temp && st().kelvin) temp.set(st().kelvin);
     if (gm && st().mode === 'temperature') gm.set(st().gm || 0);
-    if (color && document.activeElement !== color) color.value = hexOf(st());
+    if (color && document.activeElement !== color.canvas && st().mode === 'color') color.set(hexOf(st()));
     if (effect && document.activeElement !== effect) effect.value = st().mode === 'effect' ? st().effect || '' : '';
   };
   update(l);
   return { head: power, body, update };
+}
+
+// presetMenu offers the hub's gel and light-source presets, read when the
+// menu is first opened.
+function presetMenu(app, l, send) {
+  const menu = select(`${l.name} preset`, [['', 'A preset…']], '', { id: `light-preset-${l.id}` });
+  let loaded = false;
+  const load = async () => {
+    if (loaded) return;
+    loaded = true;
+    const list = await app.run(() => get('/presets'));
+    if (!list) { loaded = false; return; }
+    for (const p of list) {
+      if (!p.kelvin && !(l.capabilities || {}).color) continue; // a colour gel for a white-only lamp
+      menu.append(h('option', { value: p.name, text: p.name }));
+    }
+  };
+  menu.addEventListener('focus', load);
+  menu.addEventListener('pointerdown', load);
+  menu.addEventListener('change', () => {
+    if (menu.value) send({ preset: menu.value });
+    menu.value = '';
+  });
+  return menu;
 }
 
 function hexOf(st) {
