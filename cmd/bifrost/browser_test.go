@@ -47,6 +47,7 @@ func TestBrowser(t *testing.T) {
 	installable(b)
 	themeChoice(b)
 	roomSummaries(b, api)
+	tilesAndWheel(b, api)
 	tvCard(b, api)
 	scanAndAdd(b, api)
 	b.screenshots()

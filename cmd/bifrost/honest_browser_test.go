@@ -2,12 +2,15 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // waitFor polls cond until it holds, failing the test after 8 s.
@@ -187,3 +190,119 @@ func (b *browser) closeDetails(name string) {
 	b.click(fmt.Sprintf(`button[aria-label="Close %s"]`, name))
 	b.waitJS("the details of "+name+" to close", fmt.Sprintf(`!document.querySelector('button[aria-label="Close %s"]').closest('dialog').open`, name))
 }
+
+// tilesAndWheel works the tiles and the details dialog as a person
+// would: a tap on a tile switches the lamp, a long press opens its
+// details, the colour wheel sets a colour by keyboard and by pointer.
+func tilesAndWheel(b *browser, api client) {
+	b.t.Helper()
+	b.navigate("#/")
+	var lights []struct {
+		ID           string `json:"id"`
+		Name         string `json:"name"`
+		Capabilities struct {
+			Color bool `json:"color"`
+		} `json:"capabilities"`
+		State struct {
+			On    bool   `json:"on"`
+			Mode  string `json:"mode"`
+			Color *struct {
+				Hex string `json:"hex"`
+			} `json:"color"`
+		} `json:"state"`
+	}
+	api.must(http.StatusOK, "GET", "/api/v1/lights", nil, &lights)
+	var id, name string
+	for _, l := range lights {
+		if l.Capabilities.Color && l.State.Mode != "effect" {
+			id, name = l.ID, l.Name
+			break
+		}
+	}
+	if id == "" {
+		b.t.Fatal("the demo home has no colour light")
+	}
+	get := func() (on bool, hex string) {
+		var l struct {
+			State struct {
+				On    bool `json:"on"`
+				Color *struct {
+					Hex string `json:"hex"`
+				} `json:"color"`
+			} `json:"state"`
+		}
+		api.must(http.StatusOK, "GET", "/api/v1/lights/"+id, nil, &l)
+		if l.State.Color != nil {
+			hex = l.State.Color.Hex
+		}
+		return l.State.On, hex
+	}
+	was, _ := get()
+	tile := fmt.Sprintf(`[data-device=%q]`, id)
+
+	// A tap on the tile's face switches the lamp.
+	b.click(tile + ` .tile-main .name`)
+	b.waitFor("the tap to switch "+name, func() bool { on, _ := get(); return on != was })
+
+	// A long press opens the details and switches nothing.
+	now, _ := get()
+	at := run(b, "find the tile", chromedp.Evaluate[[]float64](fmt.Sprintf(`(() => { const r = document.querySelector('%s .tile-main .name').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()`, tile)))
+	b.do("press and hold the tile", chromedp.MouseEvent(chromedp.MousePressed, at[0], at[1], chromedp.ButtonLeft, chromedp.ClickCount(1)))
+	b.waitJS("the details to open on a long press", fmt.Sprintf(`document.querySelector('%s dialog').open`, tile))
+	b.do("let go", chromedp.MouseEvent(chromedp.MouseReleased, at[0], at[1], chromedp.ButtonLeft, chromedp.ClickCount(1)))
+	if on, _ := get(); on != now {
+		b.t.Error("a long press switched the lamp")
+	}
+	b.shot("details-phone", 375, 812, false, false, phoneViewport...)
+	b.shot("details-desktop-dark", 1280, 900, true, false)
+	b.resetViewport()
+
+	// The wheel by keyboard: three steps of hue, then Enter.
+	wheel := fmt.Sprintf(`#light-color-%s`, cssEscape(id))
+	b.do("focus the wheel", chromedp.Focus(chromedp.CSS(wheel)))
+	for range 3 {
+		b.do("press →", chromedp.KeyEvent(kb.ArrowRight))
+	}
+	b.do("press Enter", chromedp.KeyEvent(kb.Enter))
+	// The lamp reports the colour it shows, fitted into its gamut: its hue
+	// is the wheel's.
+	want := hueOf(run(b, "read the wheel", chromedp.Evaluate[string](fmt.Sprintf(`document.querySelector(%q).dataset.hex`, wheel))))
+	b.waitFor(fmt.Sprintf("the wheel's hue (%.0f°) on the lamp", want), func() bool { _, hex := get(); return hueNear(hueOf(hex), want, 12) })
+
+	// And by pointer: a tap on the wheel's left edge is cyan.
+	w := run(b, "find the wheel", chromedp.Evaluate[[]float64](fmt.Sprintf(`(() => { const r = document.querySelector(%q).getBoundingClientRect(); return [r.x + r.width * 0.08, r.y + r.height / 2]; })()`, wheel)))
+	b.do("tap the wheel", chromedp.MouseClickXY(w[0], w[1]))
+	b.waitFor("the tapped cyan on the lamp", func() bool { _, hex := get(); return hueNear(hueOf(hex), 180, 20) })
+	b.closeDetails(name)
+}
+
+// hueOf is the hue in degrees of "#RRGGBB" or "RRGGBB"; -1 when it is not
+// a colour.
+func hueOf(hex string) float64 {
+	var r, g, b int
+	if _, err := fmt.Sscanf(strings.TrimPrefix(hex, "#"), "%02x%02x%02x", &r, &g, &b); err != nil {
+		return -1
+	}
+	hi, lo := max(r, g, b), min(r, g, b)
+	d := float64(hi - lo)
+	switch {
+	case d == 0:
+		return 0
+	case hi == r:
+		return math.Mod(60*(float64(g-b)/d)+360, 360)
+	case hi == g:
+		return 60 * (float64(b-r)/d + 2)
+	}
+	return 60 * (float64(r-g)/d + 4)
+}
+
+func hueNear(h, want, by float64) bool {
+	if h < 0 {
+		return false
+	}
+	d := math.Abs(h - want)
+	return math.Min(d, 360-d) <= by
+}
+
+// cssEscape escapes an id for a CSS #selector (ids hold ':').
+func cssEscape(id string) string { return strings.ReplaceAll(id, ":", `\:`) }

@@ -429,6 +429,8 @@ function lightRow(app, l, write) {
     power.checked = !!st().on;
     if (bri && st().brightness !== undefined) bri.set(st().brightness ?? 0);
     if (temp && st().kelvin) temp.set(st().kelvin);
+    // The white slider shows a white only while the lamp shows one.
+    if (temp) temp.classList.toggle('inactive', st().mode !== 'temperature');
     if (gm && st().mode === 'temperature') gm.set(st().gm || 0);
     if (color && document.activeElement !== color.canvas && st().mode === 'color') color.set(hexOf(st()));
     if (effect && document.activeElement !== effect) effect.value = st().mode === 'effect' ? st().effect || '' : '';
