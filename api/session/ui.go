@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -28,6 +29,10 @@ type ui struct {
 	files   fs.FS
 	version string
 	index   []byte
+	// gzipped holds each text file compressed once, by its path under
+	// the UI's root ("index.html", "assets/app.js"): a browser that takes
+	// gzip is sent that.
+	gzipped map[string][]byte
 }
 
 // registerUI mounts the UI at / and its assets at /assets/VERSION/.
@@ -56,7 +61,68 @@ func newUI(files fs.FS) (*ui, error) {
 		return nil, fmt.Errorf("web UI: %w", err)
 	}
 	index = bytes.ReplaceAll(index, []byte(`"/assets/`), []byte(`"/assets/`+version+`/`))
-	return &ui{files: files, version: version, index: index}, nil
+	u := &ui{files: files, version: version, index: index, gzipped: map[string][]byte{}}
+	err = fs.WalkDir(files, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !compressible(p) {
+			return err
+		}
+		b := index
+		if p != "index.html" {
+			if b, err = fs.ReadFile(files, p); err != nil {
+				return err
+			}
+		}
+		var z bytes.Buffer
+		w, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)
+		_, _ = w.Write(b)
+		if err := w.Close(); err != nil {
+			return err
+		}
+		if z.Len() < len(b) {
+			u.gzipped[p] = z.Bytes()
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("web UI: %w", err)
+	}
+	return u, nil
+}
+
+// compressible says whether a file is text worth compressing (images are
+// compressed already).
+func compressible(name string) bool {
+	switch path.Ext(name) {
+	case ".html", ".js", ".css", ".svg", ".json", ".webmanifest":
+		return true
+	}
+	return false
+}
+
+// blob answers body, or its gzipped form when the browser takes gzip.
+func (u *ui) blob(c echo.Context, name, ctype string, body []byte) error {
+	hd := c.Response().Header()
+	if z, ok := u.gzipped[name]; ok {
+		hd.Add("Vary", "Accept-Encoding")
+		if acceptsGzip(c.Request().Header.Get("Accept-Encoding")) {
+			hd.Set("Content-Encoding", "gzip")
+			return c.Blob(http.StatusOK, ctype, z)
+		}
+	}
+	return c.Blob(http.StatusOK, ctype, body)
+}
+
+// acceptsGzip reads Accept-Encoding: gzip listed, and not with q=0.
+func acceptsGzip(header string) bool {
+	for _, part := range strings.Split(header, ",") {
+		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if !strings.EqualFold(strings.TrimSpace(coding), "gzip") {
+			continue
+		}
+		q := strings.ReplaceAll(strings.TrimSpace(params), " ", "")
+		return q != "q=0" && q != "q=0.0" && q != "q=0.00" && q != "q=0.000"
+	}
+	return false
 }
 
 // hashFiles returns a short hash of every file's path and contents.
@@ -106,7 +172,7 @@ func (u *ui) serveIndex(c echo.Context) error {
 	if c.Request().Header.Get("If-None-Match") == etag {
 		return c.NoContent(http.StatusNotModified)
 	}
-	return c.Blob(http.StatusOK, "text/html; charset=utf-8", u.index)
+	return u.blob(c, "index.html", "text/html; charset=utf-8", u.index)
 }
 
 // serveAsset answers /assets/VERSION/PATH. The current version is cached
@@ -134,5 +200,5 @@ func (u *ui) serveAsset(c echo.Context) error {
 	if ctype == "" {
 		ctype = "application/octet-stream"
 	}
-	return c.Blob(http.StatusOK, ctype, b)
+	return u.blob(c, "assets/"+name, ctype, b)
 }
