@@ -19,7 +19,8 @@ function captureForm(app, rooms) {
   const where = select('Capture from', [['', 'The whole home'], ...rooms.map((r) => [r.id, r.name])], '', { id: 'scene-room' });
   const submit = h('button', { type: 'submit', class: 'primary', text: 'Capture scene' });
   const form = h('form', { class: 'card inline-form', 'aria-label': 'Capture a scene' },
-    field('Scene name', name), field('From', where), submit);
+    field('Scene name', name), field('From', where), submit,
+    h('p', { class: 'note', text: 'A scene keeps what the lights show (on or off, brightness, white or colour), which plugs, switches and fans are on, and whether TVs are on. Speakers, volumes and what plays are not kept.' }));
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     const sc = await busy(submit, () => app.run(() => post('/scenes', { name: name.value, room: where.value })));
