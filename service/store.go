@@ -97,6 +97,7 @@ type Store interface {
 	RoomStore
 	SceneStore
 	AuditStore
+	LayoutStore
 
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error

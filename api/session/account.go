@@ -155,7 +155,7 @@ func (h *handlers) setPassword(c echo.Context) error {
 }
 
 // audit lists the newest audit entries (?limit=, at most 1000) to an
-// admin.
+// admin, each with its sentence and actor for people.
 func (h *handlers) audit(c echo.Context) error {
 	limit := 0
 	if s := c.QueryParam("limit"); s != "" {
@@ -166,5 +166,21 @@ func (h *handlers) audit(c echo.Context) error {
 		limit = n
 	}
 	log, err := h.acc.AuditLog(c.Request().Context(), limit)
-	return v1.Reply(c, http.StatusOK, log, err)
+	if err != nil {
+		return err
+	}
+	lines := make([]auditLine, len(log))
+	for i, e := range log {
+		lines[i] = auditLine{AuditEntry: e, Sentence: e.Sentence(), By: e.Actor()}
+	}
+	return c.JSON(http.StatusOK, lines)
+}
+
+// auditLine is an audit entry as people read it: besides its codes, what
+// it did as a sentence ("Turned Office off") and who did it ("Voice
+// key").
+type auditLine struct {
+	service.AuditEntry
+	Sentence string `json:"sentence"`
+	By       string `json:"by"`
 }

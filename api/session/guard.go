@@ -182,6 +182,10 @@ func (h *handlers) guard(a access) echo.MiddlewareFunc {
 // authenticate finds the session of the request's cookie.
 func (h *handlers) authenticate(req *http.Request) (signedInAs, error) {
 	ck, err := req.Cookie(CookieName)
+	if (err != nil || ck.Value == "") && strings.HasPrefix(req.Header.Get(echo.HeaderAuthorization), "Bearer ") {
+		return signedInAs{}, service.Errorf(service.EUNAUTHORIZED,
+			"sign in first: an API key does not open the web UI's API under /api; send it to /api/v1 or /mcp")
+	}
 	if err != nil || ck.Value == "" {
 		return signedInAs{}, service.Errorf(service.EUNAUTHORIZED, "sign in first")
 	}

@@ -130,6 +130,9 @@ func (h *handlers) routes() []route {
 		{get, "/integrations/location", signedIn, h.locationSettings},
 		{put, "/integrations/location", signedIn, h.saveLocation},
 
+		{get, "/dashboard", signedIn, h.dashboardLayout},
+		{put, "/dashboard", signedIn, h.saveDashboardLayout},
+
 		{get, "/audit", signedIn, h.audit},
 		{get, "/events", signedIn, h.events},
 	}

@@ -37,7 +37,7 @@ func TestBrowserSettingsByRole(t *testing.T) {
 	mintInSettings(b, "admin's curl")
 	b.waitJS("every key with its owner", `((rows) => rows.length === 2
 		&& rows.some((r) => r.includes("admin's curl") && r.includes('admin'))
-		&& rows.some((r) => r.includes('from the command line') && r.includes('the hub')))(
+		&& rows.some((r) => r.includes('from the command line') && r.includes('The hub')))(
 		[...document.querySelectorAll('tr[data-key]')].map((r) => r.textContent))
 		&& [...document.querySelectorAll('th')].some((th) => th.textContent === 'Owner')`)
 	b.waitJS("the audit log", `!!document.querySelector('#audit-title')`)

@@ -1,7 +1,9 @@
 // Settings: your password, API keys (minted, listed, revoked; a key is
-// shown once), users, and for admins integrations and the audit log. An
-// admin manages every key; anyone else sees and revokes only their own
-// (the hub answers each with what they may see).
+// shown once), users, and for admins integrations and the audit log (each
+// entry as the hub's sentence, who made it and when). An admin manages
+// every key; anyone else sees and revokes only their own (the hub answers
+// each with what they may see). On a phone the tables become stacked rows
+// (settings.css), each cell with its column's name.
 
 import { get, post, put, del, at } from './api.js';
 import { h, field, select, confirmButton, busy, when, replace, toast } from './dom.js';
@@ -103,7 +105,7 @@ function accountSection(app) {
 }
 
 function newKeyForm(app) {
-  const name = h('input', { id: 'key-name', required: true, maxlength: 100, placeholder: 'e.g. kitchen tablet' });
+  const name = h('input', { id: 'key-name', required: true, maxlength: 100, placeholder: 'E.g. kitchen tablet' });
   const scope = select('Scope', [['control', 'Control: read and change the house'], ['read', 'Read only']], 'control', { id: 'key-scope' });
   const submit = h('button', { type: 'submit', class: 'primary', text: 'Create key' });
   const reveal = h('div', { class: 'reveal-slot' });
@@ -145,8 +147,23 @@ function showKeyOnce(slot, k) {
 // ownerOf says whose a key is: a user, or the hub itself (minted on the
 // command line).
 function ownerOf(k) {
-  if (!k.owner_id) return 'the hub';
-  return owners.get(k.owner_id) || 'a removed user';
+  if (!k.owner_id) return 'The hub';
+  return owners.get(k.owner_id) || 'A removed user';
+}
+
+// scopeText says what a key's scope lets it do.
+const scopeText = { control: 'Control', read: 'Read only' };
+
+// usedText is when a key was last used, or "Never".
+function usedText(iso) {
+  const t = when(iso);
+  return t === 'never' ? 'Never' : t;
+}
+
+// cell is a table cell that names its column (shown as the cell's label
+// when the table is stacked on a phone).
+function cell(label, ...children) {
+  return h('td', { 'data-label': label }, ...children);
 }
 
 function drawKeys(app, keys) {
@@ -156,18 +173,18 @@ function drawKeys(app, keys) {
   }
   const admin = app.session.user.admin; // only an admin's list holds others' keys
   const rows = keys.map((k) => h('tr', { 'data-key': k.id, class: k.revoked_at ? 'revoked' : '' },
-    h('td', { text: k.name }),
-    h('td', {}, h('code', { text: `${k.prefix}…` })),
-    h('td', { text: k.scope }),
-    admin ? h('td', { text: ownerOf(k) }) : null,
-    h('td', { text: when(k.created_at) }),
-    h('td', { text: when(k.last_used) }),
-    h('td', {}, k.revoked_at
+    h('td', { class: 'title', text: k.name }),
+    cell('Key', h('code', { text: `${k.prefix}…` })),
+    cell('Scope', scopeText[k.scope] || k.scope),
+    admin ? cell('Owner', ownerOf(k)) : null,
+    cell('Created', when(k.created_at)),
+    cell('Last used', usedText(k.last_used)),
+    h('td', { class: 'actions' }, k.revoked_at
       ? h('span', { class: 'badge', text: `Revoked ${when(k.revoked_at)}` })
       : confirmButton('Revoke', 'Press again to revoke', async (b) => {
         await busy(b, () => app.run(() => del(at`/api-keys/${k.id}`), `Revoked ${k.name}`));
       }, { 'aria-label': `Revoke key ${k.name}` }))));
-  replace(keysBox, h('table', {},
+  replace(keysBox, h('table', { class: 'keys' },
     h('caption', { class: 'visually-hidden', text: 'API keys' }),
     h('thead', {}, h('tr', {}, ['Name', 'Key', 'Scope', admin ? 'Owner' : null, 'Created', 'Last used', '']
       .filter((t) => t !== null).map((t) => h('th', { scope: 'col', text: t })))),
@@ -179,7 +196,7 @@ function usersSection(app, users) {
   const rows = users.map((u) => h('li', { class: 'member', 'data-user': u.id },
     h('span', { class: 'name', text: u.username }),
     u.admin ? h('span', { class: 'badge', text: 'Admin' }) : null,
-    h('span', { class: 'kind', text: `since ${when(u.created_at)}` }),
+    h('span', { class: 'kind', text: `Since ${when(u.created_at)}` }),
     me.admin && u.id !== me.id ? setPasswordForm(app, u) : null,
     me.admin && u.id !== me.id
       ? confirmButton('Remove', 'Press again to remove', async (b) => {
@@ -194,7 +211,7 @@ function usersSection(app, users) {
 }
 
 function setPasswordForm(app, u) {
-  const pw = h('input', { type: 'password', autocomplete: 'new-password', required: true, minlength: 8, 'aria-label': `New password for ${u.username}`, placeholder: 'new password' });
+  const pw = h('input', { type: 'password', autocomplete: 'new-password', required: true, minlength: 8, 'aria-label': `New password for ${u.username}`, placeholder: 'New password' });
   const save = h('button', { type: 'submit', text: 'Set password' });
   const form = h('form', { class: 'inline-form compact' }, pw, save);
   form.addEventListener('submit', async (ev) => {
@@ -213,30 +230,48 @@ function newUserForm(app) {
   const pw = h('input', { id: 'user-password', type: 'password', autocomplete: 'new-password', required: true, minlength: 8 });
   const admin = h('input', { id: 'user-admin', type: 'checkbox' });
   const submit = h('button', { type: 'submit', text: 'Add user' });
+  // The label wraps the box, so the whole of it (44 px square at least)
+  // takes the touch.
   const form = h('form', { class: 'inline-form', 'aria-label': 'New user' },
     field('Username', name), field('Password', pw),
-    h('div', { class: 'field check' }, admin, h('label', { for: 'user-admin', text: 'Admin' })),
+    h('div', { class: 'field check' }, h('label', { class: 'check-target' }, admin, 'Admin')),
     submit);
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     const u = await busy(submit, () => app.run(() => post('/users', { username: name.value, password: pw.value, admin: admin.checked }), (x) => `Added ${x.username}`));
-    if (u) app.refresh();
+    if (!u) return;
+    // Emptied before the redraw, which otherwise keeps what was typed.
+    name.value = '';
+    pw.value = '';
+    admin.checked = false;
+    app.refresh();
   });
   return form;
 }
 
 function auditSection(entries) {
-  const who = (e) => (e.actor_kind === 'system' ? 'system' : `${e.actor_kind === 'key' ? 'key' : 'user'} ${e.actor_name}`);
   return h('section', { class: 'card', 'aria-labelledby': 'audit-title' },
     h('h2', { id: 'audit-title', text: 'Audit log' }),
     entries.length === 0 ? h('p', { class: 'empty', text: 'Nothing yet.' }) : h('div', { class: 'table-wrap' },
       h('table', { class: 'audit' },
         h('caption', { class: 'visually-hidden', text: 'Who changed what, newest first' }),
-        h('thead', {}, h('tr', {}, ['Time', 'Who', 'Action', 'Target', 'Result'].map((t) => h('th', { scope: 'col', text: t })))),
-        h('tbody', {}, entries.map((e) => h('tr', { class: e.result === 'ok' ? '' : 'failed' },
-          h('td', { text: when(e.time) }),
-          h('td', { text: who(e) }),
-          h('td', { text: e.action }),
-          h('td', { text: e.target }),
-          h('td', { text: e.result })))))));
+        h('thead', {}, h('tr', {}, ['What', 'By', 'When'].map((t) => h('th', { scope: 'col', text: t })))),
+        h('tbody', {}, entries.map((e) => h('tr', { class: e.result === 'ok' ? '' : 'failed', 'data-audit': e.id },
+          h('td', { class: 'what', text: e.sentence || e.action }),
+          h('td', { class: 'who', 'data-cap': e.actor_kind !== 'user', text: e.by || e.actor_name }),
+          h('td', { class: 'when' }, h('time', { datetime: e.time, title: when(e.time), text: shortTime(e.time) }))))))));
+}
+
+// shortTime is a time in the viewer's zone, short: "21:14" today,
+// "2 Dec, 21:14" this year, with the year before that.
+function shortTime(iso) {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '';
+  const now = new Date();
+  const time = d.toLocaleTimeString(undefined, { hour: 'numeric', minute: '2-digit' });
+  if (d.toDateString() === now.toDateString()) return time;
+  const date = d.toLocaleDateString(undefined, {
+    day: 'numeric', month: 'short', year: d.getFullYear() === now.getFullYear() ? undefined : 'numeric',
+  });
+  return `${date}, ${time}`;
 }

@@ -1,0 +1,50 @@
+package session
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	v1 "github.com/bifrost-hub/bifrost/api/v1"
+	"github.com/bifrost-hub/bifrost/service"
+)
+
+// The dashboard as each person arranges it: the order of the rooms and
+// of each room's tiles, the devices pinned to the top and those hidden.
+// The layout is the signed-in user's own; the service checks it and
+// leaves out what the house no longer has.
+
+// dashboardLayout answers the signed-in user's layout.
+func (h *handlers) dashboardLayout(c echo.Context) error {
+	l, err := h.svc.DashboardLayout(c.Request().Context())
+	return v1.Reply(c, http.StatusOK, l, err)
+}
+
+// saveDashboardLayout replaces the signed-in user's layout with the body,
+// whole, and answers it as saved.
+func (h *handlers) saveDashboardLayout(c echo.Context) error {
+	var b service.Layout
+	if err := v1.Decode(c, &b); err != nil {
+		return layoutBodyError(err)
+	}
+	l, err := h.svc.SetDashboardLayout(c.Request().Context(), b)
+	return v1.Reply(c, http.StatusOK, l, err)
+}
+
+// layoutFields are the fields of a layout's body.
+var layoutFields = []string{"rooms", "tiles", "pinned", "hidden"}
+
+// layoutBodyError says of a field the body should not have which fields
+// a layout has (rather than pointing to /api/v1's document, as Decode
+// does for its own bodies).
+func layoutBodyError(err error) error {
+	field, _ := service.ErrorDetails(err)["field"].(string)
+	top, _, _ := strings.Cut(field, ".")
+	if field == "" || slices.Contains(layoutFields, top) {
+		return err
+	}
+	return service.Errorf(service.EINVALID, "Unknown field %q; a dashboard layout has %s", field, strings.Join(layoutFields, ", ")).
+		With("field", field)
+}
