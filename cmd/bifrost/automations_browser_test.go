@@ -26,13 +26,7 @@ func TestBrowserAutomations(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and drives chromium; skipped with -short")
 	}
-	browserPath := findChromium(t)
-	bin := buildBinary(t)
-	h := startHub(t, bin, t.TempDir())
-	b := newBrowser(t, browserPath)
-	firstAdmin(b, h, setupCode(t, h))
-	out, _ := bifrost(t, bin, "keys", "create", "--name", "checker", "--data", h.dataDir())
-	api := client{tb: t, hub: h, key: strings.TrimSpace(out)}
+	_, b, api := signedIn(t, "checker")
 	if status, body, err := api.send("GET", "/api/v1/automations", nil); err != nil || status != http.StatusOK {
 		t.Fatalf("GET /api/v1/automations = %d, %v: %s; the hub serves no automations", status, err, body)
 	}

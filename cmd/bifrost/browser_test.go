@@ -28,16 +28,9 @@ func TestBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and drives chromium; skipped with -short")
 	}
-	browserPath := findChromium(t)
 	start := time.Now()
-	bin := buildBinary(t)
-	h := startHub(t, bin, t.TempDir())
-	b := newBrowser(t, browserPath)
-	firstAdmin(b, h, setupCode(t, h))
-
 	// A key from the command line checks every step through /api/v1.
-	out, _ := bifrost(t, bin, "keys", "create", "--name", "checker", "--data", h.dataDir())
-	api := client{tb: t, hub: h, key: strings.TrimSpace(out)}
+	h, b, api := signedIn(t, "checker")
 	ids := lightIDs(t, api)
 
 	roomAndScene(b, api, ids)
@@ -57,6 +50,21 @@ func TestBrowser(t *testing.T) {
 	loginThrottle(t, b, h)
 	b.checkConsole()
 	t.Logf("browser story took %v", time.Since(start).Round(time.Millisecond))
+}
+
+// signedIn starts the binary with the demo home (and extra flags), drives
+// chromium through setting up the first admin and signing in, and mints
+// an API key named key from the command line, for the test to check the
+// page's work through /api/v1.
+func signedIn(t *testing.T, key string, extra ...string) (*hub, *browser, client) {
+	t.Helper()
+	browserPath := findChromium(t)
+	bin := buildBinary(t)
+	h := startHub(t, bin, t.TempDir(), extra...)
+	b := newBrowser(t, browserPath)
+	firstAdmin(b, h, setupCode(t, h))
+	out, _ := bifrost(t, bin, "keys", "create", "--name", key, "--data", h.dataDir())
+	return h, b, client{tb: t, hub: h, key: strings.TrimSpace(out)}
 }
 
 // firstAdmin sets up the admin with the code from the log, and signs in.

@@ -29,13 +29,7 @@ func TestBrowserBudgets(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and drives chromium; skipped with -short")
 	}
-	browserPath := findChromium(t)
-	bin := buildBinary(t)
-	h := startHub(t, bin, t.TempDir())
-	b := newBrowser(t, browserPath)
-	firstAdmin(b, h, setupCode(t, h))
-	out, _ := bifrost(t, bin, "keys", "create", "--name", "budget", "--data", h.dataDir())
-	api := client{tb: t, hub: h, key: strings.TrimSpace(out)}
+	h, b, api := signedIn(t, "budget")
 	figures := map[string]any{}
 
 	// A first load with an empty cache.

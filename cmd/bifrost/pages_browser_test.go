@@ -23,13 +23,7 @@ func TestBrowserPages(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and drives chromium; skipped with -short")
 	}
-	browserPath := findChromium(t)
-	bin := buildBinary(t)
-	h := startHub(t, bin, t.TempDir())
-	b := newBrowser(t, browserPath)
-	firstAdmin(b, h, setupCode(t, h))
-	out, _ := bifrost(t, bin, "keys", "create", "--name", "pages", "--data", h.dataDir())
-	api := client{tb: t, hub: h, key: strings.TrimSpace(out)}
+	_, b, api := signedIn(t, "pages")
 
 	pagesSearch(b, api)
 	pagesKindFilter(b, api)

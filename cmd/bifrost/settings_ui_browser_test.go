@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"net/http"
-	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -20,14 +19,7 @@ func TestBrowserSettingsPage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and drives chromium; skipped with -short")
 	}
-	browserPath := findChromium(t)
-	bin := buildBinary(t)
-	h := startHub(t, bin, t.TempDir())
-	b := newBrowser(t, browserPath)
-	firstAdmin(b, h, setupCode(t, h))
-
-	out, _ := bifrost(t, bin, "keys", "create", "--name", "Voice", "--data", h.dataDir())
-	voice := client{tb: t, hub: h, key: strings.TrimSpace(out)}
+	_, b, voice := signedIn(t, "Voice")
 	voice.must(http.StatusOK, "PUT", "/api/v1/lights/sim:key-light/state", map[string]any{"on": false}, nil)
 
 	b.navigate("#/settings")
