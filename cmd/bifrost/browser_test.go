@@ -723,6 +723,19 @@ func (b *browser) shot(name string, w, h int64, dark, full bool, opts ...chromed
 	b.t.Logf("screenshot: %s", path)
 }
 
+// shots saves the page as name-375-light, -375-dark, -1280-light and
+// -1280-dark (whole pages when full), checking at each width that nothing
+// scrolls sideways.
+func (b *browser) shots(name string, full bool) {
+	b.t.Helper()
+	b.shot(name+"-375-light", 375, 812, false, full, phoneViewport...)
+	b.shot(name+"-375-dark", 375, 812, true, full, phoneViewport...)
+	b.fitsSideways(name + " at 375 px")
+	b.shot(name+"-1280-light", 1280, 900, false, full)
+	b.shot(name+"-1280-dark", 1280, 900, true, full)
+	b.fitsSideways(name + " at 1280 px")
+}
+
 // screenshots saves the dashboard at desktop and phone width, light and
 // dark, and the other pages for a look.
 func (b *browser) screenshots() {

@@ -427,14 +427,7 @@ func pagesScreenshots(b *browser) {
 	clean := func() {
 		b.do("scroll to the top, clear the toasts", quiet(), chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0); document.getElementById('toasts').replaceChildren()`))
 	}
-	sizes := func(name string, full bool) {
-		b.shot(name+"-375-light", 375, 812, false, full, phoneViewport...)
-		b.shot(name+"-375-dark", 375, 812, true, full, phoneViewport...)
-		b.fitsSideways(name + " at 375 px")
-		b.shot(name+"-1280-light", 1280, 900, false, full)
-		b.shot(name+"-1280-dark", 1280, 900, true, full)
-		b.fitsSideways(name + " at 1280 px")
-	}
+	sizes := b.shots
 	b.navigate("#/devices")
 	b.click(`[id="dev-open-sim:key-light"]`)
 	clean()
