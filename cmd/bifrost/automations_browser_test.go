@@ -56,10 +56,14 @@ func TestBrowserAutomations(t *testing.T) {
 	b.waitJS("the preview sentence", `((s) => s.includes('Office Motion detects motion') && s.includes('turn Key Light on at 30 %') &&
 		s.includes('put things back after 5 min'))(document.querySelector('#auto-preview').textContent)`)
 	b.noUnlabelled("the editor")
+	b.shots("automations-editor", true)
+	b.resetViewport()
 	b.click(`#auto-save`)
 
 	card := fmt.Sprintf(`[...document.querySelectorAll('section[data-automation]')].find((c) => c.querySelector('h2').textContent === %q)`, name)
 	b.waitJS("the saved rule in the list", card+` && !document.querySelector('#auto-editor')`)
+	b.shots("automations-list", false)
+	b.resetViewport()
 	rule := api.automation(name)
 	if rule.Sentence == "" {
 		t.Fatalf("the saved rule has no sentence: %+v", rule)
@@ -96,7 +100,9 @@ func TestBrowserAutomations(t *testing.T) {
 		card+`.querySelector('.last-run').textContent.includes('ok')`)
 	b.waitJS("the held light on the card", card+`.querySelector('.holding')?.textContent.startsWith('holding 1 device until')`)
 
-	// Duplicate it: the copy is off.
+	// Duplicate it, from its "⋯" menu: the copy is off.
+	b.click(`#auto-more-` + sid)
+	b.waitJS("the menu, focused on Duplicate", `document.activeElement?.id === 'auto-dup-`+sid+`'`)
 	b.click(`#auto-dup-` + sid)
 	cp := fmt.Sprintf(`[...document.querySelectorAll('section[data-automation]')].find((c) => c.querySelector('h2').textContent === %q)`, copyName)
 	b.waitJS("the copy, off", cp+` && !`+cp+`.querySelector('input[role="switch"]').checked`)
@@ -148,11 +154,21 @@ func TestBrowserAutomations(t *testing.T) {
 	b.click(`#auto-cancel`)
 	b.waitJS("the editor closed", `!document.querySelector('#auto-editor') && document.activeElement?.id === 'auto-new'`)
 
-	// Delete the copy.
+	// Delete the copy, from its menu, after a confirmation: Cancel keeps
+	// it, and gives the focus back to the menu's button.
 	cpID := api.automation(copyName).ID
+	b.click(`#auto-more-` + safeID(cpID))
 	b.click(`#auto-delete-` + safeID(cpID))
-	b.click(fmt.Sprintf(`button[aria-label="Press again to delete: Delete %s"]`, copyName))
-	b.waitJS("the copy gone", `!(`+cp+`) && !!(`+card+`)`)
+	b.waitJS("the confirmation", fmt.Sprintf(`document.querySelector('dialog[open]#auto-delete-dialog h2')?.textContent === %q &&
+		document.querySelector('#auto-delete-what').textContent.includes('stops acting on its own')`, "Delete "+copyName+"?"))
+	b.shots("automations-delete", false)
+	b.resetViewport()
+	b.click(`#auto-delete-cancel`)
+	b.waitJS("the copy kept, the focus on its menu", `!document.querySelector('dialog[open]') && !!(`+cp+`) && document.activeElement?.id === 'auto-more-`+safeID(cpID)+`'`)
+	b.click(`#auto-more-` + safeID(cpID))
+	b.click(`#auto-delete-` + safeID(cpID))
+	b.click(`#auto-delete-confirm`)
+	b.waitJS("the copy gone", `!(`+cp+`) && !!(`+card+`) && !document.querySelector('dialog[open]')`)
 	api.must(http.StatusNotFound, "GET", "/api/v1/automations/"+cpID, nil, nil)
 
 	// Edit the rule: the editor shows it as saved, and a save keeps it.

@@ -455,6 +455,8 @@ func TestPairingOnTheDevicesPage(t *testing.T) {
 	b.waitJS("the TV, needing pairing", `document.querySelector('`+item+` .badge')?.textContent === 'Needs pairing'`)
 	b.click(item + ` button[id^="dev-pair-"]`)
 	b.waitJS("the dialog asking for the code", `document.querySelector('dialog[open] #pair-status')?.textContent.startsWith('Type the code') && !document.querySelector('#pair-code').disabled`)
+	b.shots("pairing-dialog", false)
+	b.resetViewport()
 	code := atv.WaitCode(t)
 	b.typeInto("#pair-code", flipFirst(code))
 	b.click("#pair-finish")

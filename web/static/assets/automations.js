@@ -6,7 +6,8 @@
 // what is wrong next to the form.
 
 import { get, post, put, patch, del, at, ApiError } from './api.js';
-import { h, field, toggle, confirmButton, busy, when, toast, replace } from './dom.js';
+import { h, field, toggle, busy, when, toast, replace } from './dom.js';
+import { menu as moreMenu, confirmAction } from './menus.js';
 
 // What the page remembers between drawings: the rule being edited (so that
 // a redraw, which the live stream causes whenever anything changes, keeps
@@ -95,37 +96,54 @@ function ruleCard(app, v) {
     type: 'button', class: 'primary', id: `auto-run-${sid}`, 'aria-label': `Run ${name}`, text: 'Run',
     onclick: (ev) => runNow(app, v, ev.currentTarget),
   });
-  const duplicate = h('button', {
-    type: 'button', id: `auto-dup-${sid}`, 'aria-label': `Duplicate ${name}`, text: 'Duplicate',
-    onclick: async (ev) => {
-      const copy = await busy(ev.currentTarget, () => app.run(() => post(at`/automations/${v.id}/duplicate`), (c) => `Copied as ${c.name} (off until you switch it on)`));
-      if (copy) app.refresh();
-    },
-  });
   const edit = h('button', {
     type: 'button', id: `auto-edit-${sid}`, 'aria-label': `Edit ${name}`, text: 'Edit',
     onclick: () => openEditor(app, fromRule(v)),
   });
-  const remove = confirmButton('Delete', 'Press again to delete', async (b) => {
-    const ok = await busy(b, () => app.run(async () => { await del(at`/automations/${v.id}`); return true; }, `Deleted ${name}`));
-    if (!ok) return;
-    if (state.draft && state.draft.id === v.id) state.draft = null;
-    state.open.delete(v.id);
-    state.runs.delete(v.id);
-    app.refresh();
-  }, { 'aria-label': `Delete ${name}`, id: `auto-delete-${sid}` });
+  const more = moreMenu(v.id, `auto-more-${sid}`, `More for ${name}`, [
+    {
+      id: `auto-dup-${sid}`, text: 'Duplicate',
+      act: async () => {
+        const copy = await app.run(() => post(at`/automations/${v.id}/duplicate`), (c) => `Copied as ${c.name} (off until you switch it on)`);
+        if (copy) app.refresh();
+      },
+    },
+    { id: `auto-delete-${sid}`, text: 'Delete…', danger: true, act: (button) => confirmDelete(app, v, button) },
+  ]);
 
   return h('section', { class: `card rule${v.enabled ? '' : ' disabled'}`, 'aria-labelledby': `auto-title-${sid}`, 'data-automation': v.id },
     h('div', { class: 'card-head' },
       h('h2', { id: `auto-title-${sid}`, text: name }),
       v.enabled ? null : h('span', { class: 'badge', text: 'Off' }),
-      h('label', { class: 'switch-target', for: enabled.id }, enabled)),
+      h('label', { class: 'switch-target', for: enabled.id }, enabled),
+      more.wrap),
     h('p', { class: 'sentence', text: v.sentence || '' }),
     lastRun(v),
     holding(app, v),
     runReport(app, v),
-    h('div', { class: 'rule-buttons' }, run, duplicate, edit, remove),
+    h('div', { class: 'rule-buttons' }, run, edit),
     why(app, v));
+}
+
+// confirmDelete asks before deleting a rule, saying what it leaves as it
+// is: the devices it holds now are not put back.
+function confirmDelete(app, v, opener) {
+  const held = (v.holding || []).map((id) => (app.device(id) || { name: id }).name);
+  const heldText = held.length === 0
+    ? null
+    : `It holds ${held.join(', ')} to put back later; ${held.length === 1 ? 'that device stays' : 'they stay'} as ${held.length === 1 ? 'it is' : 'they are'} now.`;
+  confirmAction({
+    id: 'auto-delete', title: `Delete ${v.name}?`, confirmText: `Delete ${v.name}`, opener, data: { 'data-automation': v.id },
+    paragraphs: [`${v.name} stops acting on its own, and its history of runs goes with it.`, heldText, 'This cannot be undone; Duplicate keeps a copy first.'].filter(Boolean),
+    act: () => app.run(async () => {
+      await del(at`/automations/${v.id}`);
+      if (state.draft && state.draft.id === v.id) state.draft = null;
+      state.open.delete(v.id);
+      state.runs.delete(v.id);
+      await app.refreshNow();
+      return true;
+    }, `Deleted ${v.name}`),
+  });
 }
 
 // lastRun says when the rule last ran and how it went.

@@ -283,7 +283,7 @@ function statusCell(app, d) {
     h('span', { class: `dev-state ${d.online ? 'good' : 'warn'}`, text: d.online ? 'Online' : offlineSince(d.last_seen) }),
     needsPairing ? h('button', {
       type: 'button', class: 'primary dev-pair', id: `dev-pair-${d.id}`, text: 'Pair…',
-      'aria-label': `Pair ${d.name}…`, onclick: () => pairDialog(app, d),
+      'aria-label': `Pair ${d.name}…`, onclick: (ev) => pairDialog(app, d, ev.currentTarget),
     }) : null);
 }
 
@@ -657,13 +657,14 @@ function pairRow(app, d) {
   return h('div', { class: 'row pair-row' },
     h('p', { class: 'note', text: needed ? `${d.name} takes commands only once paired with the hub.` : `${d.name} is paired with the hub.` }),
     needed ? null : h('button', {
-      type: 'button', class: 'quiet', id: `pair-again-${d.id}`, text: 'Pair again…', onclick: () => pairDialog(app, d),
+      type: 'button', class: 'quiet', id: `pair-again-${d.id}`, text: 'Pair again…', onclick: (ev) => pairDialog(app, d, ev.currentTarget),
     }));
 }
 
 // pairDialog pairs a TV: the hub asks it to show a code, the person types
-// the code in. A mistyped code is said so and can be typed again.
-function pairDialog(app, d) {
+// the code in. A mistyped code is said so and can be typed again. Closed,
+// it gives the focus back to the button that opened it.
+function pairDialog(app, d, opener) {
   const status = h('p', { class: 'discover-message', id: 'pair-status', role: 'status' });
   const code = h('input', {
     id: 'pair-code', maxlength: 6, minlength: 6, required: true, autocomplete: 'one-time-code',
@@ -674,10 +675,15 @@ function pairDialog(app, d) {
   const close = h('button', { type: 'button', class: 'quiet', id: 'pair-close', text: 'Close' });
   const form = h('form', { method: 'dialog', class: 'pair-form' },
     h('h2', { id: 'pair-title', text: `Pair ${d.name}` }),
+    h('ol', { class: 'pair-steps', id: 'pair-steps' },
+      h('li', { text: `Turn ${d.name} on; the hub asks it to show a code.` }),
+      h('li', { text: 'Type the code here. If the TV stops showing it, Show a new code asks for another.' })),
     status,
     field('Code shown on the TV', code, '6 characters, 0–9 and A–F.'),
-    h('div', { class: 'row buttons' }, finish, again, close));
-  const dialog = h('dialog', { class: 'card pair-dialog', 'aria-labelledby': 'pair-title', 'data-device': d.id }, form);
+    h('div', { class: 'row buttons dialog-buttons' }, close, again, finish));
+  const dialog = h('dialog', {
+    class: 'card pair-dialog', 'aria-labelledby': 'pair-title', 'aria-describedby': 'pair-steps', 'data-device': d.id,
+  }, form);
   const say = (text, error) => {
     status.textContent = text;
     status.className = error ? 'error' : 'discover-message';
@@ -708,7 +714,10 @@ function pairDialog(app, d) {
   });
   again.addEventListener('click', start);
   close.addEventListener('click', () => dialog.close());
-  dialog.addEventListener('close', () => dialog.remove());
+  dialog.addEventListener('close', () => {
+    dialog.remove();
+    if (opener) (document.getElementById(opener.id) || opener).focus();
+  });
   document.body.append(dialog);
   dialog.showModal();
   start();

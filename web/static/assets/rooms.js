@@ -5,6 +5,7 @@
 
 import { get, post, patch, del, at } from './api.js';
 import { h, field, busy } from './dom.js';
+import { menu, confirmAction } from './menus.js';
 
 const kindOrder = ['light', 'media', 'power', 'remote', 'sensor', 'other'];
 const groupNames = { light: 'Lights', media: 'Media', power: 'Power', remote: 'Remotes', sensor: 'Sensors', other: 'Other devices' };
@@ -99,7 +100,7 @@ function roomCard(app, room, ctx) {
       form.querySelector('input').select();
     }
   };
-  const more = menu(room, [
+  const more = menu(room.id, `room-more-${room.id}`, `More for ${room.name}`, [
     { id: `room-rename-${room.id}`, text: 'Rename', act: () => rename(true) },
     { id: `room-delete-${room.id}`, text: 'Delete room…', danger: true, act: (button) => confirmDelete(app, room, ctx, button) },
   ]);
@@ -188,86 +189,6 @@ function addForm(app, room, devices) {
   return form;
 }
 
-// openMenu is the "⋯" menu open now: { room, wrap, close }. A redraw of
-// the page (any change in the house causes one) draws it open again, and
-// app.js puts the focus back on the item that had it.
-let openMenu = null;
-
-// A press anywhere but in the open menu or its button closes it.
-document.addEventListener('pointerdown', (ev) => {
-  if (openMenu && !openMenu.wrap.contains(ev.target)) openMenu.close(false);
-}, true);
-
-// menu is a "⋯" button that opens a menu of actions: arrow keys move
-// through it, Escape closes it and goes back to the button, Tab or a
-// click elsewhere closes it. The menu exists only while it is open.
-function menu(room, items) {
-  const listID = `room-menu-${room.id}`;
-  const button = h('button', {
-    type: 'button', class: 'menu-button', id: `room-more-${room.id}`, text: '⋯',
-    'aria-haspopup': 'menu', 'aria-expanded': 'false', 'aria-controls': listID, 'aria-label': `More for ${room.name}`,
-  });
-  const wrap = h('div', { class: 'menu-wrap' }, button);
-  let list = null;
-  const entries = () => (list ? [...list.querySelectorAll('[role="menuitem"]')] : []);
-  const close = (refocus) => {
-    if (!list) return;
-    const gone = list;
-    list = null;
-    if (openMenu && openMenu.wrap === wrap) openMenu = null;
-    gone.remove();
-    button.setAttribute('aria-expanded', 'false');
-    if (refocus) button.focus();
-  };
-  const move = (i) => {
-    const all = entries();
-    all[(i + all.length) % all.length].focus();
-  };
-  const open = (focus) => {
-    if (openMenu) openMenu.close(false);
-    list = h('div', { class: 'menu', role: 'menu', id: listID, 'aria-labelledby': button.id },
-      items.map((it) => h('button', {
-        type: 'button', role: 'menuitem', tabindex: '-1', id: it.id, class: it.danger ? 'danger' : null, text: it.text,
-        onclick: () => { close(false); it.act(button); },
-      })));
-    list.addEventListener('keydown', (ev) => {
-      const all = entries();
-      const here = all.indexOf(document.activeElement);
-      const keys = {
-        ArrowDown: () => move(here + 1), ArrowUp: () => move(here - 1), Home: () => move(0), End: () => move(all.length - 1),
-        Escape: () => close(true),
-      };
-      if (keys[ev.key]) {
-        ev.preventDefault();
-        ev.stopPropagation();
-        keys[ev.key]();
-      } else if (ev.key === 'Tab') {
-        close(false);
-      }
-    });
-    list.addEventListener('focusout', (ev) => {
-      if (list && ev.relatedTarget && !wrap.contains(ev.relatedTarget)) close(false);
-    });
-    wrap.append(list);
-    button.setAttribute('aria-expanded', 'true');
-    openMenu = { room: room.id, wrap, close };
-    if (focus === 'first') move(0);
-    if (focus === 'last') move(-1);
-  };
-  button.addEventListener('click', () => (list ? close(true) : open('first')));
-  button.addEventListener('keydown', (ev) => {
-    if (ev.key === 'ArrowDown' || ev.key === 'ArrowUp') {
-      ev.preventDefault();
-      if (!list) open(ev.key === 'ArrowUp' ? 'last' : 'first');
-    } else if (ev.key === 'Escape' && list) {
-      ev.preventDefault();
-      close(true);
-    }
-  });
-  if (openMenu && openMenu.room === room.id) open(null); // open before the redraw
-  return { wrap, button };
-}
-
 // confirmDelete asks before deleting a room, saying what becomes of its
 // devices (they stay, in no room) and its scenes (deleted with it), as
 // the hub has them now.
@@ -285,39 +206,13 @@ async function confirmDelete(app, room, ctx, opener) {
   const scenesText = scenes.length === 0
     ? 'It has no scenes of its own.'
     : `${scenes.length === 1 ? 'Its scene' : `Its ${scenes.length} scenes`} ${scenes.map((s) => s.name).join(', ')} ${scenes.length === 1 ? 'is' : 'are'} deleted with it.`;
-  const cancel = h('button', { type: 'button', class: 'quiet', id: 'room-delete-cancel', text: 'Cancel', autofocus: true });
-  const confirm = h('button', { type: 'submit', class: 'danger', id: 'room-delete-confirm', text: `Delete ${room.name}` });
-  const form = h('form', { method: 'dialog' },
-    h('h2', { id: 'room-delete-title', text: `Delete ${room.name}?` }),
-    h('div', { id: 'room-delete-what' },
-      h('p', { text: devicesText }),
-      h('p', { text: scenesText }),
-      h('p', { text: 'This cannot be undone.' })),
-    h('div', { class: 'row buttons dialog-buttons' }, cancel, confirm));
-  const dialog = h('dialog', {
-    class: 'card confirm-dialog', id: 'room-delete-dialog', 'data-room': room.id,
-    'aria-labelledby': 'room-delete-title', 'aria-describedby': 'room-delete-what',
-  }, form);
-  let deleted = false;
-  cancel.addEventListener('click', () => dialog.close());
-  form.addEventListener('submit', async (ev) => {
-    ev.preventDefault();
-    const ok = await busy(confirm, () => app.run(async () => { await del(at`/rooms/${room.id}`); return true; }, `Deleted ${room.name}`));
-    if (!ok) return;
-    deleted = true;
-    dialog.close();
-    await app.refreshNow();
-    const title = document.querySelector('main h1');
-    if (title) {
-      title.setAttribute('tabindex', '-1');
-      title.focus();
-    }
+  confirmAction({
+    id: 'room-delete', title: `Delete ${room.name}?`, confirmText: `Delete ${room.name}`, opener, data: { 'data-room': room.id },
+    paragraphs: [devicesText, scenesText, 'This cannot be undone.'],
+    act: () => app.run(async () => {
+      await del(at`/rooms/${room.id}`);
+      await app.refreshNow();
+      return true;
+    }, `Deleted ${room.name}`),
   });
-  dialog.addEventListener('close', () => {
-    dialog.remove();
-    // The page may have been redrawn meanwhile: the button is found anew.
-    if (!deleted) (document.getElementById(opener.id) || opener).focus();
-  });
-  document.body.append(dialog);
-  dialog.showModal();
 }
