@@ -41,6 +41,7 @@ func TestBrowser(t *testing.T) {
 	themeChoice(b)
 	roomSummaries(b, api)
 	tilesAndWheel(b, api)
+	onAPhone(b, api, ids)
 	tvCard(b, api)
 	scanAndAdd(b, api)
 	b.screenshots()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"net/http"
@@ -8,6 +9,8 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
@@ -306,3 +309,83 @@ func hueNear(h, want, by float64) bool {
 
 // cssEscape escapes an id for a CSS #selector (ids hold ':').
 func cssEscape(id string) string { return strings.ReplaceAll(id, ":", `\:`) }
+
+// onAPhone works the dashboard as a person with a phone would, at 375 px
+// in the dark scheme with a touch screen: a write that fails springs back
+// there too, a tap on a tile switches its lamp, a finger held on it opens
+// its details, and a tap on the colour wheel sets the colour.
+func onAPhone(b *browser, api client, ids map[string]string) {
+	b.t.Helper()
+	b.navigate("#/")
+	b.emulate("a phone, dark", 375, 812, true, phoneViewport...)
+	b.do("a touch screen", chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+		_, err := chromedp.Call(ctx, emulation.SetTouchEmulationEnabled, emulation.SetTouchEmulationEnabledParams{Enabled: true, MaxTouchPoints: 1})
+		return err
+	}))
+	defer b.do("no touch screen", chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+		_, err := chromedp.Call(ctx, emulation.SetTouchEmulationEnabled, emulation.SetTouchEmulationEnabledParams{})
+		return err
+	}))
+	defer b.resetViewport()
+	honestState(b, api, ids)
+
+	id := ids["Desk Lamp"]
+	var name string // as the story left it
+	get := func() (on bool, hex string) {
+		var l struct {
+			Name  string `json:"name"`
+			State struct {
+				On    bool `json:"on"`
+				Color *struct {
+					Hex string `json:"hex"`
+				} `json:"color"`
+			} `json:"state"`
+		}
+		api.must(http.StatusOK, "GET", "/api/v1/lights/"+id, nil, &l)
+		if l.State.Color != nil {
+			hex = l.State.Color.Hex
+		}
+		name = l.Name
+		return l.State.On, hex
+	}
+	tile := fmt.Sprintf(`[data-device=%q]`, id)
+	b.do("bring the tile into view", chromedp.ScrollIntoView(chromedp.CSS(tile+` .tile-main .name`)))
+	centre := func(sel string, fx float64) []float64 {
+		return run(b, "find "+sel, chromedp.Evaluate[[]float64](fmt.Sprintf(`(() => { const r = document.querySelector(%q).getBoundingClientRect(); return [r.x + r.width * %g, r.y + r.height / 2]; })()`, sel, fx)))
+	}
+	touch := func(what string, typ input.DispatchTouchEventType, at []float64) {
+		b.do(what, chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+			var points []*input.TouchPoint
+			if typ != input.DispatchTouchEventTypeTouchEnd {
+				points = []*input.TouchPoint{{X: at[0], Y: at[1]}}
+			}
+			_, err := chromedp.Call(ctx, input.DispatchTouchEvent, input.DispatchTouchEventParams{Type: typ, TouchPoints: points})
+			return err
+		}))
+	}
+
+	// A tap switches the lamp.
+	was, _ := get()
+	face := centre(tile+` .tile-main .name`, 0.5)
+	touch("touch the tile", input.DispatchTouchEventTypeTouchStart, face)
+	touch("lift the finger", input.DispatchTouchEventTypeTouchEnd, face)
+	b.waitFor("the tap to switch "+name, func() bool { on, _ := get(); return on != was })
+
+	// A finger held on the tile opens its details and switches nothing.
+	now, _ := get()
+	touch("hold a finger on the tile", input.DispatchTouchEventTypeTouchStart, face)
+	b.waitJS("the details to open under the finger", fmt.Sprintf(`document.querySelector('%s dialog').open`, tile))
+	touch("lift the finger", input.DispatchTouchEventTypeTouchEnd, face)
+	if on, _ := get(); on != now {
+		b.t.Error("holding a finger on the tile switched the lamp")
+	}
+
+	// A tap on the wheel's right edge is red.
+	wheel := fmt.Sprintf(`#light-color-%s`, cssEscape(id))
+	edge := centre(wheel, 0.92)
+	touch("touch the wheel", input.DispatchTouchEventTypeTouchStart, edge)
+	touch("lift the finger", input.DispatchTouchEventTypeTouchEnd, edge)
+	b.waitFor("the tapped red on the lamp", func() bool { _, hex := get(); return hueNear(hueOf(hex), 0, 20) })
+	b.shot("details-375-dark-touch", 375, 812, true, false, phoneViewport...)
+	b.closeDetails(name)
+}
