@@ -225,21 +225,7 @@ func tilesAndWheel(b *browser, api client) {
 	if id == "" {
 		b.t.Fatal("the demo home has no colour light")
 	}
-	get := func() (on bool, hex string) {
-		var l struct {
-			State struct {
-				On    bool `json:"on"`
-				Color *struct {
-					Hex string `json:"hex"`
-				} `json:"color"`
-			} `json:"state"`
-		}
-		api.must(http.StatusOK, "GET", "/api/v1/lights/"+id, nil, &l)
-		if l.State.Color != nil {
-			hex = l.State.Color.Hex
-		}
-		return l.State.On, hex
-	}
+	get := func() (on bool, hex string) { _, on, hex = lightNow(api, id); return on, hex }
 	was, _ := get()
 	tile := fmt.Sprintf(`[data-device=%q]`, id)
 
@@ -277,6 +263,25 @@ func tilesAndWheel(b *browser, api client) {
 	b.do("tap the wheel", chromedp.MouseClickXY(w[0], w[1]))
 	b.waitFor("the tapped cyan on the lamp", func() bool { _, hex := get(); return hueNear(hueOf(hex), 180, 20) })
 	b.closeDetails(name)
+}
+
+// lightNow is a light's name, whether it is on and the colour it shows
+// ("" when it shows none), as /api/v1 reports them.
+func lightNow(api client, id string) (name string, on bool, hex string) {
+	var l struct {
+		Name  string `json:"name"`
+		State struct {
+			On    bool `json:"on"`
+			Color *struct {
+				Hex string `json:"hex"`
+			} `json:"color"`
+		} `json:"state"`
+	}
+	api.must(http.StatusOK, "GET", "/api/v1/lights/"+id, nil, &l)
+	if l.State.Color != nil {
+		hex = l.State.Color.Hex
+	}
+	return l.Name, l.State.On, hex
 }
 
 // hueOf is the hue in degrees of "#RRGGBB" or "RRGGBB"; -1 when it is not
@@ -331,23 +336,7 @@ func onAPhone(b *browser, api client, ids map[string]string) {
 
 	id := ids["Desk Lamp"]
 	var name string // as the story left it
-	get := func() (on bool, hex string) {
-		var l struct {
-			Name  string `json:"name"`
-			State struct {
-				On    bool `json:"on"`
-				Color *struct {
-					Hex string `json:"hex"`
-				} `json:"color"`
-			} `json:"state"`
-		}
-		api.must(http.StatusOK, "GET", "/api/v1/lights/"+id, nil, &l)
-		if l.State.Color != nil {
-			hex = l.State.Color.Hex
-		}
-		name = l.Name
-		return l.State.On, hex
-	}
+	get := func() (on bool, hex string) { name, on, hex = lightNow(api, id); return on, hex }
 	tile := fmt.Sprintf(`[data-device=%q]`, id)
 	b.do("bring the tile into view", chromedp.ScrollIntoView(chromedp.CSS(tile+` .tile-main .name`)))
 	centre := func(sel string, fx float64) []float64 {
