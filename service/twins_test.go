@@ -16,31 +16,31 @@ import (
 // of HA's device registry.
 type bridgedSpeaker struct {
 	*sim.Speaker
-	id, room string
-	hw       []string
+	bridge
 }
 
-func (b bridgedSpeaker) Info() devices.Info {
-	inf := b.Speaker.Info()
-	inf.ID, inf.Adapter, inf.Room = devices.ID(b.id), "hass", b.room
-	return inf
-}
-func (b bridgedSpeaker) HardwareIDs() []string { return b.hw }
-func (b bridgedSpeaker) Bridged()              {}
+func (b bridgedSpeaker) Info() devices.Info { return b.bridge.info(b.Speaker.Info()) }
 
 type bridgedSwitch struct {
 	*sim.Switch
+	bridge
+}
+
+func (b bridgedSwitch) Info() devices.Info { return b.bridge.info(b.Switch.Info()) }
+
+// bridge is what the bridge gives a device: its id, its area and HA's
+// hardware ids.
+type bridge struct {
 	id, room string
 	hw       []string
 }
 
-func (b bridgedSwitch) Info() devices.Info {
-	inf := b.Switch.Info()
+func (b bridge) info(inf devices.Info) devices.Info {
 	inf.ID, inf.Adapter, inf.Room = devices.ID(b.id), "hass", b.room
 	return inf
 }
-func (b bridgedSwitch) HardwareIDs() []string { return b.hw }
-func (b bridgedSwitch) Bridged()              {}
+func (b bridge) HardwareIDs() []string { return b.hw }
+func (b bridge) Bridged()              {}
 
 // until polls cond until it holds, failing at the deadline.
 func until(t *testing.T, what string, cond func() bool) {
@@ -80,11 +80,11 @@ func TestADeviceSeenThroughHomeAssistantMergesIntoTheNativeOne(t *testing.T) {
 	// HA connects once the native devices are known: its views of them
 	// come in as companions, in no room of their own.
 	viaHA := bridgedSpeaker{Speaker: sim.NewSpeaker("ha-kitchen", "Kitchen Speaker", "", sim.Options{}),
-		id: "hass:media_player.kitchen", room: "Kitchen (HA)", hw: []string{"sim:kitchen-speaker", "mac:001122334455"}}
+		bridge: bridge{id: "hass:media_player.kitchen", room: "Kitchen (HA)", hw: []string{"sim:kitchen-speaker", "mac:001122334455"}}}
 	plugViaHA := bridgedSwitch{Switch: sim.NewSwitch("ha-plug", "Desk Plug", "", devices.PowerOutlet, sim.Options{}),
-		id: "hass:switch.desk_plug", room: "Office", hw: []string{"sim:tasmota-plug"}}
+		bridge: bridge{id: "hass:switch.desk_plug", room: "Office", hw: []string{"sim:tasmota-plug"}}}
 	other := bridgedSwitch{Switch: sim.NewSwitch("ha-lamp", "Floor Lamp", "", devices.PowerOutlet, sim.Options{}),
-		id: "hass:switch.floor_lamp", room: "Office", hw: []string{"zigbee:0x00158d0001"}}
+		bridge: bridge{id: "hass:switch.floor_lamp", room: "Office", hw: []string{"zigbee:0x00158d0001"}}}
 	sim.Register(reg, viaHA, plugViaHA, other)
 	until(t, "the HA devices to be recorded", func() bool {
 		_, a := deviceView(t, svc, ctx, "hass:media_player.kitchen")
@@ -147,7 +147,7 @@ func TestANativeDeviceFoundAfterItsHomeAssistantTwin(t *testing.T) {
 	reg := devices.NewRegistry(0)
 	t.Cleanup(reg.Close)
 	viaHA := bridgedSpeaker{Speaker: sim.NewSpeaker("ha-living", "Living Room", "", sim.Options{}),
-		id: "hass:media_player.living_room", room: "Living Room", hw: []string{"sonos:rincon_48a6b8e0a1b201400"}}
+		bridge: bridge{id: "hass:media_player.living_room", room: "Living Room", hw: []string{"sonos:rincon_48a6b8e0a1b201400"}}}
 	sim.Register(reg, viaHA)
 	svc := servicetest.New(t, reg, 0)
 	ctx := service.WithPrincipal(context.Background(), service.Principal{Kind: "user", ID: "u1", Name: "tester", Scope: service.ScopeControl})
@@ -156,7 +156,7 @@ func TestANativeDeviceFoundAfterItsHomeAssistantTwin(t *testing.T) {
 	}
 
 	// Sonos discovery finds the speaker itself a little later.
-	native := bridgedSpeaker{Speaker: sim.NewSpeaker("x", "Living Room Sonos", "", sim.Options{}), id: "sonos:RINCON_48A6B8E0A1B201400"}
+	native := bridgedSpeaker{Speaker: sim.NewSpeaker("x", "Living Room Sonos", "", sim.Options{}), bridge: bridge{id: "sonos:RINCON_48A6B8E0A1B201400"}}
 	native.hw = nil
 	reg.Add(nativeSpeaker{native})
 	until(t, "the merge", func() bool {

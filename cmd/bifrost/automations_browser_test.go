@@ -23,9 +23,6 @@ func init() { pageTitles["#/automations"] = "Automations" }
 // what was typed; the copy is deleted. Each step is checked through
 // /api/v1 with a key from the command line.
 func TestBrowserAutomations(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and drives chromium; skipped with -short")
-	}
 	_, b, api := signedIn(t, "checker")
 	if status, body, err := api.send("GET", "/api/v1/automations", nil); err != nil || status != http.StatusOK {
 		t.Fatalf("GET /api/v1/automations = %d, %v: %s; the hub serves no automations", status, err, body)

@@ -25,9 +25,6 @@ import (
 // to signing out, plus the attacks it must shrug off. Screenshots of the
 // dashboard land in $BIFROST_ARTIFACTS (testdata/artifacts by default).
 func TestBrowser(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and drives chromium; skipped with -short")
-	}
 	start := time.Now()
 	// A key from the command line checks every step through /api/v1.
 	h, b, api := signedIn(t, "checker")
@@ -56,9 +53,12 @@ func TestBrowser(t *testing.T) {
 // signedIn starts the binary with the demo home (and extra flags), drives
 // chromium through setting up the first admin and signing in, and mints
 // an API key named key from the command line, for the test to check the
-// page's work through /api/v1.
+// page's work through /api/v1. With -short it skips the test.
 func signedIn(t *testing.T, key string, extra ...string) (*hub, *browser, client) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary and drives chromium; skipped with -short")
+	}
 	browserPath := findChromium(t)
 	bin := buildBinary(t)
 	h := startHub(t, bin, t.TempDir(), extra...)

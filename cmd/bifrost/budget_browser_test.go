@@ -26,9 +26,6 @@ import (
 const firstLoadBudget = 150 * 1024
 
 func TestBrowserBudgets(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and drives chromium; skipped with -short")
-	}
 	h, b, api := signedIn(t, "budget")
 	figures := map[string]any{}
 

@@ -20,9 +20,6 @@ import (
 // Screenshots of both pages at 375 and 1280 px, light and dark, land in
 // the artifacts directory.
 func TestBrowserPages(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and drives chromium; skipped with -short")
-	}
 	_, b, api := signedIn(t, "pages")
 
 	pagesSearch(b, api)

@@ -16,9 +16,6 @@ import (
 // sideways and every touch target is 44 px square at least. Screenshots
 // at 375 and 1280 px, light and dark, land in the artifacts directory.
 func TestBrowserSettingsPage(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and drives chromium; skipped with -short")
-	}
 	_, b, voice := signedIn(t, "Voice")
 	voice.must(http.StatusOK, "PUT", "/api/v1/lights/sim:key-light/state", map[string]any{"on": false}, nil)
 
