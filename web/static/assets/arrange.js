@@ -189,6 +189,8 @@ function apply() {
     const ids = ordered(list.ids, l.tiles[key]).filter((id) => !off.has(id));
     arrangeChildren(list.ul, ids.map((id) => view.tiles.get(id).li), 'li');
   }
+  // The devices in no room have no card of their own when none is shown.
+  if (view.noRoom && view.lists.has(NO_ROOM)) view.noRoom.hidden = view.lists.get(NO_ROOM).ul.children.length === 0;
   arrangeChildren(view.pinnedList, pinned.map((id) => view.tiles.get(id).li), 'li');
   for (const id of hidden) view.tiles.get(id).li.remove();
 
