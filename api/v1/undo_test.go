@@ -76,3 +76,21 @@ func TestUndoNeedsControl(t *testing.T) {
 		t.Fatalf("undo answered %+v but the desk lamp is on", res)
 	}
 }
+
+// BenchmarkUndo is a keyed light write and its undo through the real
+// handler, on the simulated home (no device latency): the undo's own
+// cost is the op minus BenchmarkSetLightState's.
+//
+//	go test -run '^$' -bench Undo -benchmem ./api/v1/
+func BenchmarkUndo(b *testing.B) {
+	h := newHarness(b)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		putBrightness(b, h.handler, h.control, "sim:key-light", 1+i%100)
+		if r := h.send(h.control, http.MethodPost, "/api/v1/undo", ""); r.Status != http.StatusOK {
+			b.Fatalf("undo: %d %s", r.Status, r.Body)
+		}
+	}
+}
