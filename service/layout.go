@@ -12,9 +12,10 @@ import (
 )
 
 // Layout is how one person arranges the dashboard: the rooms in the order
-// they want them, the device tiles of each room in their order, the
-// devices pinned to the top, and the devices hidden from it. What a list
-// leaves out keeps its usual place after what it names.
+// they want them, the device tiles of each room in their order (and,
+// under NoRoomTiles, of the devices in no room), the devices pinned to
+// the top, and the devices hidden from it. What a list leaves out keeps
+// its usual place after what it names.
 type Layout struct {
 	Rooms  []string                `json:"rooms"`
 	Tiles  map[string][]devices.ID `json:"tiles"`
@@ -28,6 +29,10 @@ const (
 	MaxLayoutIDs   = 1000
 	MaxLayoutIDLen = 200
 )
+
+// NoRoomTiles is the key of Layout.Tiles that orders the devices in no
+// room. Room ids are made by NewID("rm"), so no room has it.
+const NoRoomTiles = "no_room"
 
 // LayoutStore keeps each user's dashboard layout, whole.
 type LayoutStore interface {
@@ -65,7 +70,7 @@ func (s *Service) DashboardLayout(ctx context.Context) (Layout, error) {
 // SetDashboardLayout replaces the signed-in person's layout with l, whole
 // (a list left out is empty), and answers it as DashboardLayout would.
 // Every id must name a room or device there is now, a room's tiles must
-// be devices in that room, no list may name an id twice, and no device
+// be devices in that room (those under NoRoomTiles, devices in none), no list may name an id twice, and no device
 // may be both pinned and hidden.
 func (s *Service) SetDashboardLayout(ctx context.Context, l Layout) (Layout, error) {
 	user, err := layoutOwner(ctx)
@@ -196,7 +201,9 @@ func (inv inventory) checkLayout(l Layout) error {
 	}
 	tileRooms := slices.Sorted(maps.Keys(l.Tiles))
 	for _, room := range tileRooms {
-		unknownRoom(room)
+		if room != NoRoomTiles {
+			unknownRoom(room)
+		}
 		for _, id := range l.Tiles[room] {
 			unknownDevice(id)
 		}
@@ -220,21 +227,36 @@ func (inv inventory) checkLayout(l Layout) error {
 	return nil
 }
 
-// checkTiles refuses a tile, among room's, of a device in another room.
-func (inv inventory) checkTiles(room string, ids []devices.ID) error {
+// checkTiles refuses a tile, among those under key (a room's id or
+// NoRoomTiles), of a device in another room.
+func (inv inventory) checkTiles(key string, ids []devices.ID) error {
+	room := tilesRoom(key)
 	for _, id := range ids {
 		rec := inv.devices[inv.index[id]]
 		if rec.RoomID == room {
 			continue
+		}
+		if room == "" {
+			return Errorf(EINVALID, "%s is in %s; the tiles under %s are the devices in no room", rec.Name, inv.roomOf[rec.RoomID], NoRoomTiles).
+				With("field", "tiles."+key)
 		}
 		where := "in no room"
 		if rec.RoomID != "" {
 			where = "in " + inv.roomOf[rec.RoomID]
 		}
 		return Errorf(EINVALID, "%s is %s, not in %s; a room's tiles are the devices in it", rec.Name, where, inv.roomOf[room]).
-			With("field", "tiles."+room)
+			With("field", "tiles."+key)
 	}
 	return nil
+}
+
+// tilesRoom is the room id a key of Layout.Tiles stands for: "" (no
+// room) for NoRoomTiles.
+func tilesRoom(key string) string {
+	if key == NoRoomTiles {
+		return ""
+	}
+	return key
 }
 
 func (inv inventory) deviceName(id devices.ID) string {
@@ -290,7 +312,8 @@ func noneOf(what string, ids []string) string {
 }
 
 // current is l without the rooms and devices the house no longer has,
-// and without tiles of devices no longer in their room.
+// and without tiles of devices no longer in their room (or, under
+// NoRoomTiles, now in one).
 func (inv inventory) current(l Layout) Layout {
 	l = l.filled()
 	out := Layout{Tiles: map[string][]devices.ID{}}
@@ -298,12 +321,13 @@ func (inv inventory) current(l Layout) Layout {
 		_, ok := inv.roomOf[id]
 		return !ok
 	})
-	for room, ids := range l.Tiles {
-		if _, ok := inv.roomOf[room]; !ok {
+	for key, ids := range l.Tiles {
+		room := tilesRoom(key)
+		if _, ok := inv.roomOf[room]; !ok && room != "" {
 			continue
 		}
 		if kept := slices.DeleteFunc(slices.Clone(ids), func(id devices.ID) bool { return !inv.inRoom(id, room) }); len(kept) > 0 {
-			out.Tiles[room] = kept
+			out.Tiles[key] = kept
 		}
 	}
 	gone := func(id devices.ID) bool { _, ok := inv.index[id]; return !ok }
@@ -312,7 +336,7 @@ func (inv inventory) current(l Layout) Layout {
 	return out
 }
 
-// inRoom reports whether the device id is in the room.
+// inRoom reports whether the device id is in the room ("": in none).
 func (inv inventory) inRoom(id devices.ID, room string) bool {
 	i, ok := inv.index[id]
 	return ok && inv.devices[i].RoomID == room

@@ -181,3 +181,31 @@ func TestLayoutOutlivesWhatIsGone(t *testing.T) {
 	want.Pinned = []devices.ID{"sim:bedside-lamp"}
 	wantLayout(t, "after a device was removed", must[service.Layout](t)(again.DashboardLayout(h.ctx)), want)
 }
+
+// TestLayoutOrdersTheDevicesInNoRoom: the tiles under NoRoomTiles order
+// the devices in no room, and only those; a device that joins a room
+// leaves them.
+func TestLayoutOrdersTheDevicesInNoRoom(t *testing.T) {
+	h := newLayoutHouse(t)
+	must[service.DeviceView](t)(h.svc.UpdateDevice(h.ctx, "Desk Fan", service.DevicePatch{Room: ptr("")}))
+	saved := service.Layout{Tiles: map[string][]devices.ID{service.NoRoomTiles: {"sim:desk-fan", "sim:porch-switch"}}}
+	want := emptyLayout()
+	want.Tiles = saved.Tiles
+	wantLayout(t, "as saved", must[service.Layout](t)(h.svc.SetDashboardLayout(h.ctx, saved)), want)
+
+	_, err := h.svc.SetDashboardLayout(h.ctx, service.Layout{Tiles: map[string][]devices.ID{service.NoRoomTiles: {"sim:porch-switch", "sim:key-light"}}})
+	wantCode(t, err, service.EINVALID)
+	if msg, says := service.ErrorMessage(err), "Key Light is in Office; the tiles under no_room are the devices in no room"; msg != says {
+		t.Errorf("a roomed device among the roomless: %q, want %q", msg, says)
+	}
+	if f := service.ErrorDetails(err)["field"]; f != "tiles.no_room" {
+		t.Errorf("field %v, want tiles.no_room", f)
+	}
+	// The key orders tiles only: it is no room to put in order.
+	_, err = h.svc.SetDashboardLayout(h.ctx, service.Layout{Rooms: []string{service.NoRoomTiles}})
+	wantCode(t, err, service.EINVALID)
+
+	must[service.RoomView](t)(h.svc.AddRoomMember(h.ctx, "Office", "Desk Fan"))
+	want.Tiles = map[string][]devices.ID{service.NoRoomTiles: {"sim:porch-switch"}}
+	wantLayout(t, "after the fan joined the office", must[service.Layout](t)(h.svc.DashboardLayout(h.ctx)), want)
+}

@@ -113,6 +113,8 @@ func (h *handlers) routes() []Route {
 
 		{get, "/sensors/devices", h.listSensors},
 		{get, "/sensors/devices/:id", h.getSensor},
+
+		{post, "/undo", h.undo},
 	}
 }
 

@@ -246,7 +246,7 @@ func scanAndAdd(b *browser, api client) {
 	b.click(`#add-device`)
 	b.waitJS("the add under way", `document.querySelector('#add-device').disabled`)
 	b.waitJSWithin("the hub's error", `document.querySelector('#add-status .error')?.textContent.includes('127.0.0.1:1 is unreachable')`, 15*time.Second)
-	if n := run(b, "count error toasts", chromedp.Evaluate[int](`document.querySelectorAll('#toasts .toast').length`)); n != 0 {
+	if n := run(b, "count error toasts", chromedp.Evaluate[int](`document.querySelectorAll('#toasts .toast.error').length`)); n != 0 {
 		b.t.Errorf("the add's error also showed in %d toasts; want it by the form only", n)
 	}
 	var devs []struct{ Adapter string }

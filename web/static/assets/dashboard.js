@@ -5,8 +5,11 @@
 import { put, post, get, at } from './api.js';
 import { h, append, toggle, slider, select, toast, icon, when } from './dom.js';
 import { colourWheel, kelvinRGB } from './wheel.js';
+import * as arrange from './arrange.js';
+import { offerUndo } from './undo.js';
 
-export function render(app) {
+export async function render(app) {
+  await arrange.load(app);
   const { rooms, scenes } = app.home;
   const placed = new Set();
   const cards = rooms.map((room) => {
@@ -17,14 +20,14 @@ export function render(app) {
   const others = allDevices(app.home).filter((d) => !placed.has(d.id)).map((d) => d.id);
   if (others.length > 0) cards.push(deviceCard(app, 'Not in a room', others));
   const homeScenes = scenes.filter((s) => !s.room_id);
-  return h('div', { class: 'page' },
+  return arrange.place(app, h('div', { class: 'page' },
     h('div', { class: 'page-head' },
       h('h1', { text: 'Dashboard' }),
       homeScenes.length ? sceneBar(app, homeScenes, 'Home scenes') : null),
     rooms.length === 0 && others.length === 0
       ? h('p', { class: 'empty', text: 'No devices yet. Adapters add them as they find them.' })
       : null,
-    h('div', { class: 'grid rooms' }, cards));
+    h('div', { class: 'grid rooms' }, cards)));
 }
 
 // allDevices lists every device the snapshot has, of every kind.
@@ -51,6 +54,7 @@ function roomCard(app, room, ids, scenes) {
   const write = async (patch) => {
     const res = await honestly(app, card, sending, reason, () => put(at`/rooms/${room.id}/state`, patch), () => update());
     if (res) reportFailures(room.name, res);
+    if (res && res.applied > 0) offerUndo(app, room.name);
   };
 
   const power = toggle(`${room.name} power`, anyOn(), (on) => write({ on }), { id: `room-power-${room.id}` });
@@ -157,7 +161,7 @@ function occupied(app, ids, fallback) {
 }
 
 function deviceCard(app, title, ids) {
-  return h('section', { class: 'card room', 'aria-label': title },
+  return h('section', { class: 'card room', 'aria-label': title, 'data-no-room': '' },
     h('div', { class: 'card-head' }, h('h2', { text: title })),
     deviceList(app, ids));
 }
@@ -193,7 +197,13 @@ function deviceTile(app, d) {
     paint(shown);
     if (remote && app.remote(d.id)) remote.update(app.remote(d.id));
   });
-  const made = make(app, d, write);
+  // A change to a light, player or switch can be undone from the toast.
+  const undoable = async (work) => {
+    const v = await write(work);
+    if (v !== undefined) offerUndo(app, d.name);
+    return v;
+  };
+  const made = make(app, d, d.kind === 'remote' ? write : undoable);
   update = made.update;
   // A TV is one device with a media face and a remote face: its details
   // have both, the keypad and app launcher under the player's controls.
@@ -624,7 +634,13 @@ function sceneBar(app, scenes, label) {
       class: 'chip',
       'aria-label': `Activate scene ${s.name}`,
       text: s.name,
-      onclick: () => app.run(() => post(at`/scenes/${s.id}/activate`), (res) => fanoutText(s.name, res)),
+      onclick: async () => {
+        const res = await app.run(() => post(at`/scenes/${s.id}/activate`));
+        if (!res) return;
+        const text = fanoutText(s.name, res);
+        if (res.applied > 0) offerUndo(app, s.name, text);
+        else toast(text);
+      },
     })));
 }
 

@@ -61,12 +61,36 @@ export function icon(name) {
 }
 
 // toast shows a short message in the live region; errors stay longer.
-export function toast(message, kind = 'info') {
+// With an action (a button: { text, label, run, keys }) it stays for ms
+// (10 s), and longer while a pointer is over it or focus is in it; it
+// never takes the focus. It answers the toast's element, whose done()
+// removes it.
+export function toast(message, kind = 'info', { action, ms } = {}) {
   const box = document.getElementById('toasts');
-  const t = h('div', { class: `toast ${kind}`, role: kind === 'error' ? 'alert' : null, text: message });
+  const t = h('div', { class: `toast ${kind}`, role: kind === 'error' ? 'alert' : null },
+    h('span', { class: 'toast-text', text: message }));
   box.append(t);
   while (box.children.length > 3) box.firstElementChild.remove(); // the newest few are enough
-  setTimeout(() => t.remove(), kind === 'error' ? 8000 : 4000);
+  let timer = null;
+  const wait = ms || (action ? 10000 : kind === 'error' ? 8000 : 4000);
+  const hold = () => clearTimeout(timer);
+  const leave = () => {
+    hold();
+    if (!t.matches(':hover, :focus-within')) timer = setTimeout(() => t.remove(), wait);
+  };
+  t.done = () => { hold(); t.remove(); };
+  if (action) {
+    t.classList.add('has-action');
+    t.append(h('button', {
+      type: 'button', class: 'toast-action', text: action.text, 'aria-label': action.label,
+      'aria-keyshortcuts': action.keys, onclick: () => action.run(t),
+    }));
+    for (const ev of ['pointerenter', 'focusin']) t.addEventListener(ev, hold);
+    for (const ev of ['pointerleave', 'focusout']) t.addEventListener(ev, () => setTimeout(leave));
+  }
+  timer = setTimeout(() => t.remove(), wait);
+  t.restart = leave;
+  return t;
 }
 
 let unique = 0;
