@@ -210,8 +210,10 @@ func ArtworkPath(id devices.ID, version string) string {
 func secs(d time.Duration) float64 { return math.Round(d.Seconds()*10) / 10 }
 
 // GetArtwork returns a player's current cover art, from memory: a player
-// that has none the hub holds is ENOTFOUND.
-func (s *Service) GetArtwork(ctx context.Context, ref string) (Artwork, error) {
+// that has none the hub holds is ENOTFOUND, and so is a version (from an
+// artwork URL) that is not the current image's, so an URL never answers
+// another image. An empty version asks for the current image.
+func (s *Service) GetArtwork(ctx context.Context, ref, version string) (Artwork, error) {
 	if err := authorize(ctx, ScopeRead); err != nil {
 		return Artwork{}, err
 	}
@@ -226,6 +228,9 @@ func (s *Service) GetArtwork(ctx context.Context, ref string) (Artwork, error) {
 	img := s.artworkOf(inv, rec, m.State.NowPlaying)
 	if img == nil {
 		return Artwork{}, Errorf(ENOTFOUND, "%s has no cover art for what it plays", rec.Name)
+	}
+	if version != "" && version != img.Version {
+		return Artwork{}, Errorf(ENOTFOUND, "The cover art version %q is no longer what %s plays; its media view's artwork_url names the current one", Clip(version), rec.Name)
 	}
 	return *img, nil
 }

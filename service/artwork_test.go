@@ -161,12 +161,17 @@ func TestArtworkIsFetchedOncePerChangeAndServedFromMemory(t *testing.T) {
 	if n := h.srv.hitsOf("/red.png"); n != 1 {
 		t.Fatalf("the art was fetched %d times; want once", n)
 	}
-	art := must[service.Artwork](t)(h.svc.GetArtwork(h.ctx, "Player"))
+	art := must[service.Artwork](t)(h.svc.GetArtwork(h.ctx, "Player", ""))
 	if !bytes.Equal(art.Data, red) || art.ContentType != "image/png" {
 		t.Fatalf("served %d bytes of %s; want the red PNG", len(art.Data), art.ContentType)
 	}
+	if _, err := h.svc.GetArtwork(h.ctx, "Player", art.Version); err != nil {
+		t.Fatalf("the current version: %v", err)
+	}
+	_, err := h.svc.GetArtwork(h.ctx, "Player", "0123456789ab")
+	wantCode(t, err, service.ENOTFOUND) // another version is never answered with this image
 	for range 3 { // served from memory
-		must[service.Artwork](t)(h.svc.GetArtwork(h.ctx, "Player"))
+		must[service.Artwork](t)(h.svc.GetArtwork(h.ctx, "Player", ""))
 	}
 	if n := h.srv.hitsOf("/red.png"); n != 1 {
 		t.Fatalf("serving the art fetched it again: %d fetches", n)
@@ -176,7 +181,7 @@ func TestArtworkIsFetchedOncePerChangeAndServedFromMemory(t *testing.T) {
 	if m.ArtworkURL == "" || m.ArtworkURL == redVersion {
 		t.Fatalf("artwork_url %q after the art changed; want a new version", m.ArtworkURL)
 	}
-	if art := must[service.Artwork](t)(h.svc.GetArtwork(h.ctx, "Player")); !bytes.Equal(art.Data, blue) {
+	if art := must[service.Artwork](t)(h.svc.GetArtwork(h.ctx, "Player", "")); !bytes.Equal(art.Data, blue) {
 		t.Fatal("the hub serves the old art after a change")
 	}
 
@@ -192,7 +197,7 @@ func TestArtworkIsFetchedOncePerChangeAndServedFromMemory(t *testing.T) {
 	if m = h.show(t, "", 22); m.ArtworkURL != "" {
 		t.Fatalf("artwork_url %q with no art", m.ArtworkURL)
 	}
-	_, err := h.svc.GetArtwork(h.ctx, "Player")
+	_, err = h.svc.GetArtwork(h.ctx, "Player", "")
 	wantCode(t, err, service.ENOTFOUND)
 }
 
@@ -207,7 +212,7 @@ func TestArtworkThatIsNotAnImageIsNotKept(t *testing.T) {
 		if m.ArtworkURL != "" {
 			t.Errorf("%s: artwork_url %q; want none", u, m.ArtworkURL)
 		}
-		_, err := h.svc.GetArtwork(h.ctx, "Player")
+		_, err := h.svc.GetArtwork(h.ctx, "Player", "")
 		wantCode(t, err, service.ENOTFOUND)
 	}
 	for _, p := range []string{"/page.png", "/sent-as-html", "/huge.png", "/missing.png"} {
