@@ -170,7 +170,7 @@ func TestArtworkIsFetchedOncePerChangeAndServedFromMemory(t *testing.T) {
 	}
 	_, err := h.svc.GetArtwork(h.ctx, "Player", "0123456789ab")
 	wantCode(t, err, service.ENOTFOUND) // another version is never answered with this image
-	for range 3 { // served from memory
+	for range 3 {                       // served from memory
 		must[service.Artwork](t)(h.svc.GetArtwork(h.ctx, "Player", ""))
 	}
 	if n := h.srv.hitsOf("/red.png"); n != 1 {
