@@ -2,6 +2,7 @@ package devices
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -22,7 +23,7 @@ type HTTPArtwork struct {
 func (a HTTPArtwork) FetchArtwork(ctx context.Context, rawURL string, max int64) ([]byte, string, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, "", fmt.Errorf("artwork address %q is not an http(s) URL: %w", rawURL, ErrInvalid)
+		return nil, "", fmt.Errorf("the artwork address is not an http(s) URL: %w", ErrInvalid)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
@@ -37,6 +38,10 @@ func (a HTTPArtwork) FetchArtwork(ctx context.Context, rawURL string, max int64)
 		hc = http.DefaultClient
 	}
 	resp, err := hc.Do(req)
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err // without the URL, whose query may carry a token
+	}
 	if err != nil {
 		return nil, "", fmt.Errorf("fetching artwork: %w: %w", ErrUnreachable, err)
 	}
