@@ -86,3 +86,30 @@ func TestArtworkVersionFollowsTheImage(t *testing.T) {
 		t.Fatalf("progress %+v; want a position in a track of a length", m)
 	}
 }
+
+// BenchmarkArtwork is GET …/artwork of a player whose art the hub holds:
+// served from memory, through the real handler.
+//
+//	go test -run '^$' -bench Artwork -benchmem ./api/v1/
+func BenchmarkArtwork(b *testing.B) {
+	h := newHarness(b)
+	var u string
+	deadline := time.Now().Add(5 * time.Second)
+	for u == "" {
+		var m struct {
+			ArtworkURL string `json:"artwork_url"`
+		}
+		r := h.send(h.read, http.MethodGet, "/api/v1/media/devices/Kitchen%20Sonos", "")
+		r.decode(b, &m)
+		u = m.ArtworkURL
+		if u == "" && time.Now().After(deadline) {
+			b.Fatal("no artwork_url")
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if r := h.send(h.read, http.MethodGet, u, ""); r.Status != http.StatusOK {
+			b.Fatalf("status %d", r.Status)
+		}
+	}
+}
