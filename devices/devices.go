@@ -206,6 +206,48 @@ type NowPlaying struct {
 	Artist string `json:"artist,omitempty"`
 	Album  string `json:"album,omitempty"`
 	App    string `json:"app,omitempty"`
+	// ArtworkURL is where the item's cover art is, as the adapter can
+	// fetch it: an absolute URL the hub GETs, or, when the player is an
+	// ArtworkFetcher, one only its adapter reads. "" when it has none.
+	// It is the adapter's address, never shown to clients.
+	ArtworkURL string `json:"-"`
+	// Progress is how far into the item playback is, nil when the player
+	// does not say.
+	Progress *Progress `json:"-"`
+}
+
+// Progress is a position in what plays, as read at a moment: a client
+// advances Position from At while the transport is playing.
+type Progress struct {
+	Position time.Duration
+	// Duration is the item's length; 0 when it has none (a live stream)
+	// or the player does not say.
+	Duration time.Duration
+	// At is when Position was read.
+	At time.Time
+}
+
+// Equal reports whether two readings of progress say the same: the same
+// length and a position that moved by no more than the time between them
+// (within a second). A player that plays on reads as unchanged.
+func (p *Progress) Equal(q *Progress) bool {
+	if p == nil || q == nil {
+		return p == q
+	}
+	if p.Duration != q.Duration {
+		return false
+	}
+	drift := (q.Position - p.Position) - q.At.Sub(p.At)
+	return drift.Abs() <= time.Second || p.Position == q.Position
+}
+
+// ArtworkFetcher is a media player whose artwork its adapter fetches
+// itself (with its own client or credentials, or from memory): the hub
+// asks it for NowPlaying.ArtworkURL instead of a plain GET.
+type ArtworkFetcher interface {
+	// FetchArtwork reads the image at url, at most max bytes (more is an
+	// error), and returns its bytes and the content type it was given.
+	FetchArtwork(ctx context.Context, url string, max int64) ([]byte, string, error)
 }
 
 // Transport states and commands.

@@ -68,7 +68,7 @@ func (s *Service) findMedia(ctx context.Context, ref string) (inventory, DeviceR
 // (withCompanions); a source bound to a receiver shows the receiver's
 // volume and mute.
 func (s *Service) mediaView(inv inventory, rec DeviceRecord) Media {
-	m := s.withCompanions(inv, rec, s.ownMedia(inv, rec))
+	m := s.withPlayback(inv, rec, s.withCompanions(inv, rec, s.ownMedia(inv, rec)))
 	if rs := s.model.state(m.Receiver); m.State != nil && m.Receiver != "" && rs.online && rs.media != nil {
 		m.State.Volume, m.State.Muted = rs.media.Volume, rs.media.Muted
 	}
@@ -270,6 +270,7 @@ func (s *Service) sendMedia(ctx context.Context, rec DeviceRecord, p MediaPatch)
 	st, err := devices.Call(ctx, s.reg, rec.ID, "", func(ctx context.Context) (devices.MediaState, error) {
 		st, err := mp.SetMedia(ctx, c)
 		if err == nil {
+			s.noteArtwork(rec.ID, &st)
 			s.record(rec.ID, func(ds *deviceState) { ds.media = &st })
 		}
 		return st, err

@@ -384,6 +384,9 @@ func (s *Service) readInto(ctx context.Context, d devices.Device) error {
 		return failed
 	}
 	next.answered(now)
+	if next.media != nil {
+		s.noteArtwork(id, next.media) // first: a reader of the state finds the fetch under way
+	}
 	s.model.mu.Lock()
 	s.model.states[id] = next
 	s.model.gen.Add(1)

@@ -10,6 +10,7 @@ package service
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"sync"
 	"time"
 
@@ -32,6 +33,10 @@ type Config struct {
 	// does not answer at start is tried again (RestoreAdded); it doubles
 	// up to 10 minutes. Default 30 s.
 	AddRetry time.Duration
+	// Artwork fetches the cover art of players that are not
+	// devices.ArtworkFetchers; a plain GET with a client of its own when
+	// nil.
+	Artwork devices.ArtworkFetcher
 }
 
 // Devices is the device registry as the service uses it; *devices.Registry
@@ -77,6 +82,9 @@ type Service struct {
 
 	touchMu   sync.Mutex
 	seenTouch map[devices.ID]time.Time
+
+	art      artStore
+	artFetch devices.ArtworkFetcher
 }
 
 // New returns a Service. Call Run to keep the inventory in step with the
@@ -96,6 +104,11 @@ func New(cfg Config) *Service {
 		undo:      map[string]*undoLog{},
 		lastApp:   map[devices.ID]string{},
 		seenTouch: map[devices.ID]time.Time{},
+		art:       artStore{by: map[devices.ID]artEntry{}},
+		artFetch:  cfg.Artwork,
+	}
+	if s.artFetch == nil {
+		s.artFetch = devices.HTTPArtwork{Client: &http.Client{Timeout: artworkTimeout}}
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)

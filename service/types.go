@@ -154,6 +154,18 @@ type Media struct {
 	// companions its read and commands span.
 	CompanionOf devices.ID   `json:"companion_of,omitempty"`
 	Companions  []devices.ID `json:"companions,omitempty"`
+	// ArtworkURL is where the hub serves the cover art of what plays,
+	// present only while it holds the image; the URL's v names the image,
+	// so it never changes under the same URL.
+	ArtworkURL string `json:"artwork_url,omitempty"`
+	// PositionSecs is how far into what plays the player was at
+	// PositionAt; DurationSecs is how long it is. Each is absent when the
+	// player does not say (a live stream has no duration). While the
+	// transport is playing, the position now is PositionSecs plus the time
+	// since PositionAt.
+	PositionSecs *float64   `json:"position_secs,omitempty"`
+	DurationSecs *float64   `json:"duration_secs,omitempty"`
+	PositionAt   *time.Time `json:"position_at,omitempty"`
 }
 
 // MediaPatch is a sparse media write.

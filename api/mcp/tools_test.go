@@ -478,3 +478,16 @@ func TestResourceAndPrompts(t *testing.T) {
 		t.Fatalf("movie_night: %s", msg)
 	}
 }
+
+// TestNowPlayingSaysThePosition: the media tools say how far into what
+// plays a player is (the simulated kitchen is paused at 1:23).
+func TestNowPlayingSaysThePosition(t *testing.T) {
+	h := newHub(t)
+	c := h.client(t, h.control, mcplib.ProtocolVersion20250618)
+	for tool, args := range map[string]map[string]any{"get_media_state": {"device": "Kitchen Sonos"}, "list_media_devices": nil} {
+		res := call(t, c, tool, args)
+		if got := text(res); !strings.Contains(got, "paused Morning Coffee, 1:23 of ") {
+			t.Errorf("%s: %q; want the position", tool, got)
+		}
+	}
+}

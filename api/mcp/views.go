@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/service"
@@ -150,6 +151,8 @@ type media struct {
 	Receiver  string   `json:"receiver,omitempty"`  // the receiver its volume goes to
 	Sources   []string `json:"sources,omitempty"`
 	Can       []string `json:"can,omitempty"`
+	// position is how far into what plays, for the text ("1:23 of 3:45").
+	position string
 }
 
 var mediaSchema = open(map[string]schema{
@@ -178,6 +181,9 @@ func mediaOf(m service.Media, sources bool) media {
 	v.Power, v.Volume, v.Muted = &st.Power, &st.Volume, st.Muted
 	v.Source, v.Transport, v.Following = st.Source, st.Transport, string(st.GroupCoordinator)
 	v.Playing = nowPlaying(st.NowPlaying)
+	if v.Playing != "" {
+		v.position = positionText(m, time.Now())
+	}
 	if sources {
 		v.Sources = st.Sources
 	}
@@ -196,6 +202,32 @@ func nowPlaying(np *devices.NowPlaying) string {
 		s += " (" + np.App + ")"
 	}
 	return s
+}
+
+// positionText is how far into what plays the player is at now: "1:23 of
+// 3:45", or "12:34" in a stream without an end; "" when it does not say.
+// The position read runs on while the transport plays.
+func positionText(m service.Media, now time.Time) string {
+	if m.PositionSecs == nil || m.PositionAt == nil || m.State == nil {
+		return ""
+	}
+	pos := *m.PositionSecs
+	if m.State.Transport == devices.TransportPlaying {
+		pos += max(now.Sub(*m.PositionAt).Seconds(), 0)
+	}
+	if m.DurationSecs == nil {
+		return clock(pos)
+	}
+	return clock(min(pos, *m.DurationSecs)) + " of " + clock(*m.DurationSecs)
+}
+
+// clock is a time in seconds as m:ss, or h:mm:ss from an hour.
+func clock(secs float64) string {
+	t := int(secs)
+	if t >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", t/3600, t/60%60, t%60)
+	}
+	return fmt.Sprintf("%d:%02d", t/60, t%60)
 }
 
 // line says the player's state; withRoom names its room too.
@@ -219,6 +251,9 @@ func (m media) line(withRoom bool) string {
 	}
 	if m.Playing != "" {
 		fmt.Fprintf(&b, ", %s %s", orDefault(m.Transport, "playing"), m.Playing)
+	}
+	if m.position != "" {
+		b.WriteString(", " + m.position)
 	}
 	return b.String()
 }

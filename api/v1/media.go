@@ -162,6 +162,24 @@ func (h *handlers) getMedia(c echo.Context) error {
 	return Reply(c, http.StatusOK, mediaOf(m), err)
 }
 
+// artworkMaxAge is how long a browser may keep a player's artwork: its
+// URL names one image (the v hash), so a kept copy is never stale.
+const artworkMaxAge = "private, max-age=86400"
+
+// artwork answers a player's cover art from the hub's memory.
+func (h *handlers) artwork(c echo.Context) error {
+	art, err := h.svc.GetArtwork(c.Request().Context(), Param(c, "id"), c.QueryParam("v"))
+	if err != nil {
+		return err
+	}
+	hd := c.Response().Header()
+	hd.Set("Cache-Control", artworkMaxAge)
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Content-Security-Policy", "default-src 'none'; sandbox")
+	hd.Set("ETag", `"`+art.Version+`"`)
+	return c.Blob(http.StatusOK, art.ContentType, art.Data)
+}
+
 func (h *handlers) setMediaState(c echo.Context) error {
 	var b mediaBody
 	if err := Decode(c, &b); err != nil {

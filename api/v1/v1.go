@@ -95,6 +95,7 @@ func (h *handlers) routes() []Route {
 		{get, "/media/devices/:id", h.getMedia},
 		{put, "/media/devices/:id/state", h.setMediaState},
 		{post, "/media/devices/:id/cast", h.cast},
+		{get, "/media/devices/:id/artwork", h.artwork},
 		{get, "/media/devices/:id/favorites", h.favorites},
 		{post, "/media/devices/:id/favorites/play", h.playFavorite},
 		{post, "/media/devices/:id/group", h.group},

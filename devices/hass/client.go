@@ -63,6 +63,8 @@ type Client struct {
 
 	// after waits for a backoff; tests replace it.
 	after func(ctx context.Context, d time.Duration) error
+
+	web *http.Client // for what HA serves over plain HTTP (pictures)
 }
 
 // New checks cfg and returns a Client; nothing happens until Run.
@@ -81,7 +83,37 @@ func New(cfg Config) (*Client, error) {
 		cfg: cfg, wsURL: u,
 		closing: make(chan struct{}), running: make(chan struct{}),
 		events: newQueue[StateChanged](), after: sleep,
+		web: &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+			TLSClientConfig: cfg.TLS, Proxy: http.ProxyFromEnvironment, MaxIdleConnsPerHost: 2, IdleConnTimeout: 30 * time.Second,
+		}},
 	}, nil
+}
+
+// Get GETs a path HA serves (an entity_picture: "/api/media_player_proxy/…")
+// with the client's token. The caller closes the body; an answer other
+// than 200 is an error.
+func (c *Client) Get(ctx context.Context, path string) (*http.Response, error) {
+	if !strings.HasPrefix(path, "/") || strings.HasPrefix(path, "//") {
+		return nil, fmt.Errorf("hass: %q is not a path on Home Assistant", path)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(c.cfg.BaseURL, "/")+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.cfg.Token)
+	resp, err := c.web.Do(req)
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err // without the URL: its query carries the entity's access token
+	}
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		return nil, fmt.Errorf("hass: GET %s answered %s", strings.SplitN(path, "?", 2)[0], resp.Status)
+	}
+	return resp, nil
 }
 
 func setDefault(d *time.Duration, v time.Duration) {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/bifrost-hub/bifrost/devices"
 )
@@ -26,6 +27,8 @@ const (
 	mpPlay         = 1 << 14
 	mpGrouping     = 1 << 19
 )
+
+var _ devices.ArtworkFetcher = (*media)(nil)
 
 // media is a media_player entity. Whether it casts or groups depends on
 // its supported features, so it comes as one of four types (newMedia):
@@ -106,12 +109,50 @@ func mediaStateOf(st State) devices.MediaState {
 	np := devices.NowPlaying{Title: attrString(st, "media_title"), Artist: attrString(st, "media_artist"),
 		Album: attrString(st, "media_album_name"), App: attrString(st, "app_name")}
 	if np != (devices.NowPlaying{}) && ms.Power {
+		np.ArtworkURL, np.Progress = attrString(st, "entity_picture"), progressOf(st)
 		ms.NowPlaying = &np
 	}
 	if members := attrStrings(st, "group_members"); len(members) > 1 && members[0] != st.EntityID && slices.Contains(members, st.EntityID) {
 		ms.GroupCoordinator = devices.ID(AdapterName + ":" + members[0])
 	}
 	return ms
+}
+
+// progressOf reads media_position (seconds, valid at
+// media_position_updated_at) and media_duration; nil without a position.
+func progressOf(st State) *devices.Progress {
+	pos, ok := attrNumber(st, "media_position")
+	if !ok || pos < 0 || math.IsInf(pos, 0) {
+		return nil
+	}
+	at, err := time.Parse(time.RFC3339Nano, attrString(st, "media_position_updated_at"))
+	if err != nil {
+		if at, err = time.Parse(time.RFC3339Nano, st.LastUpdated); err != nil {
+			return nil
+		}
+	}
+	p := &devices.Progress{Position: secs(pos), At: at}
+	if d, ok := attrNumber(st, "media_duration"); ok && d > 0 && !math.IsInf(d, 0) {
+		p.Duration = secs(d)
+	}
+	return p
+}
+
+func secs(v float64) time.Duration { return time.Duration(math.Round(v * float64(time.Second))) }
+
+// FetchArtwork reads the entity's picture: a path on HA (its media
+// proxy) with the bridge's token, or an absolute URL an integration gave,
+// without it, so the token goes to HA only.
+func (m *media) FetchArtwork(ctx context.Context, raw string, max int64) ([]byte, string, error) {
+	if !strings.HasPrefix(raw, "/") || strings.HasPrefix(raw, "//") {
+		return devices.HTTPArtwork{Client: m.a.client.web}.FetchArtwork(ctx, raw, max)
+	}
+	resp, err := m.a.client.Get(ctx, raw)
+	if err != nil {
+		return nil, "", fmt.Errorf("fetching the picture: %w: %w", err, devices.ErrUnreachable)
+	}
+	defer resp.Body.Close()
+	return devices.ReadArtwork(resp.Body, resp.Header.Get("Content-Type"), max)
 }
 
 // SetMedia applies the change one service call at a time, in the order a

@@ -109,6 +109,7 @@ func homeMedia(opts Options) []devices.Device {
 	paused := playback{}.withFavorite(coffee)
 	paused.transport = devices.TransportPaused
 	kitchen.setPlayback(30, paused)
+	kitchen.play.head.held = 83 * time.Second // paused partway into its first track
 	receiver := NewReceiver("", "Onkyo Receiver", LivingRoom, opts)
 	receiver.info.Model = "Onkyo TX-NR6100"
 	tv := NewTV("", "Living Room TV", LivingRoom, opts)

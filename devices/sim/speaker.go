@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/bifrost-hub/bifrost/devices"
 )
@@ -14,6 +15,7 @@ var (
 	_ devices.FavoritePlayer = (*Speaker)(nil)
 	_ devices.Grouper        = (*Speaker)(nil)
 	_ devices.Caster         = (*Speaker)(nil)
+	_ devices.ArtworkFetcher = (*Speaker)(nil)
 )
 
 // Speaker sources.
@@ -136,7 +138,14 @@ type Speaker struct {
 	volume int
 	muted  bool
 	play   playback
-	leader *Speaker // the coordinator it follows; nil when alone or leading
+	leader *Speaker    // the coordinator it follows; nil when alone or leading
+	end    *time.Timer // moves on at the end of the track playing
+}
+
+// FetchArtwork draws the cover of what the speaker plays, from the
+// address its now playing gives.
+func (s *Speaker) FetchArtwork(ctx context.Context, url string, max int64) ([]byte, string, error) {
+	return artworkFetcher(s.link, ctx, url, max)
 }
 
 // MediaState reads the speaker's state. A follower reports its
@@ -162,7 +171,7 @@ func (s *Speaker) stateLocked() devices.MediaState {
 		Source:           p.source,
 		Sources:          slices.Clone(s.sources),
 		Transport:        p.transport,
-		NowPlaying:       p.nowPlaying(),
+		NowPlaying:       p.nowPlaying(time.Now()),
 		GroupCoordinator: coordinator,
 	}
 }
@@ -215,7 +224,7 @@ func (s *Speaker) setMediaLocked(c devices.MediaChange) ([]*Speaker, error) {
 		if c.Source != nil {
 			s.leader = nil
 		}
-		target.play = p
+		target.setPlayLocked(p)
 		changed = s.hh.mirrorsLocked(target, s)
 	}
 	if c.Volume != nil {
@@ -277,7 +286,7 @@ func (s *Speaker) Cast(ctx context.Context, contentID, contentType string) error
 func (s *Speaker) playOnGroup(change func(playback) playback) {
 	s.hh.mu.Lock()
 	target := s.leaderLocked()
-	target.play = change(target.play)
+	target.setPlayLocked(change(target.play))
 	changed := s.hh.mirrorsLocked(target, s)
 	s.hh.mu.Unlock()
 	s.applied()
@@ -332,7 +341,7 @@ func (s *Speaker) LeaveGroup(ctx context.Context) error {
 	s.hh.mu.Lock()
 	var released []*Speaker
 	if s.leader != nil {
-		s.play = s.leader.play.stopped()
+		s.setPlayLocked(s.leader.play.stopped())
 		s.leader = nil
 	} else {
 		released = s.releaseFollowersLocked()
@@ -350,7 +359,7 @@ func (s *Speaker) releaseFollowersLocked() []*Speaker {
 	for _, f := range s.hh.members {
 		if f.leader == s {
 			f.leader = nil
-			f.play = s.play.stopped()
+			f.setPlayLocked(s.play.stopped())
 			out = append(out, f)
 		}
 	}
@@ -360,8 +369,40 @@ func (s *Speaker) releaseFollowersLocked() []*Speaker {
 // setPlayback replaces what the speaker plays, for building the home.
 func (s *Speaker) setPlayback(volume int, p playback) {
 	s.hh.mu.Lock()
-	s.volume, s.play = volume, p
+	s.volume = volume
+	s.setPlayLocked(p)
 	s.hh.mu.Unlock()
+}
+
+// setPlayLocked replaces what the speaker plays: the position follows
+// (a new item starts at 0, a pause holds it), and the end of the track
+// playing is timed. hh.mu must be held.
+func (s *Speaker) setPlayLocked(p playback) {
+	p.head = p.head.retimed(p.item(), p.transport, time.Now())
+	s.play = p
+	if s.end != nil {
+		s.end.Stop()
+		s.end = nil
+	}
+	if length := p.length(); p.transport == devices.TransportPlaying && length > 0 {
+		s.end = time.AfterFunc(max(length-p.head.at(time.Now()), 0), s.trackEnded)
+	}
+}
+
+// trackEnded moves the queue on to its next track (past the last one,
+// playback stops), unless what plays changed meanwhile.
+func (s *Speaker) trackEnded() {
+	s.hh.mu.Lock()
+	p := s.play
+	if s.leader != nil || p.transport != devices.TransportPlaying || p.length() == 0 || p.head.at(time.Now()) < p.length() {
+		s.hh.mu.Unlock()
+		return
+	}
+	next, _ := p.skip(true) // the queue has tracks: skip does not fail
+	s.setPlayLocked(next)
+	changed := s.hh.mirrorsLocked(s, nil)
+	s.hh.mu.Unlock()
+	notifyAll(changed)
 }
 
 func notifyAll(ss []*Speaker) {
@@ -382,24 +423,48 @@ type playback struct {
 	queueLen  int    // tracks in the queue
 	track     int    // position in the queue, from 0
 	station   string // the radio station last tuned
+	head      playhead
 }
 
-// nowPlaying describes the current item, nil when there is none.
-func (p playback) nowPlaying() *devices.NowPlaying {
+// item names what plays, for the playhead: a change of item starts it
+// again.
+func (p playback) item() string {
+	switch p.source {
+	case SourceQueue:
+		return fmt.Sprintf("queue\x00%s\x00%d", p.queue, p.track)
+	case SourceRadio:
+		return "radio\x00" + p.station
+	}
+	return p.source
+}
+
+// length is how long the current item is: a queue's track has a length, a
+// station or an input has none.
+func (p playback) length() time.Duration {
+	if p.source == SourceQueue && p.queue != "" {
+		return trackLength(p.queue, p.track)
+	}
+	return 0
+}
+
+// nowPlaying describes the current item at now, nil when there is none:
+// a queue's track and a station have cover art and a position.
+func (p playback) nowPlaying(now time.Time) *devices.NowPlaying {
 	switch p.source {
 	case SourceQueue:
 		if p.queue == "" {
 			return nil
 		}
-		if p.track == 0 {
-			return &devices.NowPlaying{Title: p.queue}
+		np := &devices.NowPlaying{Title: p.queue, ArtworkURL: artworkURL(p.queue), Progress: p.head.progress(p.length(), now)}
+		if p.track > 0 {
+			np.Title, np.Album = fmt.Sprintf("%s (track %d)", p.queue, p.track+1), p.queue
 		}
-		return &devices.NowPlaying{Title: fmt.Sprintf("%s (track %d)", p.queue, p.track+1), Album: p.queue}
+		return np
 	case SourceRadio:
 		if p.station == "" {
 			return nil
 		}
-		return &devices.NowPlaying{Title: p.station}
+		return &devices.NowPlaying{Title: p.station, ArtworkURL: artworkURL(p.station), Progress: p.head.progress(0, now)}
 	}
 	return &devices.NowPlaying{Title: p.source}
 }

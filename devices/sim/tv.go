@@ -6,14 +6,16 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/bifrost-hub/bifrost/devices"
 )
 
 var (
-	_ devices.MediaPlayer = (*TV)(nil)
-	_ devices.Remote      = (*TV)(nil)
-	_ devices.Caster      = (*TV)(nil)
+	_ devices.MediaPlayer    = (*TV)(nil)
+	_ devices.Remote         = (*TV)(nil)
+	_ devices.Caster         = (*TV)(nil)
+	_ devices.ArtworkFetcher = (*TV)(nil)
 )
 
 // Package ids of the TV's system apps.
@@ -68,6 +70,7 @@ type TV struct {
 	input     string // the HDMI input shown when front is InputsApp
 	transport string
 	now       *devices.NowPlaying
+	head      playhead // the position in the title now playing
 	presses   int
 	lastKey   string
 	typed     string
@@ -102,9 +105,35 @@ func (t *TV) stateLocked() devices.MediaState {
 	st.Source, st.Transport = t.sourceLocked(), t.transport
 	if t.now != nil {
 		now := *t.now
+		if now.Title != "" {
+			now.ArtworkURL = artworkURL(now.Title)
+			now.Progress = t.head.progress(titleLength(now.Title), time.Now())
+		}
 		st.NowPlaying = &now
 	}
 	return st
+}
+
+// retimeLocked makes the position follow what the TV plays now; every
+// change calls it.
+func (t *TV) retimeLocked() {
+	item := ""
+	if t.power && t.now != nil {
+		item = t.now.App + "\x00" + t.now.Title
+	}
+	t.head = t.head.retimed(item, t.transport, time.Now())
+}
+
+// FetchArtwork draws the poster of what the TV plays, from the address
+// its now playing gives.
+func (t *TV) FetchArtwork(ctx context.Context, url string, max int64) ([]byte, string, error) {
+	return artworkFetcher(t.link, ctx, url, max)
+}
+
+// titleLength is how long a title played on the TV is: between 20
+// minutes and two hours, the same for the same title.
+func titleLength(title string) time.Duration {
+	return 20*time.Minute + (trackLength(title, 0)-150*time.Second)*30
 }
 
 func (t *TV) sourceLocked() string {
@@ -135,6 +164,7 @@ func (t *TV) SetMedia(ctx context.Context, c devices.MediaChange) (devices.Media
 		return devices.MediaState{}, err
 	}
 	t.applyLocked(c)
+	t.retimeLocked()
 	t.applied()
 	return t.stateLocked(), nil
 }
@@ -241,6 +271,7 @@ func (t *TV) PressKey(ctx context.Context, key string) error {
 	}
 	t.pressLocked(k)
 	t.presses, t.lastKey = t.presses+1, k
+	t.retimeLocked()
 	t.applied()
 	return nil
 }
@@ -284,6 +315,7 @@ func (t *TV) SendText(ctx context.Context, text string) error {
 		return invalid("it is off: press power first")
 	}
 	t.typed = text
+	t.retimeLocked()
 	t.applied()
 	return nil
 }
@@ -304,6 +336,7 @@ func (t *TV) LaunchApp(ctx context.Context, appOrLink string) error {
 	defer t.mu.Unlock()
 	t.setPowerLocked(true)
 	t.openLocked(app, link)
+	t.retimeLocked()
 	t.applied()
 	return nil
 }
@@ -352,6 +385,7 @@ func (t *TV) Cast(ctx context.Context, contentID, contentType string) error {
 		t.front, t.input, t.transport = CastApp, "", devices.TransportPlaying
 		t.now = &devices.NowPlaying{Title: titleOf(contentID), App: "Chromecast built-in"}
 	}
+	t.retimeLocked()
 	t.applied()
 	return nil
 }

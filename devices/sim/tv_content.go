@@ -68,6 +68,7 @@ func (t *TV) PlayContent(ctx context.Context, c devices.Content) error {
 	t.setPowerLocked(true)
 	t.front, t.input, t.transport = app.ID, "", devices.TransportPlaying
 	t.now = &devices.NowPlaying{Title: title, App: app.Name}
+	t.retimeLocked()
 	t.applied()
 	return nil
 }

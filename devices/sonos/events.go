@@ -140,10 +140,14 @@ func (s *Speaker) applyAVEvent(lastChange string) {
 			s.av.station = station.Title
 		}
 	}
+	if s.av.track != before.track || s.av.uri != before.uri {
+		s.progress = nil // a position in the last track; the next read gives the new one
+	}
 	changed := s.av != before
 	s.mu.Unlock()
 	if changed {
 		s.a.avChanged(s)
+		s.readPositionSoon()
 	}
 }
 

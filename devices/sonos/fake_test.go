@@ -41,6 +41,8 @@ type player struct {
 	uri       string
 	uriMeta   string
 	trackMeta string
+	duration  string // TrackDuration; "0:00:00" until set
+	relTime   string // RelTime; "NOT_IMPLEMENTED" until set
 	queue     []string
 	leader    string // uuid it follows; "" alone
 	calls     []soapCall
@@ -95,6 +97,10 @@ func (p *player) serve(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodGet && r.URL.Path == upnp.DescriptionPath:
 		io.WriteString(w, p.description())
+	case r.Method == http.MethodGet && r.URL.Path == "/getaa":
+		// The player's own cover art, for the track named by u.
+		w.Header().Set("Content-Type", "image/jpeg")
+		w.Write(coverArt(r.URL.Query().Get("u")))
 	case r.Method == "SUBSCRIBE" || r.Method == "UNSUBSCRIBE":
 		p.subscription(w, r)
 	case r.Method == http.MethodPost:
@@ -183,7 +189,7 @@ func (hh *household) handleLocked(p *player, action string, a upnp.Values) (stri
 	case "GetTransportInfo":
 		return "<CurrentTransportState>" + lead.transport + "</CurrentTransportState><CurrentTransportStatus>OK</CurrentTransportStatus><CurrentSpeed>1</CurrentSpeed>", 0
 	case "GetPositionInfo":
-		return "<Track>1</Track><TrackDuration>0:00:00</TrackDuration><TrackMetaData>" + esc.Replace(lead.trackMeta) + "</TrackMetaData><TrackURI></TrackURI><RelTime>NOT_IMPLEMENTED</RelTime><AbsTime>NOT_IMPLEMENTED</AbsTime><RelCount>2147483647</RelCount><AbsCount>2147483647</AbsCount>", 0
+		return "<Track>1</Track><TrackDuration>" + firstOf(lead.duration, "0:00:00") + "</TrackDuration><TrackMetaData>" + esc.Replace(lead.trackMeta) + "</TrackMetaData><TrackURI></TrackURI><RelTime>" + firstOf(lead.relTime, "NOT_IMPLEMENTED") + "</RelTime><AbsTime>NOT_IMPLEMENTED</AbsTime><RelCount>2147483647</RelCount><AbsCount>2147483647</AbsCount>", 0
 	case "GetMediaInfo":
 		uri := p.uri
 		if p.leader != "" {
@@ -232,6 +238,18 @@ func (hh *household) handleLocked(p *player, action string, a upnp.Values) (stri
 		return "", 401
 	}
 	return "", 0
+}
+
+func firstOf(v, otherwise string) string {
+	if v == "" {
+		return otherwise
+	}
+	return v
+}
+
+// coverArt is the JPEG a player answers /getaa with for track uri.
+func coverArt(uri string) []byte {
+	return append([]byte("\xff\xd8\xff\xe0\x00\x10JFIF\x00"), uri...)
 }
 
 func (p *player) leaderLocked() *player {

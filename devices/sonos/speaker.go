@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -42,6 +43,8 @@ type Speaker struct {
 	volume   int
 	muted    bool
 	av       avState
+	progress *devices.Progress        // the position GetPositionInfo last gave; nil when it gave none
+	reading  bool                     // a position read after an event is under way
 	subs     map[string]*subscription // by service name
 }
 
@@ -222,13 +225,13 @@ func (s *Speaker) poll(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	av, err := s.pollAV(ctx)
+	av, prog, err := s.pollAV(ctx)
 	if err != nil {
 		return err
 	}
 	s.mu.Lock()
-	changed := s.volume != vol.Int("CurrentVolume") || s.muted != (mute["CurrentMute"] == "1") || s.av != av
-	s.volume, s.muted, s.av = vol.Int("CurrentVolume"), mute["CurrentMute"] == "1", av
+	changed := s.volume != vol.Int("CurrentVolume") || s.muted != (mute["CurrentMute"] == "1") || s.av != av || !s.progress.Equal(prog)
+	s.volume, s.muted, s.av, s.progress = vol.Int("CurrentVolume"), mute["CurrentMute"] == "1", av, prog
 	s.polledAt = time.Now()
 	s.mu.Unlock()
 	if changed {
@@ -239,26 +242,83 @@ func (s *Speaker) poll(ctx context.Context) error {
 
 var instance = upnp.Arg{Name: "InstanceID", Value: "0"}
 
-// pollAV reads transport state, source and current track.
-func (s *Speaker) pollAV(ctx context.Context) (avState, error) {
+// pollAV reads transport state, source, current track and position.
+func (s *Speaker) pollAV(ctx context.Context) (avState, *devices.Progress, error) {
 	ti, err := s.call(ctx, upnp.AVTransport, "GetTransportInfo", instance)
 	if err != nil {
-		return avState{}, err
+		return avState{}, nil, err
 	}
 	pi, err := s.call(ctx, upnp.AVTransport, "GetPositionInfo", instance)
 	if err != nil {
-		return avState{}, err
+		return avState{}, nil, err
 	}
 	mi, err := s.call(ctx, upnp.AVTransport, "GetMediaInfo", instance)
 	if err != nil {
-		return avState{}, err
+		return avState{}, nil, err
 	}
 	av := avState{transport: ti["CurrentTransportState"], uri: mi["CurrentURI"]}
 	av.track, _ = upnp.ParseItem(pi["TrackMetaData"])
 	if station, err := upnp.ParseItem(mi["CurrentURIMetaData"]); err == nil {
 		av.station = station.Title
 	}
-	return av, nil
+	return av, positionOf(pi, time.Now()), nil
+}
+
+// positionOf reads a GetPositionInfo answer's position, read at at: nil
+// when the player gives none (RelTime NOT_IMPLEMENTED); a stream without
+// an end (TrackDuration NOT_IMPLEMENTED or 0:00:00) has no duration.
+func positionOf(pi upnp.Values, at time.Time) *devices.Progress {
+	rel, ok := upnp.ParseTime(pi["RelTime"])
+	if !ok {
+		return nil
+	}
+	dur, _ := upnp.ParseTime(pi["TrackDuration"])
+	return &devices.Progress{Position: rel, Duration: dur, At: at}
+}
+
+// readPosition reads the position again, after an event said the track or
+// the transport changed (players do not send the position in events), and
+// reports a change.
+func (s *Speaker) readPosition(ctx context.Context) {
+	pi, err := s.call(ctx, upnp.AVTransport, "GetPositionInfo", instance)
+	s.mu.Lock()
+	s.reading = false
+	if err != nil {
+		s.mu.Unlock()
+		return
+	}
+	prog := positionOf(pi, time.Now())
+	changed := !s.progress.Equal(prog)
+	s.progress = prog
+	s.mu.Unlock()
+	if changed {
+		s.a.avChanged(s)
+	}
+}
+
+// readPositionSoon starts readPosition, unless one is under way.
+func (s *Speaker) readPositionSoon() {
+	ctx, err := s.a.life.Running()
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	busy := s.reading
+	s.reading = true
+	s.mu.Unlock()
+	if busy {
+		return
+	}
+	started := s.a.life.Go(func() {
+		ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+		defer cancel()
+		s.readPosition(ctx)
+	})
+	if !started {
+		s.mu.Lock()
+		s.reading = false
+		s.mu.Unlock()
+	}
 }
 
 // avChanged tells the registry that s changed, with every player that
@@ -275,11 +335,11 @@ func (s *Speaker) state() devices.MediaState {
 	coord := s.coordinator()
 	s.mu.Lock()
 	st := devices.MediaState{Volume: s.volume, Muted: s.muted, Sources: slices.Clone(s.sources)}
-	av := s.av
+	av, prog := s.av, s.progress
 	s.mu.Unlock()
 	if coord != s {
 		coord.mu.Lock()
-		av = coord.av
+		av, prog = coord.av, coord.progress
 		coord.mu.Unlock()
 		st.GroupCoordinator = coord.info.ID
 	}
@@ -287,7 +347,43 @@ func (s *Speaker) state() devices.MediaState {
 	st.Power = st.Transport == devices.TransportPlaying
 	st.Source = sourceOf(av.uri)
 	st.NowPlaying = nowPlaying(av, st.Source)
+	if np := st.NowPlaying; np != nil && hasTracks(av.uri) {
+		np.ArtworkURL = artworkURL(coord.baseURL(), av.track.AlbumArtURI)
+		if prog != nil {
+			p := *prog
+			np.Progress = &p
+		}
+	}
 	return st
+}
+
+// hasTracks reports whether what a transport URI plays has tracks, with
+// art and a position (an input has neither).
+func hasTracks(uri string) bool {
+	switch upnp.KindOf(uri) {
+	case upnp.URINone, upnp.URILineIn, upnp.URITV:
+		return false
+	}
+	return true
+}
+
+// artworkURL is a track's albumArtURI as an absolute URL: the player
+// gives its own art relative to itself (/getaa?…), other art as a full
+// http(s) URL. "" when there is none or it is neither.
+func artworkURL(base, art string) string {
+	art = strings.TrimSpace(art)
+	if art == "" {
+		return ""
+	}
+	b, err := url.Parse(base)
+	if err != nil {
+		return ""
+	}
+	u, err := b.Parse(art)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return ""
+	}
+	return u.String()
 }
 
 func transportOf(upnpState string) string {

@@ -58,6 +58,7 @@ type Server struct {
 	noWS       bool // answer /api/websocket without upgrading
 	// restRefused counts REST calls refused for their token.
 	restRefused int
+	pictures    map[string]*picture // by entity id
 	counts      map[string]int
 	changed     chan struct{} // closed and replaced when counts change
 	wg          sync.WaitGroup
@@ -70,6 +71,7 @@ func New(token string) *Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/websocket", s.serveWS)
 	mux.HandleFunc("/api/", s.serveREST)
+	mux.HandleFunc("/api/media_player_proxy/", s.servePicture)
 	s.srv = httptest.NewServer(mux)
 	return s
 }

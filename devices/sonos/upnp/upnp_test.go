@@ -330,3 +330,19 @@ func TestURIKinds(t *testing.T) {
 		t.Error("URI builders")
 	}
 }
+
+func TestParseTime(t *testing.T) {
+	for in, want := range map[string]time.Duration{
+		"0:01:02": 62 * time.Second, "0:09:22": 9*time.Minute + 22*time.Second, "12:00:00": 12 * time.Hour,
+		"0:00:01.500": 1500 * time.Millisecond, "0:00:00": 0,
+	} {
+		if got, ok := upnp.ParseTime(in); !ok || got != want {
+			t.Errorf("ParseTime(%q) = %v, %v; want %v", in, got, ok, want)
+		}
+	}
+	for _, in := range []string{"NOT_IMPLEMENTED", "", "1:02", "0:61:00", "0:00:60", "-1:00:00", "a:b:c"} {
+		if _, ok := upnp.ParseTime(in); ok {
+			t.Errorf("ParseTime(%q) read as a time", in)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import { h, append, toggle, slider, select, toast, icon, when } from './dom.js';
 import { colourWheel, kelvinRGB } from './wheel.js';
 import * as arrange from './arrange.js';
 import { offerUndo } from './undo.js';
+import { tileNowPlaying, detailsNowPlaying } from './nowplaying.js';
 
 export async function render(app) {
   await arrange.load(app);
@@ -231,6 +232,8 @@ function deviceTile(app, d) {
   }, '›');
 
   const text = h('span', { class: 'tile-text' }, name, state, since);
+  const np = d.kind === 'media' ? tileNowPlaying(glyph, d.name) : null; // cover art and progress
+  if (np) text.append(np.bar);
   // The tile's face: a label around the switch, so a tap anywhere on it
   // switches, or (no switch) a button that opens the details.
   const face = made.head
@@ -247,6 +250,7 @@ function deviceTile(app, d) {
     if (look.lit) glyph.style.setProperty('--lit', look.lit);
     else glyph.style.removeProperty('--lit');
     glyph.style.setProperty('--level', String(look.level ?? 1));
+    if (np) np.update(v);
   };
   const showStatus = (v) => {
     const off = !v.online;
@@ -497,8 +501,9 @@ function mediaRow(app, m, write) {
   play.addEventListener('click', () => send({ transport: st().transport === 'playing' ? 'pause' : 'play' }));
   const next = h('button', { type: 'button', class: 'quiet icon', 'aria-label': `Next on ${m.name}`, onclick: () => send({ transport: 'next' }) }, icon('next'));
   const playing = h('p', { class: 'now-playing' });
+  const shown = detailsNowPlaying(m.name, playing); // cover art and progress
   const body = h('div', { class: 'controls' },
-    playing,
+    shown.el,
     labelled('Volume', volume),
     h('div', { class: 'row buttons' }, prev, play, next, mute, sources),
     m.has_favorites ? favorites(app, m) : null);
@@ -512,6 +517,7 @@ function mediaRow(app, m, write) {
     const isPlaying = s.transport === 'playing';
     play.replaceChildren(icon(isPlaying ? 'pause' : 'play'));
     play.setAttribute('aria-label', `${isPlaying ? 'Pause' : 'Play'} ${m.name}`);
+    shown.update(v);
     const np = s.now_playing;
     playing.textContent = np && (np.title || np.app)
       ? [np.title, np.artist].filter(Boolean).join(' — ') || np.app
