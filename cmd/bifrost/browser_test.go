@@ -210,7 +210,7 @@ func tvCard(b *browser, api client) {
 	b.waitJS("the TV's keypad and what is on screen", card+`?.querySelector('.keypad button[aria-label="OK on Living Room TV"]') && `+
 		card+`.querySelector('.remote .now-playing').textContent === 'On screen: Netflix'`)
 	b.click(`[data-device="` + tv + `"] button[aria-label="Home on Living Room TV"]`)
-	b.waitJS("the home screen after Home", card+`.querySelector('.remote .now-playing').textContent.includes('tvlauncher')`)
+	b.waitJS("the home screen after Home", card+`.querySelector('.remote .now-playing').textContent === 'On screen: Home screen'`)
 	var r struct {
 		CurrentApp string `json:"current_app"`
 	}

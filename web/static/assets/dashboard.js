@@ -185,7 +185,7 @@ function deviceTile(app, d) {
   const name = h('span', { class: 'name', text: d.name });
   const state = h('span', { class: 'state' });
   const since = h('span', { class: 'since' });
-  const glyph = h('span', { class: 'glyph', 'aria-hidden': 'true' }, kindIcon(d.kind));
+  const glyph = h('span', { class: 'glyph', 'aria-hidden': 'true' }, kindIcon(iconKind(d)));
   const sending = h('span', { class: 'sending', text: 'Sending…', hidden: true });
   const reason = h('p', { class: 'reason error', role: 'status', hidden: true });
   const dlgSending = h('span', { class: 'sending', text: 'Sending…', hidden: true });
@@ -315,9 +315,9 @@ function tileLook(kind, v, remote) {
       const st = v.state || {};
       if (!st.on) return { text: 'Off', on: false };
       const parts = ['On'];
-      if (v.capabilities && v.capabilities.dimmable !== false && st.brightness) parts.push(`${st.brightness} %`);
+      if (v.capabilities && v.capabilities.dimmable !== false && st.brightness) parts.push(`${st.brightness}\u00a0%`);
       if (st.mode === 'effect' && st.effect) parts.push(st.effect);
-      else if (st.mode === 'temperature' && st.kelvin) parts.push(`${st.kelvin} K`);
+      else if (st.mode === 'temperature' && st.kelvin) parts.push(`${st.kelvin}\u00a0K`);
       else if (st.mode === 'color' && st.color) parts.push('colour');
       const lit = st.mode === 'color' && st.color && st.color.hex ? `#${st.color.hex}`
         : st.mode === 'temperature' && st.kelvin ? kelvinRGB(st.kelvin)
@@ -331,18 +331,42 @@ function tileLook(kind, v, remote) {
       if (!st.power) return { text: 'Off', on: false };
       const np = st.now_playing;
       if (st.transport === 'playing') return { text: np && np.title ? `Playing ${np.title}` : 'Playing', on: true };
-      const app1 = remote && (remote.apps || []).find((a) => a.id === remote.current_app);
-      if (remote && remote.current_app) return { text: `On · ${app1 ? app1.name : remote.current_app}`, on: true };
+      if (remote && remote.current_app) return { text: `On · ${appName(remote)}`, on: true };
       return { text: st.volume !== undefined ? `On · volume ${st.volume}` : 'On', on: true };
     }
-    case 'remote': {
-      const app1 = (v.apps || []).find((a) => a.id === v.current_app);
-      return { text: v.current_app ? (app1 ? app1.name : v.current_app) : 'Remote', on: !!v.current_app };
-    }
+    case 'remote':
+      return { text: v.current_app ? appName(v) : 'Remote', on: !!v.current_app };
     case 'sensor':
       return { text: (v.readings || []).map(reading).join(' · ') || 'No readings', on: false };
   }
   return { text: '', on: false };
+}
+
+// appName is the name of the app a remote's TV shows: from its list of
+// apps, or for the system's own screens (not in that list) a name people
+// know them by, else the package id it reports.
+const systemApps = {
+  'com.google.android.tvlauncher': 'Home screen',
+  'com.google.android.apps.tv.launcherx': 'Home screen',
+  'com.amazon.tv.launcher': 'Home screen',
+  'com.google.android.tv': 'Inputs',
+  'com.google.android.apps.mediashell': 'Cast',
+  'com.android.tv.settings': 'Settings',
+};
+
+function appName(r) {
+  const known = (r.apps || []).find((a) => a.id === r.current_app);
+  return known ? known.name : systemApps[r.current_app] || r.current_app;
+}
+
+// iconKind is which icon a device's tile shows: its kind, and for a
+// player what it is (a TV has a remote, a speaker joins groups, a
+// receiver switches inputs).
+function iconKind(d) {
+  if (d.kind !== 'media') return d.kind;
+  if (d.has_remote) return 'media';
+  if (d.can_group) return 'speaker';
+  return d.state && (d.state.sources || []).length ? 'receiver' : 'speaker';
 }
 
 // kindIcon draws the icon of a device kind, on a 24×24 grid.
@@ -351,6 +375,8 @@ const kindPaths = {
   media: 'M4 5h16a1 1 0 0 1 1 1v10a1 1 0 0 1-1 1h-6v2h3v2H7v-2h3v-2H4a1 1 0 0 1-1-1V6a1 1 0 0 1 1-1z',
   power: 'M7 3h10v5h2v3a7 7 0 0 1-6 6.9V22h-2v-4.1A7 7 0 0 1 5 11V8h2zM9 5v3h2V5zm4 0v3h2V5z',
   remote: 'M9 2h6a2 2 0 0 1 2 2v16a2 2 0 0 1-2 2H9a2 2 0 0 1-2-2V4a2 2 0 0 1 2-2zm3 3a2 2 0 1 0 0 4 2 2 0 0 0 0-4zm-2 7v2h4v-2zm0 4v2h4v-2z',
+  speaker: 'M7 2h10a2 2 0 0 1 2 2v16a2 2 0 0 1-2 2H7a2 2 0 0 1-2-2V4a2 2 0 0 1 2-2zm5 2.5a1.5 1.5 0 1 0 0 3 1.5 1.5 0 0 0 0-3zm0 5a4.5 4.5 0 1 0 0 9 4.5 4.5 0 0 0 0-9zm0 2.5a2 2 0 1 1 0 4 2 2 0 0 1 0-4z',
+  receiver: 'M2 6.5h20a1 1 0 0 1 1 1v9a1 1 0 0 1-1 1h-1.5V19h-3v-1.5h-11V19h-3v-1.5H2a1 1 0 0 1-1-1v-9a1 1 0 0 1 1-1zm15 3a2.5 2.5 0 1 0 0 5 2.5 2.5 0 0 0 0-5zM4 10v1.5h7V10zm0 3v1.5h5V13z',
   sensor: 'M12 2a3 3 0 0 1 3 3v8.3a5 5 0 1 1-6 0V5a3 3 0 0 1 3-3zm0 2a1 1 0 0 0-1 1v9.4l-.5.3a3 3 0 1 0 3 0l-.5-.3V5a1 1 0 0 0-1-1z',
 };
 
@@ -362,6 +388,7 @@ function kindIcon(kind) {
   svg.setAttribute('focusable', 'false');
   const path = document.createElementNS(ns, 'path');
   path.setAttribute('d', kindPaths[kind] || kindPaths.sensor);
+  path.setAttribute('fill-rule', 'evenodd');
   svg.append(path);
   return svg;
 }
@@ -607,8 +634,7 @@ function remotePanel(app, r, write) {
     if (await send({ text: text.value })) text.value = '';
   });
   const update = (v) => {
-    const app1 = (v.apps || []).find((a) => a.id === v.current_app);
-    current.textContent = v.current_app ? `On screen: ${app1 ? app1.name : v.current_app}` : '';
+    current.textContent = v.current_app ? `On screen: ${appName(v)}` : '';
   };
   update(r);
   const body = h('div', { class: 'controls remote', 'data-remote': r.id }, current, h('div', { class: 'row buttons' }, apps), pad, nav, typeForm);
@@ -629,7 +655,8 @@ function reading(r) {
   const units = { temperature: ' °C', humidity: ' %', illuminance: ' lx', power: ' W', energy: ' kWh', battery: ' %' };
   const unit = r.unit ? ` ${r.unit}` : units[r.type] || '';
   const value = Math.round(r.value * 10) / 10;
-  return `${r.type[0].toUpperCase()}${r.type.slice(1)} ${value}${unit}`;
+  // A value keeps its unit on its line (a no-break space between them).
+  return `${r.type[0].toUpperCase()}${r.type.slice(1)} ${value}${unit.replace(' ', '\u00a0')}`;
 }
 
 // sceneBar lists scenes as buttons that activate them.
