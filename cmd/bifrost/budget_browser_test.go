@@ -69,7 +69,7 @@ func TestBrowserBudgets(t *testing.T) {
 	ids := lightIDs(t, api)
 	for i, v := range []int{20, 75, 40} {
 		api.must(http.StatusOK, "PUT", "/api/v1/lights/"+ids["Ceiling Light"]+"/state", map[string]any{"brightness": v}, nil)
-		b.waitJS(fmt.Sprintf("change %d on the tile", i+1), fmt.Sprintf(`document.querySelector('[data-device=%q] .state').textContent.includes('%d %%')`, ids["Ceiling Light"], v))
+		b.waitJS(fmt.Sprintf("change %d on the tile", i+1), fmt.Sprintf(`document.querySelector('[data-device=%q] .state').textContent.includes('%d\u00a0%%')`, ids["Ceiling Light"], v))
 	}
 	api.must(http.StatusOK, "PATCH", "/api/v1/devices/"+ids["Desk Lamp"], map[string]any{"name": "Desk Lump"}, nil)
 	b.waitJS("the redraw after a rename", fmt.Sprintf(`document.querySelector('[data-device=%q] .name').textContent === 'Desk Lump'`, ids["Desk Lamp"]))
