@@ -332,7 +332,7 @@ function tileLook(kind, v, remote) {
       const np = st.now_playing;
       if (st.transport === 'playing') return { text: np && np.title ? `Playing ${np.title}` : 'Playing', on: true };
       if (remote && remote.current_app) return { text: `On · ${appName(remote)}`, on: true };
-      return { text: st.volume !== undefined ? `On · volume ${st.volume}` : 'On', on: true };
+      return { text: st.volume !== undefined ? `On · volume\u00a0${st.volume}` : 'On', on: true };
     }
     case 'remote':
       return { text: v.current_app ? appName(v) : 'Remote', on: !!v.current_app };
