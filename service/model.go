@@ -355,6 +355,7 @@ func (s *Service) readInto(ctx context.Context, d devices.Device) error {
 		rs, err := sn.Readings(ctx)
 		if err == nil {
 			next.readings = finiteReadings(rs)
+			s.history.note(id, next.readings, now)
 		}
 		part(err)
 	}

@@ -37,6 +37,9 @@ type Config struct {
 	// devices.ArtworkFetchers; a plain GET with a client of its own when
 	// nil.
 	Artwork devices.ArtworkFetcher
+	// History is how long the sensor history keeps each tier;
+	// DefaultHistoryRetention when nil.
+	History *HistoryRetention
 }
 
 // Devices is the device registry as the service uses it; *devices.Registry
@@ -85,6 +88,8 @@ type Service struct {
 
 	art      artStore
 	artFetch devices.ArtworkFetcher
+
+	history *history
 }
 
 // New returns a Service. Call Run to keep the inventory in step with the
@@ -127,6 +132,11 @@ func New(cfg Config) *Service {
 	}
 	s.raw = cfg.Store
 	s.store = trackedStore{Store: cfg.Store, s: s}
+	keep := DefaultHistoryRetention
+	if cfg.History != nil {
+		keep = *cfg.History
+	}
+	s.history = &history{recorder{store: cfg.Store, keep: keep, log: s.log, now: s.now, in: make(chan []Sample, historyQueue)}}
 	s.reg.Subscribe(s.onChange)
 	return s
 }
@@ -157,6 +167,14 @@ func (s *Service) Sync(ctx context.Context) error {
 // read and published on its own (refresh), so one slow device delays no
 // other.
 func (s *Service) Run(ctx context.Context) error {
+	// The history's writer runs while Run does, and has written what it
+	// holds when Run returns.
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	hctx, stop := context.WithCancel(ctx)
+	defer stop() // before the wait
+	s.history.running.Store(true)
+	wg.Go(func() { s.history.run(hctx) })
 	if err := s.Sync(ctx); err != nil {
 		return err
 	}

@@ -98,6 +98,7 @@ type Store interface {
 	SceneStore
 	AuditStore
 	LayoutStore
+	HistoryStore
 
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error

@@ -176,8 +176,13 @@ func (db *DB) TouchDevice(ctx context.Context, id devices.ID, seen time.Time) er
 // entries for it. A missing device is ENOTFOUND, which a caller that wants
 // deleting to be idempotent may ignore.
 func (db *DB) DeleteDevice(ctx context.Context, id devices.ID) error {
-	res, err := db.db.ExecContext(ctx, `DELETE FROM devices WHERE id = ?`, string(id))
-	return affectedOne(res, err, service.Errorf(service.ENOTFOUND, "device %q not found", id))
+	return db.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM devices WHERE id = ?`, string(id))
+		if err := affectedOne(res, err, service.Errorf(service.ENOTFOUND, "device %q not found", id)); err != nil {
+			return err
+		}
+		return deleteHistory(ctx, tx, id) // its history goes with it
+	})
 }
 
 // scanDevice reads a row selected by selectDevices.

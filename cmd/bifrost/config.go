@@ -15,6 +15,7 @@ import (
 	"time"
 
 	v1 "github.com/bifrost-hub/bifrost/api/v1"
+	"github.com/bifrost-hub/bifrost/service"
 )
 
 // Config is every setting of the hub. Each one is a flag and a BIFROST_*
@@ -48,6 +49,9 @@ type Config struct {
 	MaxStreams           int
 	MaxStreamsPerKey     int
 	MaxStreamsPerSession int
+	// History is how long the sensor history keeps its raw samples, its
+	// 5-minute and its hourly buckets.
+	History service.HistoryRetention
 
 	Media    MediaConfig    // Sonos speakers and Onkyo receivers
 	TV       TVConfig       // Android TVs and Rokus
@@ -72,6 +76,7 @@ func DefaultConfig() Config {
 		MaxStreams:           v1.DefaultMaxStreams,
 		MaxStreamsPerKey:     v1.DefaultMaxStreamsPerKey,
 		MaxStreamsPerSession: v1.DefaultMaxStreamsPerSession,
+		History:              service.DefaultHistoryRetention,
 	}
 }
 
@@ -167,6 +172,12 @@ func (c *Config) options() []option {
 			Usage: "how many /api/v1/events streams one API key may hold open (a `number`)"},
 		{Name: "max-streams-per-session", Env: "BIFROST_MAX_STREAMS_PER_SESSION", Value: (*intValue)(&c.MaxStreamsPerSession),
 			Usage: "how many /api/events streams one web UI session may hold open (a `number`)"},
+		{Name: "history-raw", Env: "BIFROST_HISTORY_RAW", Value: (*retentionValue)(&c.History.Raw),
+			Usage: "how long sensor readings are kept as they came (a `span` such as 48h or 2d; 0 keeps them only until rolled up)"},
+		{Name: "history-5m", Env: "BIFROST_HISTORY_5M", Value: (*retentionValue)(&c.History.FiveMin),
+			Usage: "how long 5-minute means of sensor readings are kept (a `span` such as 30d; 0 keeps them only until rolled up)"},
+		{Name: "history-hourly", Env: "BIFROST_HISTORY_HOURLY", Value: (*retentionValue)(&c.History.Hourly),
+			Usage: "how long hourly means of sensor readings are kept (a `span` such as 365d; 0 keeps none)"},
 	}, slices.Concat(c.Location.options(), c.Media.options(), c.TV.options(), c.Neewer.options(), c.MQTT.options(), c.HASS.options())...)
 }
 
@@ -295,6 +306,53 @@ func (v *durationValue) Set(s string) error {
 	return nil
 }
 func (v *durationValue) String() string { return time.Duration(*v).String() }
+
+// retentionValue is how long a tier of the history is kept: a Go
+// duration, or whole days or weeks ("30d", "52w"); 0 is none.
+type retentionValue time.Duration
+
+// maxRetention is ten years: enough for any home, and far from overflow.
+const maxRetention = 10 * 365 * 24 * time.Hour
+
+func (v *retentionValue) Set(s string) error {
+	bad := fmt.Errorf("%q is not a span of time such as 48h, 30d or 52w (0 keeps none)", s)
+	t := strings.TrimSpace(s)
+	var d time.Duration
+	switch {
+	case t == "0":
+	case strings.HasSuffix(t, "d") || strings.HasSuffix(t, "w"):
+		n, err := strconv.Atoi(t[:len(t)-1])
+		if err != nil || n < 0 {
+			return bad
+		}
+		unit := 24 * time.Hour
+		if strings.HasSuffix(t, "w") {
+			unit *= 7
+		}
+		if n > int(maxRetention/unit) {
+			return fmt.Errorf("%q is more than ten years", s)
+		}
+		d = time.Duration(n) * unit
+	default:
+		var err error
+		if d, err = time.ParseDuration(t); err != nil || d < 0 {
+			return bad
+		}
+	}
+	if d > maxRetention {
+		return fmt.Errorf("%q is more than ten years", s)
+	}
+	*v = retentionValue(d)
+	return nil
+}
+
+func (v *retentionValue) String() string {
+	d := time.Duration(*v)
+	if d > 0 && d%(24*time.Hour) == 0 {
+		return strconv.Itoa(int(d/(24*time.Hour))) + "d"
+	}
+	return d.String()
+}
 
 type levelValue slog.Level
 

@@ -140,7 +140,7 @@ func (m *Main) startAdapters(ctx context.Context) error {
 }
 
 func (m *Main) startService(ctx, actx context.Context) error {
-	m.service = service.New(service.Config{Store: m.db, Registry: m.registry, Logger: m.Logger, Scanners: m.scanners})
+	m.service = service.New(service.Config{Store: m.db, Registry: m.registry, Logger: m.Logger, Scanners: m.scanners, History: &m.Config.History})
 	m.keys, m.accounts = newIdentity(m.db, m.service, m.Logger)
 	if err := m.service.Sync(ctx); err != nil {
 		return fmt.Errorf("record devices: %w", err)

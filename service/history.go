@@ -1,0 +1,484 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/bifrost-hub/bifrost/devices"
+)
+
+// Sensor history: the service hears every sensor's readings (readState),
+// and hands the numeric ones to one writer goroutine, which keeps a sample
+// when a value changes (at most one per series every historyGap, the
+// latest winning, and one at least every historyBeat while the sensor
+// reports), writes them in batches, and rolls the store's tiers up once a
+// minute. Nothing of it is on the path of an event or a request: a full
+// queue drops what it cannot take, and says so in the log.
+
+// DefaultHistoryRetention is how long each tier is kept unless configured.
+var DefaultHistoryRetention = HistoryRetention{Raw: 48 * time.Hour, FiveMin: 30 * 24 * time.Hour, Hourly: 365 * 24 * time.Hour}
+
+const (
+	historyGap     = 5 * time.Second  // the least time between two samples of a series
+	historyBeat    = 10 * time.Minute // the most time between two samples of a series while it reports
+	historyFlush   = time.Second      // how often the writer writes what it holds
+	historyBatch   = 500              // a batch this big is written at once
+	historyRollUp  = time.Minute      // how often the tiers are rolled up
+	historyQueue   = 1024             // readings of this many reads wait for the writer
+	historyMaxPts  = 500              // the most points of a series an answer holds
+	historyDefault = 24 * time.Hour   // the span asked for when since is not given
+)
+
+// historyTypes are the readings the history keeps, with the unit each is
+// in when the sensor does not say: the numeric ones.
+var historyTypes = map[string]string{
+	devices.ReadingTemperature: "°C",
+	devices.ReadingHumidity:    "%",
+	devices.ReadingIlluminance: "lx",
+	devices.ReadingPower:       "W",
+	devices.ReadingEnergy:      "kWh",
+	devices.ReadingBattery:     "%",
+}
+
+type seriesKey struct {
+	id  devices.ID
+	typ string
+}
+
+// recorder is the history's writer.
+type recorder struct {
+	store HistoryStore
+	keep  HistoryRetention
+	log   *slog.Logger
+	now   func() time.Time
+	in    chan []Sample
+	// running is set while the writer runs (Service.Run); readings heard
+	// before are not kept.
+	running atomic.Bool
+
+	dropMu  sync.Mutex
+	dropped int       // reads dropped since the last warning
+	warned  time.Time // when the last warning was logged
+}
+
+// note hands a sensor's readings, as read at, to the writer. It never
+// blocks.
+func (r *recorder) note(id devices.ID, rs []devices.Reading, at time.Time) {
+	if !r.running.Load() {
+		return
+	}
+	var batch []Sample
+	for _, rd := range rs {
+		if _, kept := historyTypes[rd.Type]; kept && rd.Bool == nil {
+			batch = append(batch, Sample{Device: id, Type: rd.Type, At: at, Value: rd.Value})
+		}
+	}
+	if len(batch) == 0 {
+		return
+	}
+	select {
+	case r.in <- batch:
+	default:
+		r.dropMu.Lock()
+		r.dropped++
+		if at.Sub(r.warned) >= time.Minute {
+			r.log.Warn("sensor history is behind; readings were not kept", "reads", r.dropped)
+			r.dropped, r.warned = 0, at
+		}
+		r.dropMu.Unlock()
+	}
+}
+
+// run is the writer: until ctx ends, then it writes what it holds.
+func (r *recorder) run(ctx context.Context) {
+	type last struct {
+		at    time.Time
+		value float64
+	}
+	seen := map[seriesKey]last{}
+	pending := map[seriesKey]Sample{} // a change held back by historyGap
+	var batch []Sample
+	take := func(s Sample) {
+		batch = append(batch, s)
+		seen[seriesKey{s.Device, s.Type}] = last{s.At, s.Value}
+	}
+	offer := func(s Sample) {
+		k := seriesKey{s.Device, s.Type}
+		prev, ok := seen[k]
+		switch {
+		case !ok, s.At.Sub(prev.at) >= historyBeat, s.Value != prev.value && s.At.Sub(prev.at) >= historyGap:
+			delete(pending, k)
+			take(s)
+		case s.Value != prev.value:
+			pending[k] = s
+		default:
+			delete(pending, k) // back to what was kept
+		}
+	}
+	write := func(ctx context.Context) {
+		if len(batch) == 0 {
+			return
+		}
+		if err := r.store.AppendSamples(ctx, batch); err != nil {
+			r.log.Error("sensor history: writing samples failed", "samples", len(batch), "err", err)
+		}
+		batch = batch[:0]
+	}
+	rollUp := func(ctx context.Context) {
+		if err := r.store.RollUpHistory(ctx, r.now(), r.keep); err != nil {
+			r.log.Error("sensor history: rolling up failed", "err", err)
+		}
+	}
+	flush := time.NewTicker(historyFlush)
+	defer flush.Stop()
+	roll := time.NewTicker(historyRollUp)
+	defer roll.Stop()
+	rollUp(ctx)
+	for {
+		select {
+		case <-ctx.Done():
+			for _, s := range pending {
+				take(s)
+			}
+			done, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			for {
+				select {
+				case b := <-r.in:
+					for _, s := range b {
+						offer(s)
+					}
+					continue
+				default:
+				}
+				break
+			}
+			write(done)
+			cancel()
+			return
+		case b := <-r.in:
+			for _, s := range b {
+				offer(s)
+			}
+			if len(batch) >= historyBatch {
+				write(ctx)
+			}
+		case <-flush.C:
+			now := r.now()
+			for k, s := range pending {
+				if now.Sub(seen[k].at) >= historyGap {
+					delete(pending, k)
+					take(Sample{Device: s.Device, Type: s.Type, At: now, Value: s.Value})
+				}
+			}
+			write(ctx)
+		case <-roll.C:
+			write(ctx)
+			rollUp(ctx)
+		}
+	}
+}
+
+// HistoryQuery is what a reader asks of a sensor's history: since and
+// until as a span back from now ("24h", "7d", "90m") or an RFC 3339
+// time; since defaults to 24 hours back, until to now; Type one reading
+// type, or all the sensor has.
+type HistoryQuery struct {
+	Since, Until, Type string
+}
+
+// HistoryView is a sensor's history over a span.
+type HistoryView struct {
+	ID    devices.ID `json:"id"`
+	Name  string     `json:"name"`
+	Since time.Time  `json:"since"`
+	Until time.Time  `json:"until"`
+	// Resolution is the tier the points come from: raw samples, or 5m
+	// or 1h buckets; BucketSecs is how wide each point is (0 for raw
+	// samples), wider than the tier's when the span holds more points
+	// than an answer does.
+	Resolution string          `json:"resolution"`
+	BucketSecs int             `json:"bucket_secs"`
+	Series     []HistorySeries `json:"series"`
+}
+
+// HistorySeries is one reading's points, oldest first.
+type HistorySeries struct {
+	Type   string         `json:"type"`
+	Unit   string         `json:"unit"`
+	Points []HistoryPoint `json:"points"`
+	// Over the span: the least, greatest and mean value (nil when it
+	// holds no point), and the first and last point's value.
+	Min   *float64 `json:"min"`
+	Max   *float64 `json:"max"`
+	Mean  *float64 `json:"mean"`
+	First *float64 `json:"first"`
+	Last  *float64 `json:"last"`
+}
+
+// HistoryPoint is a sample (Min and Max absent) or a bucket's mean with
+// its least and greatest value; At is the sample's time or the bucket's
+// start.
+type HistoryPoint struct {
+	At    time.Time `json:"at"`
+	Value float64   `json:"value"`
+	Min   *float64  `json:"min,omitempty"`
+	Max   *float64  `json:"max,omitempty"`
+	n     int
+}
+
+// SensorHistory answers a sensor's history. A sensor that is not one is
+// ENOTFOUND; a bad since, until or type is EINVALID naming it.
+func (s *Service) SensorHistory(ctx context.Context, ref string, q HistoryQuery) (HistoryView, error) {
+	if err := authorize(ctx, ScopeRead); err != nil {
+		return HistoryView{}, err
+	}
+	now := s.now().UTC()
+	since, until, err := historySpan(q, now)
+	if err != nil {
+		return HistoryView{}, err
+	}
+	var types []string
+	if q.Type != "" {
+		if _, ok := historyTypes[q.Type]; !ok {
+			return HistoryView{}, Errorf(EINVALID, "type %q has no history; give one of %s", q.Type, strings.Join(historyTypeNames(), ", ")).
+				With("field", "type").With("options", historyTypeNames())
+		}
+		types = []string{q.Type}
+	}
+	v, err := s.GetSensor(ctx, ref)
+	if err != nil {
+		return HistoryView{}, err
+	}
+	if s.history == nil {
+		return HistoryView{}, Errorf(EUNSUPPORTED, "this hub keeps no sensor history")
+	}
+	tier, width := s.history.tierFor(since, until, now)
+	rows, err := s.history.store.ReadHistory(ctx, v.ID, tier, since, until, types)
+	if err != nil {
+		return HistoryView{}, err
+	}
+	out := HistoryView{ID: v.ID, Name: v.Name, Since: since, Until: until, Resolution: tier, Series: []HistorySeries{}}
+	units := map[string]string{}
+	var current []string // the types the sensor reports now, which have a series even when empty
+	for _, rd := range v.Readings {
+		if _, kept := historyTypes[rd.Type]; kept && rd.Bool == nil {
+			units[rd.Type] = rd.Unit
+			current = append(current, rd.Type)
+		}
+	}
+	byType := map[string][]HistoryPoint{}
+	var order []string
+	for _, r := range rows {
+		if _, ok := byType[r.Type]; !ok {
+			order = append(order, r.Type)
+		}
+		byType[r.Type] = append(byType[r.Type], HistoryPoint{At: r.At, Value: r.Value, Min: r.Min, Max: r.Max, n: r.N})
+	}
+	for _, t := range current {
+		if _, ok := byType[t]; !ok && (len(types) == 0 || types[0] == t) {
+			order = append(order, t)
+		}
+	}
+	slices.Sort(order)
+	// One width for every series: the tier's, or wider to keep each
+	// series within historyMaxPts.
+	longest := 0
+	for _, pts := range byType {
+		longest = max(longest, len(pts))
+	}
+	span := until.Sub(since)
+	if longest > historyMaxPts {
+		width = max(width, ceilDuration(span/historyMaxPts, time.Second))
+	}
+	out.BucketSecs = int(width / time.Second)
+	for _, t := range order {
+		pts := byType[t]
+		if longest > historyMaxPts {
+			pts = coarsen(pts, since, width)
+		}
+		unit := units[t]
+		if unit == "" {
+			unit = historyTypes[t]
+		}
+		out.Series = append(out.Series, summarise(HistorySeries{Type: t, Unit: unit, Points: nonNil(pts)}))
+	}
+	return out, nil
+}
+
+// tierFor picks the tier to answer [since, until) from: the coarsest whose
+// buckets are no wider than the span over historyMaxPts, among those whose
+// retention reaches back to since; raw inside the raw retention otherwise
+// finer. It answers the tier and its width (0 for raw).
+func (h *history) tierFor(since, until, now time.Time) (string, time.Duration) {
+	tiers := []struct {
+		name  string
+		width time.Duration
+		keep  time.Duration
+	}{
+		{TierRaw, 0, h.keep.Raw},
+		{Tier5m, 5 * time.Minute, h.keep.FiveMin},
+		{TierHourly, time.Hour, h.keep.Hourly},
+	}
+	want := until.Sub(since) / historyMaxPts
+	pick := -1
+	for i, t := range tiers {
+		if t.keep <= 0 || now.Sub(since) > t.keep {
+			continue // off, or it does not reach back far enough
+		}
+		if pick < 0 || t.width <= want {
+			pick = i
+		}
+	}
+	if pick < 0 { // nothing reaches back so far: the longest kept
+		for i, t := range tiers {
+			if t.keep > 0 && (pick < 0 || t.keep >= tiers[pick].keep) {
+				pick = i
+			}
+		}
+	}
+	if pick < 0 {
+		return TierRaw, 0
+	}
+	return tiers[pick].name, tiers[pick].width
+}
+
+// coarsen merges points into buckets width wide from since: each the
+// count-weighted mean of its points, with their least and greatest value.
+func coarsen(pts []HistoryPoint, since time.Time, width time.Duration) []HistoryPoint {
+	var out []HistoryPoint
+	var sum float64
+	for _, p := range pts {
+		start := since.Add(p.At.Sub(since).Truncate(width))
+		if p.At.Before(since) {
+			start = since.Add(-width)
+		}
+		lo, hi := p.Value, p.Value
+		if p.Min != nil {
+			lo, hi = *p.Min, *p.Max
+		}
+		n := max(p.n, 1)
+		if len(out) == 0 || !out[len(out)-1].At.Equal(start) {
+			if len(out) > 0 {
+				b := &out[len(out)-1]
+				b.Value = sum / float64(b.n)
+			}
+			out = append(out, HistoryPoint{At: start, Min: &lo, Max: &hi, n: 0})
+			sum = 0
+		}
+		b := &out[len(out)-1]
+		sum += p.Value * float64(n)
+		b.n += n
+		if lo < *b.Min {
+			b.Min = &lo
+		}
+		if hi > *b.Max {
+			b.Max = &hi
+		}
+	}
+	if len(out) > 0 {
+		b := &out[len(out)-1]
+		b.Value = sum / float64(b.n)
+	}
+	return out
+}
+
+// summarise fills a series' min, max, mean, first and last.
+func summarise(s HistorySeries) HistorySeries {
+	if len(s.Points) == 0 {
+		return s
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	var sum float64
+	n := 0
+	for _, p := range s.Points {
+		plo, phi := p.Value, p.Value
+		if p.Min != nil {
+			plo, phi = *p.Min, *p.Max
+		}
+		lo, hi = min(lo, plo), max(hi, phi)
+		w := max(p.n, 1)
+		sum += p.Value * float64(w)
+		n += w
+	}
+	mean := sum / float64(n)
+	first, last := s.Points[0].Value, s.Points[len(s.Points)-1].Value
+	s.Min, s.Max, s.Mean, s.First, s.Last = &lo, &hi, &mean, &first, &last
+	return s
+}
+
+func ceilDuration(d, unit time.Duration) time.Duration {
+	if r := d % unit; r != 0 {
+		d += unit - r
+	}
+	return max(d, unit)
+}
+
+// historySpan parses since and until, each a span back from now or an
+// RFC 3339 time.
+func historySpan(q HistoryQuery, now time.Time) (since, until time.Time, err error) {
+	until = now
+	if q.Until != "" {
+		if until, err = historyTime("until", q.Until, now); err != nil {
+			return
+		}
+	}
+	since = until.Add(-historyDefault)
+	if q.Since != "" {
+		if since, err = historyTime("since", q.Since, now); err != nil {
+			return
+		}
+	}
+	if !since.Before(until) {
+		err = Errorf(EINVALID, "since (%s) must be before until (%s)", since.Format(time.RFC3339), until.Format(time.RFC3339)).With("field", "since")
+	}
+	return
+}
+
+var spanPattern = regexp.MustCompile(`^(\d+(?:\.\d+)?)(s|m|h|d|w)$`)
+
+// historyTime parses one bound: "24h", "7d", "2w", "90m" back from now, or
+// an RFC 3339 time.
+func historyTime(field, v string, now time.Time) (time.Time, error) {
+	if m := spanPattern.FindStringSubmatch(strings.TrimSpace(v)); m != nil {
+		n, _ := strconv.ParseFloat(m[1], 64)
+		unit := map[string]time.Duration{"s": time.Second, "m": time.Minute, "h": time.Hour, "d": 24 * time.Hour, "w": 7 * 24 * time.Hour}[m[2]]
+		back := time.Duration(n * float64(unit))
+		if n*float64(unit) > float64(100*365*24*time.Hour) {
+			return time.Time{}, Errorf(EINVALID, "%s %q reaches back more than a century", field, v).With("field", field)
+		}
+		return now.Add(-back), nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+		return t.UTC(), nil
+	}
+	return time.Time{}, Errorf(EINVALID, "%s %q is neither a span back from now (such as 24h, 7d or 90m) nor an RFC 3339 time (such as 2026-12-01T18:00:00Z)", field, v).
+		With("field", field)
+}
+
+func historyTypeNames() []string {
+	names := make([]string, 0, len(historyTypes))
+	for t := range historyTypes {
+		names = append(names, t)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// history is the service's side of the sensor history.
+type history struct {
+	recorder
+}
+
+// String names a retention for logs and errors: "48h0m0s raw, …".
+func (k HistoryRetention) String() string {
+	return fmt.Sprintf("raw %s, 5-minute %s, hourly %s", k.Raw, k.FiveMin, k.Hourly)
+}
