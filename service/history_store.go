@@ -51,8 +51,8 @@ type HistoryStore interface {
 	// is idempotent: run twice, or again after a stop half-way, it counts
 	// nothing twice.
 	RollUpHistory(ctx context.Context, now time.Time, keep HistoryRetention) error
-	// ReadHistory returns a device's points of one tier with from ≤ At <
-	// until, of the given types (all when none), ordered by type and
-	// time.
+	// ReadHistory returns a device's points of one tier from from to
+	// until, both included (a bucket when any of it falls in the span), of
+	// the given types (all when none), ordered by type and time.
 	ReadHistory(ctx context.Context, id devices.ID, tier string, from, until time.Time, types []string) ([]HistoryRow, error)
 }

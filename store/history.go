@@ -82,20 +82,21 @@ func (db *DB) RollUpHistory(ctx context.Context, now time.Time, keep service.His
 	})
 }
 
-// ReadHistory returns a device's points of one tier in [from, until).
+// ReadHistory returns a device's points of one tier in [from, until]:
+// samples taken then, and buckets any of which falls then.
 func (db *DB) ReadHistory(ctx context.Context, id devices.ID, tier string, from, until time.Time, types []string) ([]service.HistoryRow, error) {
 	var q string
 	args := []any{string(id)}
 	switch tier {
 	case service.TierRaw:
-		q = `SELECT type, at, value, NULL, NULL, 1 FROM sensor_samples WHERE device_id = ? AND +at >= ? AND +at < ?`
+		q = `SELECT type, at, value, NULL, NULL, 1 FROM sensor_samples WHERE device_id = ? AND +at >= ? AND +at <= ?`
 		args = append(args, from.UnixMilli(), until.UnixMilli())
 	case service.Tier5m, service.TierHourly:
 		table := map[string]string{service.Tier5m: "sensor_5m", service.TierHourly: "sensor_1h"}[tier]
 		// A bucket is in the range when any of it is.
 		width := map[string]int64{service.Tier5m: fiveMinSecs, service.TierHourly: hourSecs}[tier]
-		q = `SELECT type, bucket * 1000, mean, min, max, n FROM ` + table + ` WHERE device_id = ? AND +bucket > ? AND +bucket < ?`
-		args = append(args, from.Unix()-width, ceilDiv(until.UnixMilli(), 1000))
+		q = `SELECT type, bucket * 1000, mean, min, max, n FROM ` + table + ` WHERE device_id = ? AND +bucket > ? AND +bucket <= ?`
+		args = append(args, from.Unix()-width, until.Unix())
 	default:
 		return nil, fmt.Errorf("no history tier %q", tier)
 	}
@@ -128,15 +129,6 @@ func (db *DB) ReadHistory(ctx context.Context, id devices.ID, tier string, from,
 		out = append(out, r)
 	}
 	return out, rows.Err()
-}
-
-// ceilDiv is a / b rounded up, for b > 0.
-func ceilDiv(a, b int64) int64 {
-	q := a / b
-	if a%b != 0 && (a > 0) == (b > 0) {
-		q++
-	}
-	return q
 }
 
 // deleteHistory deletes a device's history, with the device.

@@ -46,7 +46,7 @@ func TestHistory_AppendAndReadRaw(t *testing.T) {
 	samplesEvery(t, db, "sim:t", "humidity", base, 30*time.Second, 10*time.Second) // 0..2
 	samplesEvery(t, db, "sim:other", "temperature", base, time.Minute, 10*time.Second)
 
-	rows := mustRead(t, db, "sim:t", service.TierRaw, base.Add(10*time.Second), base.Add(40*time.Second))
+	rows := mustRead(t, db, "sim:t", service.TierRaw, base.Add(10*time.Second), base.Add(35*time.Second))
 	var got []string
 	for _, r := range rows {
 		if r.Min != nil || r.Max != nil || r.N != 1 {
@@ -56,7 +56,7 @@ func TestHistory_AppendAndReadRaw(t *testing.T) {
 	}
 	want := "[humidity@10s=1 humidity@20s=2 temperature@10s=1 temperature@20s=2 temperature@30s=3]"
 	if fmt.Sprint(got) != want {
-		t.Fatalf("raw [10s, 40s) = %v, want %s", got, want)
+		t.Fatalf("raw [10s, 35s] = %v, want %s", got, want)
 	}
 	if rows := mustRead(t, db, "sim:t", service.TierRaw, base, base.Add(time.Hour), "humidity"); len(rows) != 3 {
 		t.Fatalf("humidity alone: %d rows, want 3", len(rows))

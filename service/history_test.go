@@ -1,0 +1,203 @@
+package service_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bifrost-hub/bifrost/devices"
+	"github.com/bifrost-hub/bifrost/devices/sim"
+	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/service/servicetest"
+)
+
+// clock is a settable clock for the service.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
+
+func historyHouse(t *testing.T, keep *service.HistoryRetention) (*house, *clock) {
+	t.Helper()
+	c := &clock{t: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
+	h := newHouseWith(t, func(cfg *service.Config, _ *sim.Home) { cfg.Now = c.now; cfg.History = keep })
+	servicetest.Run(t, h.svc)
+	return h, c
+}
+
+// waitHistory polls the sensor's history until cond holds of it, for up
+// to 15 s (the writer writes each second).
+func waitHistory(t *testing.T, h *house, id string, q service.HistoryQuery, what string, cond func(service.HistoryView) bool) service.HistoryView {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		v, err := h.svc.SensorHistory(h.ctx, id, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cond(v) {
+			return v
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s; history is %+v", what, v)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func seriesOf(v service.HistoryView, typ string) *service.HistorySeries {
+	for i := range v.Series {
+		if v.Series[i].Type == typ {
+			return &v.Series[i]
+		}
+	}
+	return nil
+}
+
+// TestSensorHistoryRecordsReadings: a reading heard is kept; a change
+// within 5 s of the last sample waits, and the latest of such changes is
+// kept once 5 s have passed; an unchanged value adds nothing.
+func TestSensorHistoryRecordsReadings(t *testing.T) {
+	h, c := historyHouse(t, nil)
+	sensor := must[service.SensorView](t)(h.svc.GetSensor(h.ctx, "Bedroom Temperature"))
+	id := string(sensor.ID)
+	s := h.home.Sensor(sensor.ID)
+	q := service.HistoryQuery{Type: devices.ReadingTemperature}
+	temps := func(v service.HistoryView) []float64 {
+		var out []float64
+		if sr := seriesOf(v, devices.ReadingTemperature); sr != nil {
+			for _, p := range sr.Points {
+				out = append(out, p.Value)
+			}
+		}
+		return out
+	}
+
+	if err := s.SetReading(devices.ReadingTemperature, 21.5); err != nil {
+		t.Fatal(err)
+	}
+	waitHistory(t, h, id, q, "the first reading", func(v service.HistoryView) bool { return len(temps(v)) == 1 && temps(v)[0] == 21.5 })
+	c.add(time.Second)
+	for _, v := range []float64{21.6, 21.7} { // within 5 s: held; the latest wins
+		if err := s.SetReading(devices.ReadingTemperature, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "the service to hear 21.7", func() bool {
+		for _, r := range must[service.SensorView](t)(h.svc.GetSensor(h.ctx, id)).Readings {
+			if r.Type == devices.ReadingTemperature {
+				return r.Value == 21.7
+			}
+		}
+		return false
+	})
+	c.add(5 * time.Second)
+	v := waitHistory(t, h, id, q, "the latest change, once 5 s passed", func(v service.HistoryView) bool { return len(temps(v)) == 2 })
+	if got := temps(v); got[1] != 21.7 {
+		t.Fatalf("kept %v; want 21.5 then 21.7 (21.6 was overtaken)", got)
+	}
+	sr := seriesOf(v, devices.ReadingTemperature)
+	if sr.Unit != "°C" || *sr.Min != 21.5 || *sr.Max != 21.7 || *sr.First != 21.5 || *sr.Last != 21.7 || v.Resolution != service.TierRaw || v.BucketSecs != 0 {
+		t.Fatalf("series = %+v in %s/%d; want °C, 21.5 to 21.7, raw", sr, v.Resolution, v.BucketSecs)
+	}
+	for _, p := range sr.Points {
+		if p.Min != nil || p.Max != nil {
+			t.Fatalf("a raw point with min/max: %+v", p)
+		}
+	}
+	// Humidity, reported by the same sensor, has a series too (all types
+	// when none is asked for).
+	all := must[service.HistoryView](t)(h.svc.SensorHistory(h.ctx, id, service.HistoryQuery{}))
+	if seriesOf(all, devices.ReadingHumidity) == nil || seriesOf(all, devices.ReadingTemperature) == nil {
+		t.Fatalf("all series: %+v; want temperature and humidity", all.Series)
+	}
+}
+
+// TestSensorHistoryTiers: the answer comes from the finest tier that
+// reaches back far enough, coarsened to at most 500 points.
+func TestSensorHistoryTiers(t *testing.T) {
+	h, c := historyHouse(t, nil)
+	sensor := must[service.SensorView](t)(h.svc.GetSensor(h.ctx, "Bedroom Temperature"))
+	now := c.now()
+	// 40 days of a sample a minute, rising one a minute.
+	var batch []service.Sample
+	start := now.Add(-40 * 24 * time.Hour)
+	for at, i := start, 0; at.Before(now); at, i = at.Add(time.Minute), i+1 {
+		batch = append(batch, service.Sample{Device: sensor.ID, Type: devices.ReadingTemperature, At: at, Value: float64(i)})
+	}
+	ctx := context.Background()
+	if err := h.db.AppendSamples(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.db.RollUpHistory(ctx, now, service.HistoryRetention{Raw: 365 * 24 * time.Hour, FiveMin: 365 * 24 * time.Hour, Hourly: 365 * 24 * time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.db.RollUpHistory(ctx, now, service.DefaultHistoryRetention); err != nil { // prune to the defaults
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		since, res string
+		bucket     int
+		points     int
+	}{
+		{"1h", service.TierRaw, 0, 60},
+		{"24h", service.TierRaw, 173, 500},      // 1,440 samples in 500 buckets of 173 s
+		{"7d", service.Tier5m, 1210, 500},       // 2,016 buckets in 500 of 1,210 s
+		{"30d", service.TierHourly, 5184, 500},  // 720 hours in 500 of 5,184 s
+		{"60d", service.TierHourly, 10368, 334}, // the 960 hours kept, in buckets of 60 days / 500
+	} {
+		v := must[service.HistoryView](t)(h.svc.SensorHistory(h.ctx, "Bedroom Temperature", service.HistoryQuery{Since: tt.since, Type: devices.ReadingTemperature}))
+		sr := seriesOf(v, devices.ReadingTemperature)
+		if v.Resolution != tt.res || v.BucketSecs != tt.bucket || sr == nil || len(sr.Points) < tt.points-1 || len(sr.Points) > tt.points+1 || len(sr.Points) > 500 {
+			n := -1
+			if sr != nil {
+				n = len(sr.Points)
+			}
+			t.Errorf("since %s: %s, %d s buckets, %d points; want %s, %d s, about %d", tt.since, v.Resolution, v.BucketSecs, n, tt.res, tt.bucket, tt.points)
+			continue
+		}
+		// The values rise by one a minute: each bucket's mean lies within
+		// its min and max, and the summary spans the points.
+		for _, p := range sr.Points {
+			if p.Min != nil && (p.Value < *p.Min || p.Value > *p.Max) {
+				t.Errorf("since %s: point %+v has its mean outside its range", tt.since, p)
+				break
+			}
+		}
+		if *sr.Last < float64(len(batch)-70) || *sr.Max < *sr.Last || *sr.Min > *sr.First {
+			t.Errorf("since %s: summary min %g max %g first %g last %g", tt.since, *sr.Min, *sr.Max, *sr.First, *sr.Last)
+		}
+	}
+}
+
+func TestSensorHistoryRefusals(t *testing.T) {
+	h, _ := historyHouse(t, nil)
+	for _, tt := range []struct {
+		ref  string
+		q    service.HistoryQuery
+		code string
+	}{
+		{"Bedroom Temperature", service.HistoryQuery{Since: "yesterday"}, service.EINVALID},
+		{"Bedroom Temperature", service.HistoryQuery{Until: "soon"}, service.EINVALID},
+		{"Bedroom Temperature", service.HistoryQuery{Since: "1h", Until: "2h"}, service.EINVALID},
+		{"Bedroom Temperature", service.HistoryQuery{Type: "motion"}, service.EINVALID},
+		{"Bedroom Temperature", service.HistoryQuery{Type: "colour"}, service.EINVALID},
+		{"Ceiling Light", service.HistoryQuery{}, service.ENOTFOUND},
+		{"sim:nothing", service.HistoryQuery{}, service.ENOTFOUND},
+	} {
+		_, err := h.svc.SensorHistory(h.ctx, tt.ref, tt.q)
+		wantCode(t, err, tt.code)
+	}
+	_, err := h.svc.SensorHistory(h.ctx, "Bedroom Temperature", service.HistoryQuery{Since: "yesterday"})
+	if e, ok := err.(*service.Error); !ok || e.Details["field"] != "since" {
+		t.Fatalf("a bad since: %v; want it named", err)
+	}
+	// An RFC 3339 since works.
+	if _, err := h.svc.SensorHistory(h.ctx, "Bedroom Temperature", service.HistoryQuery{Since: "2026-12-01T11:00:00Z", Until: "2026-12-01T11:30:00+00:00"}); err != nil {
+		t.Fatal(err)
+	}
+}
