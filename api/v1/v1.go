@@ -114,6 +114,7 @@ func (h *handlers) routes() []Route {
 
 		{get, "/sensors/devices", h.listSensors},
 		{get, "/sensors/devices/:id", h.getSensor},
+		{get, "/sensors/devices/:id/history", h.sensorHistory},
 
 		{post, "/undo", h.undo},
 	}
