@@ -276,7 +276,8 @@ func (t *tools) readHome(ctx context.Context, _ mcplib.ReadResourceRequest) ([]m
 func (t *tools) houseTools() []mcpserver.ServerTool {
 	return []mcpserver.ServerTool{
 		{Tool: newTool("list_sensors", "Sensor readings with units, and each room's occupancy.",
-			reads, noArgs, open(map[string]schema{
+			reads, object(map[string]schema{"since": str("e.g. 24h: adds each reading's min, max, mean, first since then")}),
+			open(map[string]schema{
 				"sensors":   array("", sensorSchema),
 				"occupancy": array("", open(map[string]schema{"room": str(""), "occupied": boolean("")})),
 			})),
@@ -301,7 +302,13 @@ type occupancy struct {
 	Occupied bool   `json:"occupied"`
 }
 
-func (t *tools) listSensors(ctx context.Context, _ struct{}) (result, error) {
+// sensorsArgs are list_sensors' arguments: since asks for each reading's
+// summary over the span back to it.
+type sensorsArgs struct {
+	Since string `json:"since"`
+}
+
+func (t *tools) listSensors(ctx context.Context, a sensorsArgs) (result, error) {
 	ss, err := t.svc.ListSensors(ctx)
 	if err != nil {
 		return result{}, err
@@ -312,7 +319,15 @@ func (t *tools) listSensors(ctx context.Context, _ struct{}) (result, error) {
 	}
 	out := make([]sensor, 0, len(ss))
 	for _, s := range ss {
-		out = append(out, sensorOf(s))
+		v := sensorOf(s)
+		if a.Since != "" {
+			h, err := t.svc.SensorHistory(ctx, string(s.ID), service.HistoryQuery{Since: a.Since})
+			if err != nil {
+				return result{}, err
+			}
+			v.History = historyOf(a.Since, h)
+		}
+		out = append(out, v)
 	}
 	occ := make([]occupancy, 0, len(rooms))
 	var said []string

@@ -17,7 +17,7 @@ var patchProps = map[string]schema{
 	"on":         boolean(""),
 	"brightness": number("0–100 %; 0 turns it off", 0, 100),
 	"hex":        str("colour as RRGGBB, e.g. FF8800"),
-	"kelvin":     number("1000–20000 K; 2700 warm, 6500 cool; kept in the light's range", minKelvin, maxKelvin),
+	"kelvin":     number("1000–20000 K; 2700 warm, 6500 cool; kept in range", minKelvin, maxKelvin),
 	"effect":     str("see list_light_effects"),
 	"preset":     str("a gel or light source: list_color_presets"),
 }
@@ -54,7 +54,7 @@ var (
 
 func (t *tools) lightTools() []mcpserver.ServerTool {
 	return []mcpserver.ServerTool{
-		{Tool: newTool("list_lights", "Every light with its state (on, brightness, colour, temperature or effect) and what it can do.",
+		{Tool: newTool("list_lights", "Every light: on, brightness, colour, temperature or effect, and what it can do.",
 			reads, noArgs, open(map[string]schema{"lights": array("", lightSchema)})),
 			Handler: handle(t, t.listLights)},
 		{Tool: newTool("list_light_effects", "One light's effects, for set_light's effect.",
@@ -64,7 +64,7 @@ func (t *tools) lightTools() []mcpserver.ServerTool {
 		{Tool: newTool("list_color_presets", "Gels and light sources for set_light's preset.",
 			reads, noArgs, open(map[string]schema{"presets": array("", presetSchema)})),
 			Handler: handle(t, t.listPresets)},
-		{Tool: newTool("set_light", "Change one light, several, or all: only what is given changes, at most one of hex, kelvin, effect and preset. Each of those, and brightness, turns it on.",
+		{Tool: newTool("set_light", "Change one light, several, or all: only what is given changes; at most one of hex, kelvin, effect, preset. Each, and brightness, turns it on.",
 			writes, object(with(patchProps, map[string]schema{
 				"light":  str(`one light's name or id, or "all"`),
 				"lights": array("several lights' names or ids", str("")),

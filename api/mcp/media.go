@@ -21,7 +21,7 @@ var playerOut = told("the player, as list_media_devices")
 
 func (t *tools) mediaTools() []mcpserver.ServerTool {
 	return []mcpserver.ServerTool{
-		{Tool: newTool("list_media_devices", "Speakers, the receiver and TVs with power, volume, source and what is playing.",
+		{Tool: newTool("list_media_devices", "Speakers, receivers and TVs: power, volume, source and what plays.",
 			reads, noArgs, open(map[string]schema{"media": array("", mediaSchema)})),
 			Handler: handle(t, t.listMedia)},
 		{Tool: newTool("get_media_state", "One media player's live state, with the sources it can switch to.",
@@ -53,7 +53,7 @@ func (t *tools) mediaTools() []mcpserver.ServerTool {
 				"content_type": enum("", service.CastTypes),
 			}), "device", "content_id", "content_type"), playerOut),
 			Handler: handle(t, t.cast)},
-		{Tool: newTool("group_speakers", "Make speakers play in sync with one speaker (which keeps playing what it plays).",
+		{Tool: newTool("group_speakers", "Make speakers play in sync with one (which keeps playing what it plays).",
 			writes, object(map[string]schema{
 				"speaker": str("the speaker to follow"),
 				"members": array("speakers to join it", str("")),

@@ -12,7 +12,7 @@ import (
 
 func (t *tools) sceneTools() []mcpserver.ServerTool {
 	return []mcpserver.ServerTool{
-		{Tool: newTool("set_room", `Change a room's lights. With "on": the whole room (a bare on/off also its plugs and players); without: only the lights already lit, so dimming never wakes a dark lamp.`,
+		{Tool: newTool("set_room", `Change a room's lights. With "on": the whole room (a bare on/off also its plugs and players); without: only lights already lit, so dimming never wakes a dark lamp.`,
 			writes, object(with(patchProps, map[string]schema{"room": str("the room's name or id")}), "room"), fanoutSchema),
 			Handler: handle(t, t.setRoom)},
 		{Tool: newTool("activate_scene", "Restore a saved scene on every device it captured; says which took it.",
@@ -21,7 +21,7 @@ func (t *tools) sceneTools() []mcpserver.ServerTool {
 		{Tool: newTool("save_room_scene", "Save the live state of a room's lights and plugs as a new scene.",
 			acts, object(map[string]schema{"name": str("the new scene's name"), "room": str("the room's name or id")}, "name", "room"), savedSchema),
 			Handler: handle(t, t.saveRoomScene)},
-		{Tool: newTool("save_home_scene", "Save the live state of every light and plug in the house as a new scene.",
+		{Tool: newTool("save_home_scene", "Save the live state of every light and plug as a new scene.",
 			acts, object(map[string]schema{"name": str("the new scene's name")}, "name"), told("as save_room_scene")),
 			Handler: handle(t, t.saveHomeScene)},
 	}

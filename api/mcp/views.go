@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -338,7 +339,45 @@ type sensor struct {
 	Room     string    `json:"room,omitempty"`
 	Offline  bool      `json:"offline,omitempty"`
 	Readings []reading `json:"readings"`
+	// History summarises each reading over the span list_sensors was
+	// asked for (since).
+	History *sensorHistory `json:"history,omitempty"`
 }
+
+// sensorHistory is a sensor's readings over a span, summarised.
+type sensorHistory struct {
+	Since      string          `json:"since"`
+	Resolution string          `json:"resolution"` // raw, 5m or 1h
+	Series     []seriesSummary `json:"series"`
+}
+
+// seriesSummary is one reading over the span: its least, greatest, mean,
+// first and last value.
+type seriesSummary struct {
+	Type  string  `json:"type"`
+	Unit  string  `json:"unit"`
+	Min   float64 `json:"min"`
+	Max   float64 `json:"max"`
+	Mean  float64 `json:"mean"`
+	First float64 `json:"first"`
+	Last  float64 `json:"last"`
+}
+
+// historyOf summarises a history; series with no point are left out.
+func historyOf(since string, h service.HistoryView) *sensorHistory {
+	out := &sensorHistory{Since: since, Resolution: h.Resolution, Series: []seriesSummary{}}
+	for _, s := range h.Series {
+		if s.Min == nil {
+			continue
+		}
+		out.Series = append(out.Series, seriesSummary{Type: s.Type, Unit: s.Unit,
+			Min: round1(*s.Min), Max: round1(*s.Max), Mean: round1(*s.Mean), First: round1(*s.First), Last: round1(*s.Last)})
+	}
+	return out
+}
+
+// round1 rounds to a tenth, as people say readings.
+func round1(v float64) float64 { return math.Round(v*10) / 10 }
 
 // reading is one value: a state (true or false) for motion, occupancy and
 // contact, a number with its unit otherwise.
@@ -382,7 +421,19 @@ func (s sensor) line(withRoom bool) string {
 			parts = append(parts, strings.TrimSpace(r.Type+" "+strconv.FormatFloat(*r.Value, 'f', -1, 64)+" "+r.Unit))
 		}
 	}
-	return label(s.Name, s.Room, withRoom) + strings.Join(parts, ", ")
+	line := label(s.Name, s.Room, withRoom) + strings.Join(parts, ", ")
+	if h := s.History; h != nil {
+		var over []string
+		for _, r := range h.Series {
+			num := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+			over = append(over, fmt.Sprintf("%s %s–%s %s (mean %s, first %s)", r.Type, num(r.Min), num(r.Max), r.Unit, num(r.Mean), num(r.First)))
+		}
+		if len(over) == 0 {
+			over = []string{"nothing kept"}
+		}
+		line += "; since " + h.Since + ": " + strings.Join(over, ", ")
+	}
+	return line
 }
 
 // fanout is a write to several devices: which took it, which did not.
