@@ -262,7 +262,7 @@ func (s *Service) SensorHistory(ctx context.Context, ref string, q HistoryQuery)
 		return HistoryView{}, Errorf(EUNSUPPORTED, "this hub keeps no sensor history")
 	}
 	tier, width := s.history.tierFor(since, until, now)
-	rows, err := s.history.store.ReadHistory(ctx, v.ID, tier, since, until, types)
+	rows, err := s.history.read(ctx, v.ID, tier, since, until, types)
 	if err != nil {
 		return HistoryView{}, err
 	}
@@ -349,6 +349,94 @@ func (h *history) tierFor(since, until, now time.Time) (string, time.Duration) {
 		return TierRaw, 0
 	}
 	return tiers[pick].name, tiers[pick].width
+}
+
+// tierWidths are the widths of the tiers' buckets; the finer tier of each.
+var (
+	tierWidths = map[string]time.Duration{TierRaw: 0, Tier5m: 5 * time.Minute, TierHourly: time.Hour}
+	finerTier  = map[string]string{Tier5m: TierRaw, TierHourly: Tier5m}
+)
+
+// read reads a tier's points over the span, and after each series' newest
+// bucket what the finer tiers hold that has not been rolled up yet, in
+// buckets of the tier's width: the last minutes show before the roll-up
+// has taken them.
+func (h *history) read(ctx context.Context, id devices.ID, tier string, since, until time.Time, types []string) ([]HistoryRow, error) {
+	rows, err := h.store.ReadHistory(ctx, id, tier, since, until, types)
+	if err != nil || tier == TierRaw {
+		return rows, err
+	}
+	width := tierWidths[tier]
+	ends := map[string]time.Time{} // after each type's newest bucket
+	for _, r := range rows {
+		ends[r.Type] = r.At.Add(width) // rows come oldest first
+	}
+	wanted := types
+	if len(wanted) == 0 {
+		wanted = historyTypeNames()
+	}
+	var fine []HistoryRow
+	for _, t := range wanted { // each from its newest bucket, or all its span
+		from := since
+		if e, ok := ends[t]; ok {
+			from = maxTime(since, e)
+		}
+		part, err := h.read(ctx, id, finerTier[tier], from, until, []string{t})
+		if err != nil {
+			return nil, err
+		}
+		fine = append(fine, part...)
+	}
+	type key struct {
+		typ string
+		at  time.Time
+	}
+	tail := map[key]*HistoryRow{}
+	var order []key
+	for _, r := range fine {
+		if e, ok := ends[r.Type]; ok && r.At.Before(e) {
+			continue // in a bucket the tier holds
+		}
+		k := key{r.Type, r.At.Truncate(width)}
+		b, ok := tail[k]
+		lo, hi := r.Value, r.Value
+		if r.Min != nil {
+			lo, hi = *r.Min, *r.Max
+		}
+		if !ok {
+			b = &HistoryRow{Type: r.Type, At: k.at, Min: &lo, Max: &hi}
+			tail[k] = b
+			order = append(order, k)
+		}
+		n := max(r.N, 1)
+		b.Value += r.Value * float64(n) // a sum until divided below
+		b.N += n
+		if lo < *b.Min {
+			b.Min = &lo
+		}
+		if hi > *b.Max {
+			b.Max = &hi
+		}
+	}
+	for _, k := range order {
+		b := tail[k]
+		b.Value /= float64(b.N)
+		rows = append(rows, *b)
+	}
+	slices.SortStableFunc(rows, func(a, b HistoryRow) int {
+		if c := strings.Compare(a.Type, b.Type); c != 0 {
+			return c
+		}
+		return a.At.Compare(b.At)
+	})
+	return rows, nil
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // coarsen merges points into buckets width wide from since: each the

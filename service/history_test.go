@@ -201,3 +201,45 @@ func TestSensorHistoryRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSensorHistoryTail: what is not rolled up yet is answered from the
+// finer tier, in the coarser tier's buckets, so the last minutes show in
+// a 7-day or a year's chart too.
+func TestSensorHistoryTail(t *testing.T) {
+	h, c := historyHouse(t, nil)
+	sensor := must[service.SensorView](t)(h.svc.GetSensor(h.ctx, "Bedroom Temperature"))
+	now := c.now()
+	ctx := context.Background()
+	// Two hours of a sample a minute, rolled up to an hour ago; then an
+	// hour of samples not rolled up.
+	var batch []service.Sample
+	for i := range 180 {
+		batch = append(batch, service.Sample{Device: sensor.ID, Type: devices.ReadingTemperature, At: now.Add(time.Duration(i-180) * time.Minute), Value: float64(i)})
+		if i == 119 {
+			if err := h.db.AppendSamples(ctx, batch); err != nil {
+				t.Fatal(err)
+			}
+			if err := h.db.RollUpHistory(ctx, now.Add(-time.Hour), service.DefaultHistoryRetention); err != nil {
+				t.Fatal(err)
+			}
+			batch = nil
+		}
+	}
+	if err := h.db.AppendSamples(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		since string
+		res   string
+		n     int
+	}{{"7d", service.Tier5m, 36}, {"365d", service.TierHourly, 3}} {
+		v := must[service.HistoryView](t)(h.svc.SensorHistory(h.ctx, "Bedroom Temperature", service.HistoryQuery{Since: tt.since, Type: devices.ReadingTemperature}))
+		sr := seriesOf(v, devices.ReadingTemperature)
+		if v.Resolution != tt.res || sr == nil || len(sr.Points) != tt.n || *sr.Max != 179 || *sr.Min != 0 {
+			t.Fatalf("since %s: %s, %+v; want %s, %d points from 0 to 179", tt.since, v.Resolution, sr, tt.res, tt.n)
+		}
+		if mean := *sr.Mean; mean != 89.5 {
+			t.Fatalf("since %s: mean %g of the points, want 89.5 (every sample once)", tt.since, mean)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import { colourWheel, kelvinRGB } from './wheel.js';
 import * as arrange from './arrange.js';
 import { offerUndo } from './undo.js';
 import { tileNowPlaying, detailsNowPlaying } from './nowplaying.js';
+import { sparkline, historyPanel } from './graph.js';
 
 export async function render(app) {
   await arrange.load(app);
@@ -226,7 +227,11 @@ function deviceTile(app, d) {
     made.body, remote ? remote.body : null);
   close.addEventListener('click', () => dialog.close());
   dialog.addEventListener('click', (ev) => { if (ev.target === dialog) dialog.close(); }); // the backdrop
-  const open = () => { if (!dialog.open) dialog.showModal(); };
+  const open = () => {
+    if (dialog.open) return;
+    dialog.showModal();
+    if (made.opened) made.opened();
+  };
   const chevron = h('button', {
     type: 'button', class: 'chevron quiet', 'aria-label': `Details for ${d.name}`, 'aria-haspopup': 'dialog', onclick: open,
   }, '›');
@@ -234,6 +239,7 @@ function deviceTile(app, d) {
   const text = h('span', { class: 'tile-text' }, name, state, since);
   const np = d.kind === 'media' ? tileNowPlaying(glyph, d.name) : null; // cover art and progress
   if (np) text.append(np.bar);
+  if (made.tile) text.append(made.tile); // a sensor's line of the last day
   // The tile's face: a label around the switch, so a tap anywhere on it
   // switches, or (no switch) a button that opens the details.
   const face = made.head
@@ -644,9 +650,16 @@ function remotePanel(app, r, write) {
 // A sensor's readings.
 function sensorRow(app, s) {
   const out = h('p', { class: 'readings' });
-  const update = (v) => { out.textContent = (v.readings || []).map(reading).join(' · ') || 'No readings'; };
-  update(s);
-  return { head: null, body: out, update };
+  // Its history: a line on the tile, charts in the details.
+  const spark = sparkline(s);
+  const charts = historyPanel(s);
+  const update = (v) => {
+    out.textContent = (v.readings || []).map(reading).join(' · ') || 'No readings';
+    spark.changed(v);
+    charts.changed(v);
+  };
+  out.textContent = (s.readings || []).map(reading).join(' · ') || 'No readings';
+  return { head: null, body: h('div', { class: 'controls' }, out, charts.el), update, tile: spark.el, opened: charts.open };
 }
 
 function reading(r) {
