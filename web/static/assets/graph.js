@@ -39,11 +39,13 @@ async function history(id, since, type) {
   return get(`${at`/sensors/devices/${id}/history`}?${q}`);
 }
 
-// scale maps a series onto a box: x across the span, y across its values
-// (a flat series in the middle).
+// scale maps a series onto a box: x across the span (from its first point
+// when the history starts later, so a young history is not a sliver at
+// the right), y across its values (a flat series in the middle).
 function scale(answer, series, w, h0, top = 0) {
-  const t0 = Date.parse(answer.since);
+  const first = series.points.length ? Date.parse(series.points[0].at) : 0;
   const t1 = Date.parse(answer.until);
+  const t0 = Math.min(Math.max(Date.parse(answer.since), first), t1 - minute);
   let lo = series.min;
   let hi = series.max;
   if (lo === hi) { lo -= 1; hi += 1; }
@@ -188,22 +190,25 @@ function chartBox(s, type) {
     const sc = scale(answer, series, pw, ph, top);
     const X = (iso) => left + sc.x(iso);
     // Grid and value labels: the least, the middle and the greatest.
+    const spread = sc.hi - sc.lo;
+    const digits = spread < 1 ? 2 : spread < 10 ? 1 : 0; // labels that differ
     for (const v of [sc.lo, (sc.lo + sc.hi) / 2, sc.hi]) {
       const y = sc.y(v);
       pic.append(svg('line', { x1: left, x2: W - right, y1: fmt(y), y2: fmt(y), class: 'chart-grid' }));
       const label = svg('text', { x: left - 4, y: fmt(y + 3.5), class: 'chart-label', 'text-anchor': 'end' });
-      label.textContent = String(round(v));
+      label.textContent = String(Number(v.toFixed(digits)));
       pic.append(label);
     }
     title.textContent = unit ? `${names[type]} (${unit})` : names[type];
     // Time labels: the start, the middle and the end of the span.
     const span = sc.t1 - sc.t0;
     const long = span > 2 * 24 * 60 * minute;
+    const short = span < 2 * 60 * minute;
     [0, 0.5, 1].forEach((f, i) => {
       const t = new Date(sc.t0 + f * span);
       const label = svg('text', { x: fmt(left + f * pw), y: H - 6, class: 'chart-label', 'text-anchor': ['start', 'middle', 'end'][i] });
       label.textContent = long ? t.toLocaleDateString(undefined, { day: 'numeric', month: 'short' })
-        : t.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+        : t.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: short ? '2-digit' : undefined });
       pic.append(label);
     });
     const pts = series.points;
