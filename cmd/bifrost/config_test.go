@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bifrost-hub/bifrost/service"
 )
 
 // env is a fake environment.
@@ -36,6 +38,7 @@ func TestConfigDefaults(t *testing.T) {
 	want := Config{Addr: "0.0.0.0:3000", DataDir: "./data", DeviceTimeout: 5 * time.Second,
 		LogLevel: slog.LevelInfo, LogFormat: "text", DemoLatency: 30 * time.Millisecond, Media: MediaConfig{SonosEventAddr: "0.0.0.0:1400"}, Neewer: NeewerConfig{BLE: "auto"}}
 	want.MaxStreams, want.MaxStreamsPerKey, want.MaxStreamsPerSession = 256, 8, 8
+	want.History = service.HistoryRetention{Raw: 48 * time.Hour, FiveMin: 30 * 24 * time.Hour, Hourly: 365 * 24 * time.Hour}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Fatalf("defaults = %+v, want %+v", cfg, want)
 	}
@@ -69,6 +72,7 @@ func TestConfigPrecedence(t *testing.T) {
 		Neewer:        NeewerConfig{BLE: "auto"},
 	}
 	want.MaxStreams, want.MaxStreamsPerKey, want.MaxStreamsPerSession = 256, 8, 8 // defaults
+	want.History = service.DefaultHistoryRetention
 	if !reflect.DeepEqual(cfg, want) {
 		t.Fatalf("config = %+v, want %+v", cfg, want)
 	}
