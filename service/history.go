@@ -445,10 +445,10 @@ func coarsen(pts []HistoryPoint, since time.Time, width time.Duration) []History
 	var out []HistoryPoint
 	var sum float64
 	for _, p := range pts {
-		start := since.Add(p.At.Sub(since).Truncate(width))
-		if p.At.Before(since) {
-			start = since.Add(-width)
-		}
+		// A bucket that began before since falls in the first; a point at
+		// until in the last.
+		i := min(max(p.At.Sub(since)/width, 0), historyMaxPts-1)
+		start := since.Add(i * width)
 		lo, hi := p.Value, p.Value
 		if p.Min != nil {
 			lo, hi = *p.Min, *p.Max
