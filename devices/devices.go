@@ -403,6 +403,17 @@ type Reading struct {
 	Updated time.Time `json:"updated"`
 }
 
+// ReadingUnits are the units of the readings that carry a value, as the
+// hub says them when a device does not.
+var ReadingUnits = map[string]string{
+	ReadingTemperature: "°C",
+	ReadingHumidity:    "%",
+	ReadingIlluminance: "lx",
+	ReadingPower:       "W",
+	ReadingEnergy:      "kWh",
+	ReadingBattery:     "%",
+}
+
 // Presence reports whether the reading says someone is there.
 func (r Reading) Presence() (present, ok bool) {
 	if r.Bool == nil || (r.Type != ReadingMotion && r.Type != ReadingOccupancy) {

@@ -40,14 +40,7 @@ const (
 
 // historyTypes are the readings the history keeps, with the unit each is
 // in when the sensor does not say: the numeric ones.
-var historyTypes = map[string]string{
-	devices.ReadingTemperature: "°C",
-	devices.ReadingHumidity:    "%",
-	devices.ReadingIlluminance: "lx",
-	devices.ReadingPower:       "W",
-	devices.ReadingEnergy:      "kWh",
-	devices.ReadingBattery:     "%",
-}
+var historyTypes = devices.ReadingUnits
 
 type seriesKey struct {
 	id  devices.ID

@@ -354,17 +354,7 @@ func boolReading(typ string, v bool) devices.Reading {
 }
 
 func valueReading(typ string, v float64) devices.Reading {
-	return devices.Reading{Type: typ, Value: v, Unit: readingUnits[typ], Updated: time.Now().UTC()}
-}
-
-// readingUnits are the units of the readings that carry a value.
-var readingUnits = map[string]string{
-	devices.ReadingTemperature: "°C",
-	devices.ReadingHumidity:    "%",
-	devices.ReadingIlluminance: "lx",
-	devices.ReadingPower:       "W",
-	devices.ReadingEnergy:      "kWh",
-	devices.ReadingBattery:     "%",
+	return devices.Reading{Type: typ, Value: v, Unit: devices.ReadingUnits[typ], Updated: time.Now().UTC()}
 }
 
 // lightDevice is a lamp. Its family encodes a change for the wire (and,
