@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -91,93 +90,110 @@ func (r *recorder) note(id devices.ID, rs []devices.Reading, at time.Time) {
 	}
 }
 
-// run is the writer: until ctx ends, then it writes what it holds.
-func (r *recorder) run(ctx context.Context) {
-	type last struct {
-		at    time.Time
-		value float64
-	}
-	seen := map[seriesKey]last{}
-	pending := map[seriesKey]Sample{} // a change held back by historyGap
-	var batch []Sample
-	take := func(s Sample) {
-		batch = append(batch, s)
-		seen[seriesKey{s.Device, s.Type}] = last{s.At, s.Value}
-	}
-	offer := func(s Sample) {
+// writer is the history's writing side, which runs in Service.Run's
+// loop: what it has kept of each series, what waits for historyGap, the
+// batch not written yet, and its clocks.
+type writer struct {
+	r       *recorder
+	seen    map[seriesKey]lastSample
+	pending map[seriesKey]Sample // a change held back by historyGap
+	batch   []Sample
+	flush   *time.Ticker
+	roll    *time.Ticker
+}
+
+type lastSample struct {
+	at    time.Time
+	value float64
+}
+
+// start begins writing: readings heard from now on are kept, and the
+// tiers are rolled up once at once.
+func (r *recorder) start(ctx context.Context) *writer {
+	w := &writer{r: r, seen: map[seriesKey]lastSample{}, pending: map[seriesKey]Sample{},
+		flush: time.NewTicker(historyFlush), roll: time.NewTicker(historyRollUp)}
+	r.running.Store(true)
+	w.rollUp(ctx)
+	return w
+}
+
+func (w *writer) take(s Sample) {
+	w.batch = append(w.batch, s)
+	w.seen[seriesKey{s.Device, s.Type}] = lastSample{s.At, s.Value}
+}
+
+// heard takes a read's samples: each is kept when its series has none, has
+// changed and its last sample is historyGap old, or its last is
+// historyBeat old; a change sooner waits, the latest winning.
+func (w *writer) heard(ctx context.Context, b []Sample) {
+	for _, s := range b {
 		k := seriesKey{s.Device, s.Type}
-		prev, ok := seen[k]
+		prev, ok := w.seen[k]
 		switch {
 		case !ok, s.At.Sub(prev.at) >= historyBeat, s.Value != prev.value && s.At.Sub(prev.at) >= historyGap:
-			delete(pending, k)
-			take(s)
+			delete(w.pending, k)
+			w.take(s)
 		case s.Value != prev.value:
-			pending[k] = s
+			w.pending[k] = s
 		default:
-			delete(pending, k) // back to what was kept
+			delete(w.pending, k) // back to what was kept
 		}
 	}
-	write := func(ctx context.Context) {
-		if len(batch) == 0 {
-			return
-		}
-		if err := r.store.AppendSamples(ctx, batch); err != nil {
-			r.log.Error("sensor history: writing samples failed", "samples", len(batch), "err", err)
-		}
-		batch = batch[:0]
+	if len(w.batch) >= historyBatch {
+		w.write(ctx)
 	}
-	rollUp := func(ctx context.Context) {
-		if err := r.store.RollUpHistory(ctx, r.now(), r.keep); err != nil {
-			r.log.Error("sensor history: rolling up failed", "err", err)
+}
+
+// tick keeps the changes that have waited historyGap, and writes.
+func (w *writer) tick(ctx context.Context) {
+	now := w.r.now()
+	for k, s := range w.pending {
+		if now.Sub(w.seen[k].at) >= historyGap {
+			delete(w.pending, k)
+			w.take(Sample{Device: s.Device, Type: s.Type, At: now, Value: s.Value})
 		}
 	}
-	flush := time.NewTicker(historyFlush)
-	defer flush.Stop()
-	roll := time.NewTicker(historyRollUp)
-	defer roll.Stop()
-	rollUp(ctx)
+	w.write(ctx)
+}
+
+func (w *writer) write(ctx context.Context) {
+	if len(w.batch) == 0 {
+		return
+	}
+	if err := w.r.store.AppendSamples(ctx, w.batch); err != nil {
+		w.r.log.Error("sensor history: writing samples failed", "samples", len(w.batch), "err", err)
+	}
+	w.batch = w.batch[:0]
+}
+
+func (w *writer) rollUp(ctx context.Context) {
+	w.write(ctx)
+	if err := w.r.store.RollUpHistory(ctx, w.r.now(), w.r.keep); err != nil {
+		w.r.log.Error("sensor history: rolling up failed", "err", err)
+	}
+}
+
+// stop writes what the writer holds (what waits, what is queued), within
+// 5 s of ctx's end, and stops keeping readings.
+func (w *writer) stop(ctx context.Context) {
+	w.r.running.Store(false)
+	w.flush.Stop()
+	w.roll.Stop()
+	done, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
 	for {
 		select {
-		case <-ctx.Done():
-			for _, s := range pending {
-				take(s)
-			}
-			done, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			for {
-				select {
-				case b := <-r.in:
-					for _, s := range b {
-						offer(s)
-					}
-					continue
-				default:
-				}
-				break
-			}
-			write(done)
-			cancel()
-			return
-		case b := <-r.in:
-			for _, s := range b {
-				offer(s)
-			}
-			if len(batch) >= historyBatch {
-				write(ctx)
-			}
-		case <-flush.C:
-			now := r.now()
-			for k, s := range pending {
-				if now.Sub(seen[k].at) >= historyGap {
-					delete(pending, k)
-					take(Sample{Device: s.Device, Type: s.Type, At: now, Value: s.Value})
-				}
-			}
-			write(ctx)
-		case <-roll.C:
-			write(ctx)
-			rollUp(ctx)
+		case b := <-w.r.in:
+			w.heard(done, b)
+			continue
+		default:
 		}
+		break
 	}
+	for _, s := range w.pending {
+		w.take(s)
+	}
+	w.write(done)
 }
 
 // HistoryQuery is what a reader asks of a sensor's history: since and
@@ -384,37 +400,22 @@ func (h *history) read(ctx context.Context, id devices.ID, tier string, since, u
 		typ string
 		at  time.Time
 	}
-	tail := map[key]*HistoryRow{}
+	tail := map[key]*bucket{}
 	var order []key
 	for _, r := range fine {
 		if e, ok := ends[r.Type]; ok && r.At.Before(e) {
 			continue // in a bucket the tier holds
 		}
 		k := key{r.Type, r.At.Truncate(width)}
-		b, ok := tail[k]
-		lo, hi := r.Value, r.Value
-		if r.Min != nil {
-			lo, hi = *r.Min, *r.Max
-		}
-		if !ok {
-			b = &HistoryRow{Type: r.Type, At: k.at, Min: &lo, Max: &hi}
-			tail[k] = b
+		if tail[k] == nil {
+			tail[k] = &bucket{}
 			order = append(order, k)
 		}
-		n := max(r.N, 1)
-		b.Value += r.Value * float64(n) // a sum until divided below
-		b.N += n
-		if lo < *b.Min {
-			b.Min = &lo
-		}
-		if hi > *b.Max {
-			b.Max = &hi
-		}
+		tail[k].add(r.Value, r.Min, r.Max, r.N)
 	}
 	for _, k := range order {
 		b := tail[k]
-		b.Value /= float64(b.N)
-		rows = append(rows, *b)
+		rows = append(rows, HistoryRow{Type: k.typ, At: k.at, Value: b.mean(), Min: &b.lo, Max: &b.hi, N: b.n})
 	}
 	slices.SortStableFunc(rows, func(a, b HistoryRow) int {
 		if c := strings.Compare(a.Type, b.Type); c != 0 {
@@ -436,63 +437,69 @@ func maxTime(a, b time.Time) time.Time {
 // count-weighted mean of its points, with their least and greatest value.
 func coarsen(pts []HistoryPoint, since time.Time, width time.Duration) []HistoryPoint {
 	var out []HistoryPoint
-	var sum float64
+	var b *bucket
+	flush := func() {
+		if b != nil {
+			p := &out[len(out)-1]
+			p.Value, p.Min, p.Max, p.n = b.mean(), &b.lo, &b.hi, b.n
+		}
+	}
 	for _, p := range pts {
 		// A bucket that began before since falls in the first; a point at
 		// until in the last.
 		i := min(max(p.At.Sub(since)/width, 0), historyMaxPts-1)
 		start := since.Add(i * width)
-		lo, hi := p.Value, p.Value
-		if p.Min != nil {
-			lo, hi = *p.Min, *p.Max
-		}
-		n := max(p.n, 1)
 		if len(out) == 0 || !out[len(out)-1].At.Equal(start) {
-			if len(out) > 0 {
-				b := &out[len(out)-1]
-				b.Value = sum / float64(b.n)
-			}
-			out = append(out, HistoryPoint{At: start, Min: &lo, Max: &hi, n: 0})
-			sum = 0
+			flush()
+			out = append(out, HistoryPoint{At: start})
+			b = &bucket{}
 		}
-		b := &out[len(out)-1]
-		sum += p.Value * float64(n)
-		b.n += n
-		if lo < *b.Min {
-			b.Min = &lo
-		}
-		if hi > *b.Max {
-			b.Max = &hi
-		}
+		b.add(p.Value, p.Min, p.Max, p.n)
 	}
-	if len(out) > 0 {
-		b := &out[len(out)-1]
-		b.Value = sum / float64(b.n)
-	}
+	flush()
 	return out
 }
+
+// bucket gathers points into one: their count-weighted mean, and their
+// least and greatest value.
+type bucket struct {
+	sum    float64
+	n      int
+	lo, hi float64
+}
+
+// add counts a point: a value, or a bucket's mean with its least and
+// greatest value (lo and hi not nil) and its count n.
+func (b *bucket) add(v float64, lo, hi *float64, n int) {
+	n = max(n, 1)
+	l, h := v, v
+	if lo != nil {
+		l, h = *lo, *hi
+	}
+	if b.n == 0 || l < b.lo {
+		b.lo = l
+	}
+	if b.n == 0 || h > b.hi {
+		b.hi = h
+	}
+	b.sum += v * float64(n)
+	b.n += n
+}
+
+func (b *bucket) mean() float64 { return b.sum / float64(b.n) }
 
 // summarise fills a series' min, max, mean, first and last.
 func summarise(s HistorySeries) HistorySeries {
 	if len(s.Points) == 0 {
 		return s
 	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	var sum float64
-	n := 0
+	var all bucket
 	for _, p := range s.Points {
-		plo, phi := p.Value, p.Value
-		if p.Min != nil {
-			plo, phi = *p.Min, *p.Max
-		}
-		lo, hi = min(lo, plo), max(hi, phi)
-		w := max(p.n, 1)
-		sum += p.Value * float64(w)
-		n += w
+		all.add(p.Value, p.Min, p.Max, p.n)
 	}
-	mean := sum / float64(n)
+	mean := all.mean()
 	first, last := s.Points[0].Value, s.Points[len(s.Points)-1].Value
-	s.Min, s.Max, s.Mean, s.First, s.Last = &lo, &hi, &mean, &first, &last
+	s.Min, s.Max, s.Mean, s.First, s.Last = &all.lo, &all.hi, &mean, &first, &last
 	return s
 }
 

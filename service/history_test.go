@@ -21,7 +21,7 @@ type clock struct {
 func (c *clock) now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *clock) add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
 
-func historyHouse(t *testing.T, keep *service.HistoryRetention) (*house, *clock) {
+func historyHouse(t testing.TB, keep *service.HistoryRetention) (*house, *clock) {
 	t.Helper()
 	c := &clock{t: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
 	h := newHouseWith(t, func(cfg *service.Config, _ *sim.Home) { cfg.Now = c.now; cfg.History = keep })
@@ -243,6 +243,33 @@ func TestSensorHistoryTail(t *testing.T) {
 		}
 		if mean := *sr.Mean; mean != 89.5 {
 			t.Fatalf("since %s: mean %g of the points, want 89.5 (every sample once)", tt.since, mean)
+		}
+	}
+}
+
+// BenchmarkSensorHistory30Days reads a month of one reading through the
+// service, as the dashboard's 30-day chart asks: 720 hourly buckets and
+// the tail not rolled up yet, merged into 500 points.
+func BenchmarkSensorHistory30Days(b *testing.B) {
+	h, c := historyHouse(b, nil)
+	now := c.now()
+	var batch []service.Sample
+	for at, i := now.Add(-31*24*time.Hour), 0; at.Before(now); at, i = at.Add(5*time.Minute), i+1 {
+		batch = append(batch, service.Sample{Device: "sim:bedroom-temperature", Type: devices.ReadingBattery, At: at, Value: float64(i % 100)})
+	}
+	ctx := context.Background()
+	if err := h.db.AppendSamples(ctx, batch); err != nil {
+		b.Fatal(err)
+	}
+	if err := h.db.RollUpHistory(ctx, now.Add(-10*time.Minute), service.DefaultHistoryRetention); err != nil {
+		b.Fatal(err)
+	}
+	q := service.HistoryQuery{Since: "30d", Type: devices.ReadingBattery}
+	b.ResetTimer()
+	for b.Loop() {
+		v, err := h.svc.SensorHistory(h.ctx, "sim:bedroom-temperature", q)
+		if err != nil || len(v.Series) != 1 || len(v.Series[0].Points) < 400 {
+			b.Fatal(v, err)
 		}
 	}
 }

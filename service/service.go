@@ -167,14 +167,10 @@ func (s *Service) Sync(ctx context.Context) error {
 // read and published on its own (refresh), so one slow device delays no
 // other.
 func (s *Service) Run(ctx context.Context) error {
-	// The history's writer runs while Run does, and has written what it
+	// The history's writer runs in this loop, and has written what it
 	// holds when Run returns.
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	hctx, stop := context.WithCancel(ctx)
-	defer stop() // before the wait
-	s.history.running.Store(true)
-	wg.Go(func() { s.history.run(hctx) })
+	w := s.history.start(ctx)
+	defer w.stop(ctx)
 	if err := s.Sync(ctx); err != nil {
 		return err
 	}
@@ -182,6 +178,15 @@ func (s *Service) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return nil
+		case b := <-s.history.in:
+			w.heard(ctx, b)
+			continue
+		case <-w.flush.C:
+			w.tick(ctx)
+			continue
+		case <-w.roll.C:
+			w.rollUp(ctx)
+			continue
 		case <-s.wake:
 		}
 		s.pendMu.Lock()
