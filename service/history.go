@@ -561,6 +561,13 @@ func historyTypeNames() []string {
 	return names
 }
 
+// disabled reports whether the inventory lists the device as disabled (a
+// device not recorded yet is not).
+func disabled(inv inventory, id devices.ID) bool {
+	rec, ok := inv.byID(id)
+	return ok && !rec.Enabled
+}
+
 // history is the service's side of the sensor history.
 type history struct {
 	recorder

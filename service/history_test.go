@@ -77,10 +77,14 @@ func TestSensorHistoryRecordsReadings(t *testing.T) {
 		return out
 	}
 
+	// Run reads every device as it starts: what the sensor reports then is
+	// its first sample.
+	waitHistory(t, h, id, q, "the reading at start", func(v service.HistoryView) bool { return len(temps(v)) == 1 })
+	c.add(5 * time.Second)
 	if err := s.SetReading(devices.ReadingTemperature, 21.5); err != nil {
 		t.Fatal(err)
 	}
-	waitHistory(t, h, id, q, "the first reading", func(v service.HistoryView) bool { return len(temps(v)) == 1 && temps(v)[0] == 21.5 })
+	waitHistory(t, h, id, q, "the first change", func(v service.HistoryView) bool { return len(temps(v)) == 2 && temps(v)[1] == 21.5 })
 	c.add(time.Second)
 	for _, v := range []float64{21.6, 21.7} { // within 5 s: held; the latest wins
 		if err := s.SetReading(devices.ReadingTemperature, v); err != nil {
@@ -96,18 +100,47 @@ func TestSensorHistoryRecordsReadings(t *testing.T) {
 		return false
 	})
 	c.add(5 * time.Second)
-	v := waitHistory(t, h, id, q, "the latest change, once 5 s passed", func(v service.HistoryView) bool { return len(temps(v)) == 2 })
-	if got := temps(v); got[1] != 21.7 {
+	v := waitHistory(t, h, id, q, "the latest change, once 5 s passed", func(v service.HistoryView) bool { return len(temps(v)) == 3 })
+	if got := temps(v); got[1] != 21.5 || got[2] != 21.7 {
 		t.Fatalf("kept %v; want 21.5 then 21.7 (21.6 was overtaken)", got)
 	}
 	sr := seriesOf(v, devices.ReadingTemperature)
-	if sr.Unit != "°C" || *sr.Min != 21.5 || *sr.Max != 21.7 || *sr.First != 21.5 || *sr.Last != 21.7 || v.Resolution != service.TierRaw || v.BucketSecs != 0 {
-		t.Fatalf("series = %+v in %s/%d; want °C, 21.5 to 21.7, raw", sr, v.Resolution, v.BucketSecs)
+	if sr.Unit != "°C" || *sr.Max != 21.7 || *sr.Last != 21.7 || v.Resolution != service.TierRaw || v.BucketSecs != 0 {
+		t.Fatalf("series = %+v in %s/%d; want °C, up to 21.7, last 21.7, raw", sr, v.Resolution, v.BucketSecs)
 	}
 	for _, p := range sr.Points {
 		if p.Min != nil || p.Max != nil {
 			t.Fatalf("a raw point with min/max: %+v", p)
 		}
+	}
+	// Disabled, the sensor's readings are not kept; enabled again, they
+	// are, and what was kept stays.
+	disable := func(off bool) {
+		if _, err := h.svc.UpdateDevice(h.ctx, id, service.DevicePatch{Enabled: ptr(!off)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	disable(true)
+	c.add(time.Minute)
+	if err := s.SetReading(devices.ReadingTemperature, 99); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the service to hear 99", func() bool {
+		for _, r := range must[service.SensorView](t)(h.svc.GetSensor(h.ctx, id)).Readings {
+			if r.Type == devices.ReadingTemperature {
+				return r.Value == 99
+			}
+		}
+		return false
+	})
+	disable(false)
+	c.add(time.Minute)
+	if err := s.SetReading(devices.ReadingTemperature, 22); err != nil {
+		t.Fatal(err)
+	}
+	v = waitHistory(t, h, id, q, "the reading after the sensor is enabled again", func(v service.HistoryView) bool { return len(temps(v)) == 4 })
+	if got := temps(v); got[1] != 21.5 || got[2] != 21.7 || got[3] != 22 {
+		t.Fatalf("kept %v; want the start's, 21.5, 21.7, 22 (nothing while disabled)", got)
 	}
 	// Humidity, reported by the same sensor, has a series too (all types
 	// when none is asked for).
