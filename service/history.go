@@ -46,8 +46,9 @@ type seriesKey struct {
 	typ string
 }
 
-// recorder is the history's writer.
-type recorder struct {
+// history is the service's side of the sensor history: where readings
+// are handed to the writer (note), and how it is read.
+type history struct {
 	store HistoryStore
 	keep  HistoryRetention
 	log   *slog.Logger
@@ -64,8 +65,8 @@ type recorder struct {
 
 // note hands a sensor's readings, as read at, to the writer. It never
 // blocks.
-func (r *recorder) note(id devices.ID, rs []devices.Reading, at time.Time) {
-	if !r.running.Load() {
+func (h *history) note(id devices.ID, rs []devices.Reading, at time.Time) {
+	if !h.running.Load() {
 		return
 	}
 	var batch []Sample
@@ -78,15 +79,15 @@ func (r *recorder) note(id devices.ID, rs []devices.Reading, at time.Time) {
 		return
 	}
 	select {
-	case r.in <- batch:
+	case h.in <- batch:
 	default:
-		r.dropMu.Lock()
-		r.dropped++
-		if at.Sub(r.warned) >= time.Minute {
-			r.log.Warn("sensor history is behind; readings were not kept", "reads", r.dropped)
-			r.dropped, r.warned = 0, at
+		h.dropMu.Lock()
+		h.dropped++
+		if at.Sub(h.warned) >= time.Minute {
+			h.log.Warn("sensor history is behind; readings were not kept", "reads", h.dropped)
+			h.dropped, h.warned = 0, at
 		}
-		r.dropMu.Unlock()
+		h.dropMu.Unlock()
 	}
 }
 
@@ -94,7 +95,7 @@ func (r *recorder) note(id devices.ID, rs []devices.Reading, at time.Time) {
 // loop: what it has kept of each series, what waits for historyGap, the
 // batch not written yet, and its clocks.
 type writer struct {
-	r       *recorder
+	h       *history
 	seen    map[seriesKey]lastSample
 	pending map[seriesKey]Sample // a change held back by historyGap
 	batch   []Sample
@@ -109,10 +110,10 @@ type lastSample struct {
 
 // start begins writing: readings heard from now on are kept, and the
 // tiers are rolled up once at once.
-func (r *recorder) start(ctx context.Context) *writer {
-	w := &writer{r: r, seen: map[seriesKey]lastSample{}, pending: map[seriesKey]Sample{},
+func (h *history) start(ctx context.Context) *writer {
+	w := &writer{h: h, seen: map[seriesKey]lastSample{}, pending: map[seriesKey]Sample{},
 		flush: time.NewTicker(historyFlush), roll: time.NewTicker(historyRollUp)}
-	r.running.Store(true)
+	h.running.Store(true)
 	w.rollUp(ctx)
 	return w
 }
@@ -146,7 +147,7 @@ func (w *writer) heard(ctx context.Context, b []Sample) {
 
 // tick keeps the changes that have waited historyGap, and writes.
 func (w *writer) tick(ctx context.Context) {
-	now := w.r.now()
+	now := w.h.now()
 	for k, s := range w.pending {
 		if now.Sub(w.seen[k].at) >= historyGap {
 			delete(w.pending, k)
@@ -160,30 +161,30 @@ func (w *writer) write(ctx context.Context) {
 	if len(w.batch) == 0 {
 		return
 	}
-	if err := w.r.store.AppendSamples(ctx, w.batch); err != nil {
-		w.r.log.Error("sensor history: writing samples failed", "samples", len(w.batch), "err", err)
+	if err := w.h.store.AppendSamples(ctx, w.batch); err != nil {
+		w.h.log.Error("sensor history: writing samples failed", "samples", len(w.batch), "err", err)
 	}
 	w.batch = w.batch[:0]
 }
 
 func (w *writer) rollUp(ctx context.Context) {
 	w.write(ctx)
-	if err := w.r.store.RollUpHistory(ctx, w.r.now(), w.r.keep); err != nil {
-		w.r.log.Error("sensor history: rolling up failed", "err", err)
+	if err := w.h.store.RollUpHistory(ctx, w.h.now(), w.h.keep); err != nil {
+		w.h.log.Error("sensor history: rolling up failed", "err", err)
 	}
 }
 
 // stop writes what the writer holds (what waits, what is queued), within
 // 5 s of ctx's end, and stops keeping readings.
 func (w *writer) stop(ctx context.Context) {
-	w.r.running.Store(false)
+	w.h.running.Store(false)
 	w.flush.Stop()
 	w.roll.Stop()
 	done, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	for {
 		select {
-		case b := <-w.r.in:
+		case b := <-w.h.in:
 			w.heard(done, b)
 			continue
 		default:
@@ -566,11 +567,6 @@ func historyTypeNames() []string {
 func disabled(inv inventory, id devices.ID) bool {
 	rec, ok := inv.byID(id)
 	return ok && !rec.Enabled
-}
-
-// history is the service's side of the sensor history.
-type history struct {
-	recorder
 }
 
 // String names a retention for logs and errors: "48h0m0s raw, …".

@@ -136,7 +136,7 @@ func New(cfg Config) *Service {
 	if cfg.History != nil {
 		keep = *cfg.History
 	}
-	s.history = &history{recorder{store: cfg.Store, keep: keep, log: s.log, now: s.now, in: make(chan []Sample, historyQueue)}}
+	s.history = &history{store: cfg.Store, keep: keep, log: s.log, now: s.now, in: make(chan []Sample, historyQueue)}
 	s.reg.Subscribe(s.onChange)
 	return s
 }

@@ -1,9 +1,7 @@
 package v1
 
 import (
-	"maps"
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -17,12 +15,7 @@ var historyParams = []string{"since", "until", "type"}
 // sensorHistory answers a sensor's stored readings over a span.
 func (h *handlers) sensorHistory(c echo.Context) error {
 	var q service.HistoryQuery
-	params := c.QueryParams()
-	for _, name := range slices.Sorted(maps.Keys(params)) {
-		if len(params[name]) > 1 {
-			return service.Errorf(service.EINVALID, "give %s once", name).With("field", name)
-		}
-		v := params.Get(name)
+	err := eachParam(c, func(name, v string) error {
 		switch name {
 		case "since":
 			q.Since = v
@@ -33,6 +26,10 @@ func (h *handlers) sensorHistory(c echo.Context) error {
 		default:
 			return service.Errorf(service.EINVALID, "unknown parameter %q; parameters: %s", name, strings.Join(historyParams, ", ")).With("field", name)
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	v, err := h.svc.SensorHistory(c.Request().Context(), Param(c, "id"), q)
 	return Reply(c, http.StatusOK, v, err)

@@ -23,16 +23,23 @@ var homeParams = []string{"room", "kind", "only_on", "detail"}
 // twice, or a flag that is not true or false is refused, naming it.
 func homeQuery(c echo.Context) (service.HomeQuery, error) {
 	var q service.HomeQuery
+	err := eachParam(c, func(name, v string) error { return setHomeParam(&q, name, v) })
+	return q, err
+}
+
+// eachParam calls set with each query parameter, in name order; one given
+// twice is refused, naming it.
+func eachParam(c echo.Context, set func(name, v string) error) error {
 	params := c.QueryParams()
 	for _, name := range slices.Sorted(maps.Keys(params)) {
 		if vs := params[name]; len(vs) > 1 {
-			return q, service.Errorf(service.EINVALID, "give %s once", name).With("field", name)
+			return service.Errorf(service.EINVALID, "give %s once", name).With("field", name)
 		}
-		if err := setHomeParam(&q, name, params.Get(name)); err != nil {
-			return q, err
+		if err := set(name, params.Get(name)); err != nil {
+			return err
 		}
 	}
-	return q, nil
+	return nil
 }
 
 func setHomeParam(q *service.HomeQuery, name, v string) (err error) {
