@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"regexp"
@@ -532,18 +533,49 @@ func historySpan(q HistoryQuery, now time.Time) (since, until time.Time, err err
 	return
 }
 
-var spanPattern = regexp.MustCompile(`^(\d+(?:\.\d+)?)(s|m|h|d|w)$`)
+// ErrSpanTooLong is ParseSpan's refusal of a span over a century.
+var ErrSpanTooLong = errors.New("more than a century")
+
+var spanPattern = regexp.MustCompile(`^(\d+(?:\.\d+)?)(d|w)$`)
+
+// ParseSpan reads a span of time: a Go duration ("90m", "48h", "1h30m"),
+// or days or weeks ("30d", "2w", "1.5d"); "0" is none. A negative span, or
+// one that is not a span, is an error; one over a century is
+// ErrSpanTooLong. The history's bounds and the options of its retention
+// are written this way.
+func ParseSpan(v string) (time.Duration, error) {
+	v = strings.TrimSpace(v)
+	if m := spanPattern.FindStringSubmatch(v); m != nil {
+		n, _ := strconv.ParseFloat(m[1], 64)
+		unit := map[string]float64{"d": float64(24 * time.Hour), "w": float64(7 * 24 * time.Hour)}[m[2]]
+		if n*unit > float64(maxSpan) {
+			return 0, ErrSpanTooLong
+		}
+		return time.Duration(n * unit), nil
+	}
+	d, err := time.ParseDuration(v)
+	switch {
+	case err != nil:
+		return 0, err
+	case d > maxSpan:
+		return 0, ErrSpanTooLong
+	case d < 0:
+		return 0, fmt.Errorf("%q is negative", v)
+	}
+	return d, nil
+}
+
+// maxSpan is a century: far from time.Duration's limit.
+const maxSpan = 100 * 365 * 24 * time.Hour
 
 // historyTime parses one bound: "24h", "7d", "2w", "90m" back from now, or
 // an RFC 3339 time.
 func historyTime(field, v string, now time.Time) (time.Time, error) {
-	if m := spanPattern.FindStringSubmatch(strings.TrimSpace(v)); m != nil {
-		n, _ := strconv.ParseFloat(m[1], 64)
-		unit := map[string]time.Duration{"s": time.Second, "m": time.Minute, "h": time.Hour, "d": 24 * time.Hour, "w": 7 * 24 * time.Hour}[m[2]]
-		back := time.Duration(n * float64(unit))
-		if n*float64(unit) > float64(100*365*24*time.Hour) {
-			return time.Time{}, Errorf(EINVALID, "%s %q reaches back more than a century", field, v).With("field", field)
-		}
+	back, err := ParseSpan(v)
+	switch {
+	case errors.Is(err, ErrSpanTooLong):
+		return time.Time{}, Errorf(EINVALID, "%s %q reaches back more than a century", field, v).With("field", field)
+	case err == nil:
 		return now.Add(-back), nil
 	}
 	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {

@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -303,6 +304,27 @@ func BenchmarkSensorHistory30Days(b *testing.B) {
 		v, err := h.svc.SensorHistory(h.ctx, "sim:bedroom-temperature", q)
 		if err != nil || len(v.Series) != 1 || len(v.Series[0].Points) < 400 {
 			b.Fatal(v, err)
+		}
+	}
+}
+
+func TestParseSpan(t *testing.T) {
+	for in, want := range map[string]time.Duration{
+		"0": 0, "90m": 90 * time.Minute, "1h30m": 90 * time.Minute, "48h": 48 * time.Hour,
+		"30d": 30 * 24 * time.Hour, "1.5d": 36 * time.Hour, "2w": 14 * 24 * time.Hour, " 7d ": 7 * 24 * time.Hour,
+	} {
+		if got, err := service.ParseSpan(in); err != nil || got != want {
+			t.Errorf("ParseSpan(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "yesterday", "-1h", "3x", "d", "1.5.2d", "99999999999999999999h"} {
+		if _, err := service.ParseSpan(in); err == nil || errors.Is(err, service.ErrSpanTooLong) {
+			t.Errorf("ParseSpan(%q): %v; want it refused as no span", in, err)
+		}
+	}
+	for _, in := range []string{"40000d", "6000w", "900000h"} {
+		if _, err := service.ParseSpan(in); !errors.Is(err, service.ErrSpanTooLong) {
+			t.Errorf("ParseSpan(%q): %v; want ErrSpanTooLong", in, err)
 		}
 	}
 }

@@ -307,40 +307,20 @@ func (v *durationValue) Set(s string) error {
 }
 func (v *durationValue) String() string { return time.Duration(*v).String() }
 
-// retentionValue is how long a tier of the history is kept: a Go
-// duration, or whole days or weeks ("30d", "52w"); 0 is none.
+// retentionValue is how long a tier of the history is kept, as
+// service.ParseSpan reads it; 0 is none.
 type retentionValue time.Duration
 
 // maxRetention is ten years: enough for any home, and far from overflow.
 const maxRetention = 10 * 365 * 24 * time.Hour
 
 func (v *retentionValue) Set(s string) error {
-	bad := fmt.Errorf("%q is not a span of time such as 48h, 30d or 52w (0 keeps none)", s)
-	t := strings.TrimSpace(s)
-	var d time.Duration
+	d, err := service.ParseSpan(s)
 	switch {
-	case t == "0":
-	case strings.HasSuffix(t, "d") || strings.HasSuffix(t, "w"):
-		n, err := strconv.Atoi(t[:len(t)-1])
-		if err != nil || n < 0 {
-			return bad
-		}
-		unit := 24 * time.Hour
-		if strings.HasSuffix(t, "w") {
-			unit *= 7
-		}
-		if n > int(maxRetention/unit) {
-			return fmt.Errorf("%q is more than ten years", s)
-		}
-		d = time.Duration(n) * unit
-	default:
-		var err error
-		if d, err = time.ParseDuration(t); err != nil || d < 0 {
-			return bad
-		}
-	}
-	if d > maxRetention {
+	case errors.Is(err, service.ErrSpanTooLong), d > maxRetention:
 		return fmt.Errorf("%q is more than ten years", s)
+	case err != nil:
+		return fmt.Errorf("%q is not a span of time such as 48h, 30d or 52w (0 keeps none)", s)
 	}
 	*v = retentionValue(d)
 	return nil
