@@ -13,9 +13,6 @@ import (
 	"github.com/bifrost-hub/bifrost/service"
 )
 
-// allLights is the light action's name for every light.
-const allLights = "all"
-
 // powerState is a power action's state.
 type powerState struct {
 	On *bool `json:"on"`
@@ -236,11 +233,12 @@ func (e *Engine) do(ctx context.Context, a Action) (service.FanoutResult, error)
 		if err := decodeState(a.State, &p); err != nil {
 			return none, service.Errorf(service.EINVALID, "%v", err)
 		}
-		if len(a.Lights) == 1 && a.Lights[0] != allLights {
-			_, err := e.svc.SetLight(ctx, a.Lights[0], p)
+		t := service.ParseLightTarget(a.Lights...)
+		if !t.All && len(t.Refs) == 1 {
+			_, err := e.svc.SetLight(ctx, t.Refs[0], p)
 			return none, err
 		}
-		return e.svc.SetLights(ctx, a.Lights, p)
+		return e.svc.SetLights(ctx, t, p)
 	case ActPower:
 		var s powerState
 		if err := decodeState(a.State, &s); err != nil || s.On == nil {
@@ -331,7 +329,7 @@ func (e *Engine) roomTargets(ctx context.Context, a Action) []devices.ID {
 }
 
 func (e *Engine) lightTargets(ctx context.Context, refs []string) []devices.ID {
-	if len(refs) != 1 || refs[0] != allLights {
+	if !service.ParseLightTarget(refs...).All {
 		ids := make([]devices.ID, len(refs))
 		for i, r := range refs {
 			ids[i] = devices.ID(r)

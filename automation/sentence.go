@@ -92,7 +92,7 @@ func backWhat(r Rule) string {
 		}
 	}
 	if len(acts) == 1 && acts[0].Type != ActScene && len(acts[0].Lights) <= 1 {
-		if len(acts[0].Lights) == 0 || acts[0].Lights[0] != allLights {
+		if len(acts[0].Lights) == 0 || !service.ParseLightTarget(acts[0].Lights...).All {
 			return "it"
 		}
 	}
@@ -399,7 +399,7 @@ func (n names) action(a Action) string {
 }
 
 func (n names) lights(ids []string) string {
-	if len(ids) == 1 && ids[0] == allLights {
+	if service.ParseLightTarget(ids...).All {
 		return "every light"
 	}
 	out := make([]string, len(ids))

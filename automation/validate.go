@@ -609,26 +609,32 @@ func (c checker) lightAction(f string, a Action) (Action, []string, error) {
 	if len(a.Lights) == 0 {
 		return a, nil, invalid(f+".lights", "name at least one light, or \"all\"")
 	}
-	var ids []string
-	if len(a.Lights) == 1 && strings.EqualFold(strings.TrimSpace(a.Lights[0]), allLights) {
-		ids = []string{allLights}
+	ids, err := c.lightIDs(f, a.Lights)
+	if err != nil {
+		return a, nil, err
 	}
-	for i, ref := range a.Lights {
-		if ids != nil && ids[0] == allLights {
-			break
-		}
+	a.Lights = ids
+	a.State, err = lightPatch(f+".state", a.State)
+	return a, ids, err
+}
+
+// lightIDs resolves a light action's lights to their ids, each once; "all"
+// stays "all", for the lights there are when the rule runs.
+func (c checker) lightIDs(f string, refs []string) ([]string, error) {
+	if service.ParseLightTarget(refs...).All {
+		return []string{service.AllLights}, nil
+	}
+	var ids []string
+	for i, ref := range refs {
 		l, err := c.e.svc.GetLight(c.ctx, ref)
 		if err != nil {
-			return a, nil, about(fmt.Sprintf("%s.lights[%d]", f, i), err)
+			return nil, about(fmt.Sprintf("%s.lights[%d]", f, i), err)
 		}
 		if !slices.Contains(ids, string(l.ID)) {
 			ids = append(ids, string(l.ID))
 		}
 	}
-	a.Lights = ids
-	var err error
-	a.State, err = lightPatch(f+".state", a.State)
-	return a, ids, err
+	return ids, nil
 }
 
 // deviceAction checks a power, media or remote action.

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/color"
@@ -77,67 +78,100 @@ func (s *Service) lightView(inv inventory, rec DeviceRecord) Light {
 	return l
 }
 
-// SetLight applies a sparse state to one light; SetLights writes several
-// (or "all").
+// SetLight applies a sparse state to one light: the one-target case of
+// SetLights, answered with the state that resulted and any adjustment
+// made to fit the lamp.
 func (s *Service) SetLight(ctx context.Context, ref string, p LightPatch) (LightResult, error) {
-	if err := authorize(ctx, ScopeControl); err != nil {
-		return LightResult{}, err
-	}
-	inv, err := s.inventory(ctx)
+	var one LightResult
+	res, err := s.writeLights(ctx, LightTarget{Refs: []string{ref}}, p, func(r LightResult) { one = r })
 	if err != nil {
 		return LightResult{}, err
 	}
-	rec, err := resolve("light", ref, inv.ofKind(devices.KindLight), recID, recName)
-	if err != nil {
-		return LightResult{}, err
+	if len(res.Failed) > 0 {
+		return LightResult{}, res.causes[0]
 	}
-	u := s.undoable(ctx, "light "+rec.Name)
-	err = checkPatch(p)
-	if err == nil {
-		s.capture(u, rec)
-	}
-	res := LightResult{}
-	if err == nil {
-		res, err = s.applyLight(ctx, rec, p)
-	}
-	s.audit(ctx, "light.set", rec.Name, err, patchSummary(p))
-	if err == nil {
-		s.keep(ctx, u)
-	}
-	return res, err
+	return one, nil
 }
 
-// SetLights applies one patch to several lights (by id or name, or "all")
-// in parallel.
-func (s *Service) SetLights(ctx context.Context, refs []string, p LightPatch) (FanoutResult, error) {
+// SetLights applies one patch to the lights of a target (every light, or
+// several by id or name) in parallel, and reports per light.
+func (s *Service) SetLights(ctx context.Context, t LightTarget, p LightPatch) (FanoutResult, error) {
+	res, err := s.writeLights(ctx, t, p, nil)
+	return res.FanoutResult, err
+}
+
+// lightsWritten is a light write's outcome, with each failure's error.
+type lightsWritten struct {
+	FanoutResult
+	causes []error
+}
+
+// writeLights is every light write: the patch parsed once, the target
+// resolved, each light written in parallel (one reports its result to
+// each), the change kept for undo and audited.
+func (s *Service) writeLights(ctx context.Context, t LightTarget, p LightPatch, each func(LightResult)) (lightsWritten, error) {
 	if err := authorize(ctx, ScopeControl); err != nil {
-		return FanoutResult{}, err
+		return lightsWritten{}, err
 	}
-	if err := checkPatch(p); err != nil {
-		return FanoutResult{}, err
-	}
+	v, perr := ParseLightPatch(p)
 	inv, err := s.inventory(ctx)
 	if err != nil {
-		return FanoutResult{}, err
+		return lightsWritten{}, err
 	}
-	lights := inv.ofKind(devices.KindLight)
-	targets, err := s.pickLights(lights, refs)
+	targets, err := pickLights(inv.ofKind(devices.KindLight), t)
 	if err != nil {
-		return FanoutResult{}, err
+		return lightsWritten{}, err
 	}
-	u := s.undoable(ctx, "lights "+strings.Join(refs, ", "))
-	res := s.fanout(ctx, targets, func(ctx context.Context, rec DeviceRecord) error {
+	what := t.String()
+	if !t.All && len(targets) == 1 {
+		what = targets[0].Name
+	}
+	if perr != nil {
+		s.audit(ctx, "light.set", what, perr, patchSummary(p))
+		return lightsWritten{}, perr
+	}
+	u := s.undoable(ctx, undoLabel(t, what))
+	var out lightsWritten
+	var mu sync.Mutex
+	out.FanoutResult = s.fanout(ctx, targets, func(ctx context.Context, rec DeviceRecord) error {
 		s.capture(u, rec)
-		_, err := s.applyLight(ctx, rec, p)
+		r, err := s.applyLight(ctx, rec, v)
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			out.causes = append(out.causes, err)
+		} else if each != nil {
+			each(r)
+		}
 		return err
 	})
-	s.audit(ctx, "light.set", strings.Join(refs, ", "), res.err(), patchSummary(p))
-	s.keepIfApplied(ctx, u, res)
-	return res, nil
+	s.audit(ctx, "light.set", what, out.auditErr(t), patchSummary(p))
+	s.keepIfApplied(ctx, u, out.FanoutResult)
+	return out, nil
 }
 
-func (s *Service) pickLights(lights []DeviceRecord, refs []string) ([]DeviceRecord, error) {
-	if len(refs) == 1 && strings.EqualFold(strings.TrimSpace(refs[0]), "all") {
+// auditErr is what the audit log says of a write's failures: one named
+// light's own error, or the summary of several.
+func (w lightsWritten) auditErr(t LightTarget) error {
+	if !t.All && len(t.Refs) == 1 && len(w.causes) == 1 {
+		return w.causes[0]
+	}
+	return w.err()
+}
+
+// undoLabel names a light write in the undo log: "light Desk", or
+// "lights Desk, Shelf".
+func undoLabel(t LightTarget, what string) string {
+	if !t.All && len(t.Refs) == 1 {
+		return "light " + what
+	}
+	return "lights " + what
+}
+
+// pickLights resolves a target to its lights: every enabled light for
+// "all", else each reference once.
+func pickLights(lights []DeviceRecord, t LightTarget) ([]DeviceRecord, error) {
+	if t.All {
 		var out []DeviceRecord
 		for _, l := range lights {
 			if l.Enabled {
@@ -146,12 +180,12 @@ func (s *Service) pickLights(lights []DeviceRecord, refs []string) ([]DeviceReco
 		}
 		return out, nil
 	}
-	if len(refs) == 0 {
+	if len(t.Refs) == 0 {
 		return nil, Errorf(EINVALID, "name at least one light, or \"all\"")
 	}
 	seen := map[devices.ID]bool{}
 	var out []DeviceRecord
-	for _, ref := range refs {
+	for _, ref := range t.Refs {
 		rec, err := resolve("light", ref, lights, recID, recName)
 		if err != nil {
 			return nil, err
@@ -164,9 +198,9 @@ func (s *Service) pickLights(lights []DeviceRecord, refs []string) ([]DeviceReco
 	return out, nil
 }
 
-// applyLight validates p against the light's capabilities, sends it through
-// the light's command worker and publishes the result.
-func (s *Service) applyLight(ctx context.Context, rec DeviceRecord, p LightPatch) (LightResult, error) {
+// applyLight fits v to the light's capabilities, sends it through the
+// light's command worker and publishes the result.
+func (s *Service) applyLight(ctx context.Context, rec DeviceRecord, v LightValues) (LightResult, error) {
 	if err := controllable(rec); err != nil {
 		return LightResult{}, err
 	}
@@ -178,7 +212,7 @@ func (s *Service) applyLight(ctx context.Context, rec DeviceRecord, p LightPatch
 	if !ok {
 		return LightResult{}, Errorf(EUNSUPPORTED, "%s is not a light", rec.Name)
 	}
-	change, applied, notes, err := buildLightChange(rec.Name, ld.LightCaps(), s.model.state(rec.ID).light, p)
+	change, applied, notes, err := buildLightChange(rec.Name, ld.LightCaps(), s.model.state(rec.ID).light, v)
 	if err != nil {
 		return LightResult{}, err
 	}
@@ -221,51 +255,44 @@ func lightKey(c devices.LightChange) string {
 	return "light:" + strings.Join(f, ",")
 }
 
-// buildLightChange turns a caller's patch into a change the lamp can take:
-// nonsense is refused with the valid range or options, values outside the
-// lamp's range are clamped (and said so in notes). cur is the light's last
-// known state (nil when unknown). An explicit off turns the light off and
-// sends nothing else: a full state such as {on:false, brightness:80} must
-// not light the lamp.
-func buildLightChange(name string, caps devices.LightCaps, cur *devices.LightState, p LightPatch) (devices.LightChange, AppliedLight, []string, error) {
+// buildLightChange turns a caller's values into a change the lamp can
+// take: what the lamp cannot do is refused with its valid range or
+// options, values outside the lamp's range are clamped (and said so in
+// notes). cur is the light's last known state (nil when unknown). An
+// explicit off turns the light off and sends nothing else: a full state
+// such as {on:false, brightness:80} must not light the lamp.
+func buildLightChange(name string, caps devices.LightCaps, cur *devices.LightState, v LightValues) (devices.LightChange, AppliedLight, []string, error) {
 	var c devices.LightChange
 	var notes []string
-	if err := checkPatch(p); err != nil {
-		return c, AppliedLight{}, nil, err
-	}
-	if p.On != nil && !*p.On {
-		c.On = p.On
-		if !withoutOn(p).Empty() {
+	if v.On != nil && !*v.On {
+		c.On = v.On
+		if !v.onlyOn() {
 			notes = append(notes, "off: the other fields were not sent")
 		}
 		return c, appliedOf(c), notes, nil
 	}
-	if p.Effect != nil && IsNoEffect(*p.Effect) {
-		if p.Hex != nil || p.Color != nil || p.Kelvin != nil || p.Mirek != nil || p.Preset != nil {
-			p.Effect = nil // the colour asked for replaces any effect
-		} else {
-			var n string
-			p, n = clearEffect(caps, cur, p)
-			if n != "" {
-				notes = append(notes, n)
-			}
+	if v.ClearEffect && !v.hasColorMode() {
+		// The colour asked for, if any, replaces any effect.
+		var n string
+		v, n = clearEffect(caps, cur, v)
+		if n != "" {
+			notes = append(notes, n)
 		}
 	}
-	bri, _ := patchBrightness(p) // checked by checkPatch
-	c.On = p.On
-	if bri != nil {
+	c.On = v.On
+	if v.Brightness != nil {
 		if !caps.Dimmable {
 			return c, AppliedLight{}, nil, Errorf(EUNSUPPORTED, "%s cannot be dimmed; it only turns on and off", name)
 		}
-		if *bri == 0 {
+		if *v.Brightness == 0 {
 			off := false
 			c.On = &off
 			notes = append(notes, "brightness 0 turns the light off")
 		} else {
-			c.Brightness = bri
+			c.Brightness = v.Brightness
 		}
 	}
-	n, err := applyColorMode(&c, name, caps, p)
+	n, err := applyColorMode(&c, name, caps, v)
 	if err != nil {
 		return c, AppliedLight{}, nil, err
 	}
@@ -290,125 +317,51 @@ func IsNoEffect(e string) bool {
 // clearEffect turns "no effect" into what the light can show instead: a
 // light running an effect goes back to a warm white (or a white colour on
 // a colour-only lamp); a light running none is left as it is.
-func clearEffect(caps devices.LightCaps, cur *devices.LightState, p LightPatch) (LightPatch, string) {
-	p.Effect = nil
+func clearEffect(caps devices.LightCaps, cur *devices.LightState, v LightValues) (LightValues, string) {
+	v.ClearEffect = false
 	if cur == nil || cur.Mode != devices.ModeEffect {
-		return p, ""
+		return v, ""
 	}
 	switch {
 	case caps.HasTemperature():
 		k := min(max(warmWhite, caps.KelvinMin), caps.KelvinMax)
-		p.Kelvin = &k
+		v.Kelvin = &k
 	case caps.Color:
-		white := "FFFFFF"
-		p.Hex = &white
+		white := color.RGB{R: 255, G: 255, B: 255}
+		v.RGB = &white
 	default:
-		return p, ""
+		return v, ""
 	}
-	return p, "the effect was cleared: the light shows a white"
+	return v, "the effect was cleared: the light shows a white"
 }
 
 // warmWhite is the white a light returns to when its effect is cleared.
 const warmWhite = 2700
 
-// withoutOn is p without its on.
-func withoutOn(p LightPatch) LightPatch {
-	p.On = nil
-	return p
-}
-
-// checkPatch refuses what no lamp could take: an empty patch, several
-// colour modes at once, values that are nonsense rather than out of range.
-func checkPatch(p LightPatch) error {
-	if _, err := patchBrightness(p); err != nil {
-		return err
-	}
-	if p.Empty() {
-		return Errorf(EINVALID, "nothing to change: give on, brightness, hex, color, kelvin, color_temp_mirek, gm, effect or preset")
-	}
-	if p.GM != nil && (*p.GM < minGM || *p.GM > maxGM) {
-		return Errorf(EINVALID, "The green–magenta shift (gm) %d is out of range: use %d (green) to %d (magenta), 0 neutral", *p.GM, minGM, maxGM).
-			With("min", minGM).With("max", maxGM)
-	}
-	if p.GM != nil && (p.Hex != nil || p.Color != nil || p.Effect != nil || p.Preset != nil) {
-		return Errorf(EINVALID, "The green–magenta shift (gm) shifts a white: give it alone or with kelvin, not with a colour, effect or preset")
-	}
-	modes := 0
-	effect := p.Effect != nil && !IsNoEffect(*p.Effect)
-	for _, set := range []bool{p.Hex != nil, p.Color != nil, p.Kelvin != nil || p.Mirek != nil, effect, p.Preset != nil} {
-		if set {
-			modes++
-		}
-	}
-	if modes > 1 || (p.Kelvin != nil && p.Mirek != nil) {
-		return Errorf(EINVALID, "give only one of hex, color, kelvin, color_temp_mirek, effect and preset")
-	}
-	if p.Preset != nil {
-		if _, ok := color.FindPreset(*p.Preset); !ok {
-			return Errorf(EINVALID, "there is no preset %q; list them with GET /api/v1/presets or the list_color_presets tool", Clip(*p.Preset))
-		}
-	}
-	if p.Kelvin != nil && (*p.Kelvin < minKelvin || *p.Kelvin > maxKelvin) {
-		return Errorf(EINVALID, "kelvin %d is not a colour temperature: use %d–%d", *p.Kelvin, minKelvin, maxKelvin).
-			With("min", minKelvin).With("max", maxKelvin)
-	}
-	if p.Mirek != nil && (*p.Mirek < minMirek || *p.Mirek > maxMirek) {
-		return Errorf(EINVALID, "The colour temperature (color_temp_mirek) %d is out of range: use %d–%d mirek", *p.Mirek, minMirek, maxMirek).
-			With("min", minMirek).With("max", maxMirek)
-	}
-	if p.Color != nil && (p.Color.X < 0 || p.Color.X > 1 || p.Color.Y < 0 || p.Color.Y > 1 || math.IsNaN(p.Color.X) || math.IsNaN(p.Color.Y)) {
-		return Errorf(EINVALID, "The colour's x and y must each be between 0 and 1")
-	}
-	if p.Hex != nil {
-		if _, err := color.ParseHex(*p.Hex); err != nil {
-			return Errorf(EINVALID, "%v", err).With("example", "FF8800")
-		}
-	}
-	return nil
-}
-
-// patchBrightness returns the brightness asked for, from brightness or
-// color.brightness, checked against 0–100.
-func patchBrightness(p LightPatch) (*int, error) {
-	b := p.Brightness
-	if b == nil && p.Color != nil {
-		b = p.Color.Brightness
-	}
-	if b != nil && (*b < 0 || *b > 100) {
-		return nil, Errorf(EINVALID, "brightness %d is out of range: use 0–100 (percent)", *b).With("min", 0).With("max", 100)
-	}
-	return b, nil
-}
-
-// applyColorMode fills in the one colour mode of p, converted for the lamp.
-func applyColorMode(c *devices.LightChange, name string, caps devices.LightCaps, p LightPatch) ([]string, error) {
+// applyColorMode fills in the one colour mode of v, converted for the lamp.
+func applyColorMode(c *devices.LightChange, name string, caps devices.LightCaps, v LightValues) ([]string, error) {
 	switch {
-	case p.GM != nil && caps.GM:
-		gm := *p.GM
+	case v.GM != nil && caps.GM:
+		gm := *v.GM
 		c.GM = &gm
-	case p.GM != nil && (*p.GM != 0 || withoutGM(p).Empty()):
+	case v.GM != nil && (*v.GM != 0 || v.onlyGM()):
 		// A neutral gm beside other fields asks nothing of a light without
 		// a shift; on its own it asks for something the light cannot do.
 		return nil, Errorf(EUNSUPPORTED, "%s has no green–magenta shift", name)
 	}
 	switch {
-	case p.Kelvin != nil || p.Mirek != nil:
-		return applyTemperature(c, name, caps, p)
-	case p.Hex != nil:
-		rgb, _ := color.ParseHex(*p.Hex) // checked by checkPatch
-		return applyColor(c, name, caps, rgb, nil)
-	case p.Color != nil:
-		pt := color.Point{X: p.Color.X, Y: p.Color.Y}
-		return applyColor(c, name, caps, color.XYToRGB(pt.X, pt.Y), &pt)
-	case p.Effect != nil:
-		e, err := matchEffect(name, caps, *p.Effect)
+	case v.Kelvin != nil:
+		return applyTemperature(c, name, caps, *v.Kelvin)
+	case v.RGB != nil:
+		return applyColor(c, name, caps, *v.RGB, v.XY)
+	case v.Effect != nil:
+		e, err := matchEffect(name, caps, *v.Effect)
 		if err != nil {
 			return nil, err
 		}
 		c.Effect = &e
-	case p.Preset != nil:
-		pr, _ := color.FindPreset(*p.Preset) // checked by checkPatch
-		return applyPreset(c, name, caps, pr)
+	case v.Preset != nil:
+		return applyPreset(c, name, caps, *v.Preset)
 	}
 	return nil, nil
 }
@@ -417,8 +370,8 @@ func applyColorMode(c *devices.LightChange, name string, caps devices.LightCaps,
 // a lamp with colour temperature, else its colour on a colour lamp.
 func applyPreset(c *devices.LightChange, name string, caps devices.LightCaps, pr color.Preset) ([]string, error) {
 	if pr.Kelvin > 0 && caps.HasTemperature() {
-		k, gm := pr.Kelvin, pr.GM
-		notes, err := applyTemperature(c, name, caps, LightPatch{Kelvin: &k})
+		gm := pr.GM
+		notes, err := applyTemperature(c, name, caps, pr.Kelvin)
 		c.GM = &gm // also 0, so a neutral white undoes an earlier tint
 		return notes, err
 	}
@@ -432,13 +385,9 @@ func applyPreset(c *devices.LightChange, name string, caps devices.LightCaps, pr
 	return applyColor(c, name, caps, rgb, nil)
 }
 
-func applyTemperature(c *devices.LightChange, name string, caps devices.LightCaps, p LightPatch) ([]string, error) {
-	k := 0
-	if p.Kelvin != nil {
-		k = *p.Kelvin
-	} else {
-		k = color.MirekToKelvin(*p.Mirek)
-	}
+// applyTemperature sets a white of k kelvin, clamped to the lamp's range,
+// or its colour on a lamp without a white channel.
+func applyTemperature(c *devices.LightChange, name string, caps devices.LightCaps, k int) ([]string, error) {
 	if !caps.HasTemperature() {
 		if !caps.Color {
 			return nil, Errorf(EUNSUPPORTED, "%s has no colour temperature or colour", name)
@@ -547,14 +496,3 @@ func (s *Service) ListPresets(ctx context.Context) ([]color.Preset, error) {
 	}
 	return color.Presets(), nil
 }
-
-// withoutGM is p without its green–magenta shift.
-func withoutGM(p LightPatch) LightPatch {
-	p.GM = nil
-	return p
-}
-
-// Check refuses a patch no lamp could take (what SetLight refuses before it
-// asks a lamp): for callers that keep a patch to send later, such as an
-// automation's action.
-func (p LightPatch) Check() error { return checkPatch(p) }

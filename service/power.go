@@ -148,7 +148,10 @@ func (s *Service) applyPower(ctx context.Context, rec DeviceRecord, on bool) err
 	if _, light := d.(devices.Light); !ok && light {
 		// A device that became a light (a Tasmota bulb, once read as a
 		// relay) is still switched by the scenes that knew it as one.
-		_, err := s.applyLight(ctx, rec, LightPatch{On: &on})
+		v, err := ParseLightPatch(LightPatch{On: &on})
+		if err == nil {
+			_, err = s.applyLight(ctx, rec, v)
+		}
 		return err
 	}
 	if !ok {

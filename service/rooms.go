@@ -222,7 +222,8 @@ func (s *Service) SetRoom(ctx context.Context, ref string, p RoomPatch) (FanoutR
 	if err := authorize(ctx, ScopeControl); err != nil {
 		return FanoutResult{}, err
 	}
-	if err := checkPatch(p); err != nil {
+	v, err := ParseLightPatch(p)
+	if err != nil {
 		return FanoutResult{}, err
 	}
 	inv, err := s.inventory(ctx)
@@ -244,7 +245,7 @@ func (s *Service) SetRoom(ctx context.Context, ref string, p RoomPatch) (FanoutR
 			return errSkipped
 		}
 		s.capture(u, rec)
-		return s.applyToMember(ctx, rec, p)
+		return s.applyToMember(ctx, rec, v)
 	})
 	s.audit(ctx, "room.set", r.Name, res.err(), patchSummary(p))
 	s.keepIfApplied(ctx, u, res)
@@ -311,22 +312,22 @@ func (s *Service) isLit(rec DeviceRecord) bool {
 	return st.online && st.light != nil && st.light.On
 }
 
-func (s *Service) applyToMember(ctx context.Context, rec DeviceRecord, p RoomPatch) error {
+func (s *Service) applyToMember(ctx context.Context, rec DeviceRecord, v LightValues) error {
 	switch rec.Kind {
 	case devices.KindLight:
-		if p.GM != nil && !s.takesGM(rec) {
-			p.GM = nil // a room's shift reaches the lights that take one
-			if p.Empty() {
+		if v.GM != nil && !s.takesGM(rec) {
+			v = v.withoutGM() // a room's shift reaches the lights that take one
+			if v.Patch.Empty() {
 				return errSkipped
 			}
 		}
-		_, err := s.applyLight(ctx, rec, p)
+		_, err := s.applyLight(ctx, rec, v)
 		return err
 	case devices.KindPower:
-		return s.applyPower(ctx, rec, *p.On)
+		return s.applyPower(ctx, rec, *v.On)
 	case devices.KindMedia:
-		_, err := s.applyMedia(ctx, rec, MediaPatch{Power: p.On})
-		if ErrorCode(err) == EUNSUPPORTED && !*p.On {
+		_, err := s.applyMedia(ctx, rec, MediaPatch{Power: v.On})
+		if ErrorCode(err) == EUNSUPPORTED && !*v.On {
 			// A speaker without a power switch is "off" when it is quiet.
 			pause := "pause"
 			_, err = s.sendMedia(ctx, rec, MediaPatch{Transport: &pause})

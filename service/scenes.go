@@ -168,7 +168,10 @@ func sceneTargets(inv inventory, sc Scene) ([]DeviceRecord, map[devices.ID]Scene
 func (s *Service) applyEntry(ctx context.Context, rec DeviceRecord, e SceneEntry) error {
 	switch {
 	case e.Light != nil:
-		_, err := s.applyLight(ctx, rec, patchFromState(*e.Light))
+		v, err := ParseLightPatch(patchFromState(*e.Light))
+		if err == nil {
+			_, err = s.applyLight(ctx, rec, v)
+		}
 		return err
 	case e.Power != nil:
 		return s.applyPower(ctx, rec, *e.Power)

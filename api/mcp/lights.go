@@ -126,15 +126,15 @@ var lightWriteSchema = open(with(fanoutSchema.props(), map[string]schema{
 
 func (t *tools) setLight(ctx context.Context, a setLightArgs) (result, error) {
 	p := a.patch()
-	switch {
-	case a.Light != "" && len(a.Lights) > 0:
+	if a.Light != "" && len(a.Lights) > 0 {
 		return result{}, service.Errorf(service.EINVALID, `Give light (one, or "all") or lights (several), not both`)
-	case len(a.Lights) > 0 || strings.EqualFold(strings.TrimSpace(a.Light), "all"):
-		refs := a.Lights
-		if len(refs) == 0 {
-			refs = []string{"all"}
-		}
-		res, err := t.svc.SetLights(ctx, refs, p)
+	}
+	refs := a.Lights
+	if len(refs) == 0 {
+		refs = []string{a.Light}
+	}
+	if target := service.ParseLightTarget(refs...); len(a.Lights) > 0 || target.All {
+		res, err := t.svc.SetLights(ctx, target, p)
 		if err != nil {
 			return result{}, err
 		}

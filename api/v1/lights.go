@@ -3,7 +3,6 @@ package v1
 import (
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -36,8 +35,8 @@ func (h *handlers) setLightState(c echo.Context) error {
 		return err
 	}
 	ctx, id := c.Request().Context(), Param(c, "id")
-	if strings.EqualFold(id, "all") {
-		res, err := h.svc.SetLights(ctx, []string{"all"}, p)
+	if t := service.ParseLightTarget(id); t.All {
+		res, err := h.svc.SetLights(ctx, t, p)
 		return Reply(c, http.StatusOK, countsOf(res), err)
 	}
 	res, err := h.svc.SetLight(ctx, id, p)

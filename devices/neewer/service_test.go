@@ -232,7 +232,7 @@ func TestSceneOverThreeNeewerLights(t *testing.T) {
 	if len(sc.Entries) != 3 {
 		t.Fatalf("scene captured %d entries", len(sc.Entries))
 	}
-	if _, err := h.svc.SetLights(h.ctx, []string{"all"}, service.LightPatch{On: ptr(false)}); err != nil {
+	if _, err := h.svc.SetLights(h.ctx, service.ParseLightTarget("all"), service.LightPatch{On: ptr(false)}); err != nil {
 		t.Fatal(err)
 	}
 	for _, l := range h.lights {
@@ -375,7 +375,7 @@ func TestOneUnreachableLightDelaysNoOther(t *testing.T) {
 	h.found(t)
 	h.lights["Fill Light"].Gone(true)
 	start := time.Now()
-	res, err := h.svc.SetLights(h.ctx, []string{"Key Light", "Fill Light", "Back Light"}, service.LightPatch{Brightness: ptr(70)})
+	res, err := h.svc.SetLights(h.ctx, service.ParseLightTarget("Key Light", "Fill Light", "Back Light"), service.LightPatch{Brightness: ptr(70)})
 	if err != nil {
 		t.Fatal(err)
 	}
