@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -97,7 +98,30 @@ func classify(err error, req *http.Request) apiError {
 	if !ok || code == service.EINTERNAL {
 		return apiError{status: http.StatusInternalServerError, code: service.EINTERNAL, message: "Internal error"}
 	}
-	return apiError{status: status, code: code, message: service.ErrorMessage(err), details: service.ErrorDetails(err)}
+	return apiError{status: status, code: code, message: service.ErrorSaid(err, wordsFor(req)), details: service.ErrorDetails(err)}
+}
+
+// wordsFor are the words an error is said in for req: the public API's
+// routes for /api/v1, the web UI's pages for the web UI's own /api.
+func wordsFor(req *http.Request) service.Words {
+	if strings.HasPrefix(req.URL.Path, "/api/v1/") {
+		return service.Words{Hint: restHint}
+	}
+	return service.Words{}
+}
+
+// restHint says a next step as a script reaches it, through /api/v1.
+func restHint(e *service.Error) string {
+	id := url.PathEscape(string(e.ID))
+	switch e.Hint {
+	case service.HintListPresets:
+		return "list them with GET /api/v1/presets"
+	case service.HintEnable:
+		return `enable it first: PATCH /api/v1/devices/` + id + ` with {"enabled": true}`
+	case service.HintPair:
+		return "open the Devices page and choose Pair, or POST /api/v1/devices/" + id + "/pair with {} and then with the code the TV shows"
+	}
+	return ""
 }
 
 // fromHTTPError renders one of Echo's errors (or a handler's own).

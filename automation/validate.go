@@ -3,6 +3,7 @@ package automation
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -63,10 +64,8 @@ func about(field string, err error) error {
 	if code == service.ENOTFOUND {
 		code = service.EINVALID
 	}
-	out := service.Errorf(code, "%s: %s", field, service.ErrorMessage(err))
-	for k, v := range service.ErrorDetails(err) {
-		out.With(k, v)
-	}
+	out := within(field, err)
+	out.Code = code
 	return out.With("field", field)
 }
 
@@ -679,13 +678,20 @@ func (c checker) deviceAction(f string, a Action) (Action, []string, error) {
 
 // serviceInvalid is the service's refusal of a state, said of the field.
 func serviceInvalid(field string, err error) error {
-	e := invalid(field, "%s", service.ErrorMessage(err))
-	for k, v := range service.ErrorDetails(err) {
-		if k != "field" {
-			e = e.With(k, v)
-		}
+	e := within(field, err)
+	e.Code = service.EINVALID
+	delete(e.Details, "field")
+	return e.With("field", field)
+}
+
+// within is err said of field: its parts kept, the field's path before
+// its message.
+func within(field string, err error) *service.Error {
+	var se *service.Error
+	if !errors.As(err, &se) {
+		se = service.Errorf(service.ErrorCode(err), "%s", service.ErrorMessage(err))
 	}
-	return e
+	return se.In(field)
 }
 
 // lightPatch checks a light or room state and writes it in its one
@@ -693,7 +699,8 @@ func serviceInvalid(field string, err error) error {
 func lightPatch(field string, raw json.RawMessage) (json.RawMessage, error) {
 	var p service.LightPatch
 	if err := decodeState(raw, &p); err != nil {
-		return nil, invalid(field, "%v; a light state has on, brightness, hex, color, kelvin, color_temp_mirek, effect, gm or preset, such as {\"on\": true, \"brightness\": 30}", err)
+		return nil, service.Listf(service.EINVALID, fmt.Sprintf("%s: %v; a light state has ", field, err), service.PatchFields, "or",
+			`, such as {"on": true, "brightness": 30}`).With("field", field)
 	}
 	if err := p.Check(); err != nil {
 		return nil, serviceInvalid(field, err)

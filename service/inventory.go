@@ -261,7 +261,7 @@ func (s *Service) wakeable(rec DeviceRecord) (devices.Device, error) {
 // controllable checks that rec may take a command.
 func controllable(rec DeviceRecord) error {
 	if !rec.Enabled {
-		return Errorf(ECONFLICT, "%s is disabled; enable it on the Devices page first", rec.Name)
+		return Errorf(ECONFLICT, "%s is disabled", rec.Name).WithHint(HintEnable, rec.Name, rec.ID)
 	}
 	return nil
 }

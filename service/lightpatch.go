@@ -102,7 +102,7 @@ func ParseLightPatch(p LightPatch) (LightValues, error) {
 		return v, err
 	}
 	if p.Empty() {
-		return v, Errorf(EINVALID, "nothing to change: give on, brightness, hex, color, kelvin, color_temp_mirek, gm, effect or preset")
+		return v, Listf(EINVALID, "nothing to change: give ", PatchFields, "or", "")
 	}
 	if err := checkGM(p); err != nil {
 		return v, err
@@ -115,6 +115,14 @@ func ParseLightPatch(p LightPatch) (LightValues, error) {
 	}
 	return v, nil
 }
+
+// The fields of a light patch, as the messages list them.
+var (
+	// PatchFields are the fields of a light patch, as the messages list
+	// them.
+	PatchFields     = []string{"on", "brightness", "hex", "color", "kelvin", "color_temp_mirek", "gm", "effect", "preset"}
+	colorModeFields = []string{"hex", "color", "kelvin", "color_temp_mirek", "effect", "preset"}
+)
 
 // checkGM refuses a shift out of range, or beside a colour.
 func checkGM(p LightPatch) error {
@@ -139,7 +147,7 @@ func checkOneMode(p LightPatch) error {
 		}
 	}
 	if modes > 1 || (p.Kelvin != nil && p.Mirek != nil) {
-		return Errorf(EINVALID, "give only one of hex, color, kelvin, color_temp_mirek, effect and preset")
+		return Listf(EINVALID, "give only one of ", colorModeFields, "or", "")
 	}
 	return nil
 }
@@ -150,7 +158,7 @@ func parseColorMode(p LightPatch, v *LightValues) error {
 	case p.Preset != nil:
 		pr, ok := color.FindPreset(*p.Preset)
 		if !ok {
-			return Errorf(EINVALID, "there is no preset %q; list them with GET /api/v1/presets or the list_color_presets tool", Clip(*p.Preset))
+			return Errorf(EINVALID, "there is no preset %q", Clip(*p.Preset)).WithHint(HintListPresets, "", "")
 		}
 		v.Preset = &pr
 	case p.Kelvin != nil:

@@ -180,7 +180,7 @@ func (s *Service) captureMediaChange(ctx context.Context, u *undoLog, rec Device
 
 func checkMediaPatch(p MediaPatch) error {
 	if p.Power == nil && p.Volume == nil && p.Mute == nil && p.Source == nil && p.Transport == nil {
-		return Errorf(EINVALID, "nothing to change: give power, volume, mute, source or transport")
+		return Listf(EINVALID, "nothing to change: give ", []string{"power", "volume", "mute", "source", "transport"}, "or", "")
 	}
 	if p.Volume != nil && (*p.Volume < 0 || *p.Volume > 100) {
 		return Errorf(EINVALID, "volume %d is out of range: use 0–100", *p.Volume).With("min", 0).With("max", 100)

@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"strings"
 
 	"github.com/bifrost-hub/bifrost/devices"
@@ -76,8 +75,7 @@ func (s *Service) PairDevice(ctx context.Context, ref, code string) (PairResult,
 // needsPairing is the error for a command to a device that is not paired
 // with the hub, saying how to pair it.
 func needsPairing(rec DeviceRecord) error {
-	return Errorf(ECONFLICT, "%s needs pairing with the hub: open the Devices page and choose Pair, "+
-		"or POST /api/v1/devices/%s/pair with {} and then with the code the TV shows", rec.Name, url.PathEscape(string(rec.ID)))
+	return Errorf(ECONFLICT, "%s needs pairing with the hub", rec.Name).WithHint(HintPair, rec.Name, rec.ID)
 }
 
 // pairingOf is the pairing state of a device that pairs, "" for others.

@@ -190,7 +190,7 @@ func checkRemoteCommand(cmd *RemoteCommand) error {
 		}
 	}
 	if n != 1 {
-		return Errorf(EINVALID, "Give exactly one of key, text, app and power")
+		return Listf(EINVALID, "Give exactly one of ", []string{"key", "text", "app", "power"}, "and", "")
 	}
 	if n := len([]rune(cmd.Text)); n > MaxText {
 		return Errorf(EINVALID, "text is %d characters; a TV takes at most %d at a time", n, MaxText).With("field", "text")

@@ -65,7 +65,7 @@ func unknownField(tool string, args reflect.Type, raw json.RawMessage, name stri
 		if len(names) == 0 {
 			return service.Errorf(service.EINVALID, "Unknown argument %q: %s takes no arguments", service.Clip(name), tool)
 		}
-		return service.Errorf(service.EINVALID, "Unknown argument %q: %s takes %s", service.Clip(name), tool, joinWords(names, "and"))
+		return service.Errorf(service.EINVALID, "Unknown argument %q: %s takes %s", service.Clip(name), tool, service.JoinWords(names, "and"))
 	}
 	where := findKey(top, name)
 	return service.Errorf(service.EINVALID, "Unknown field %q in %s: the tool's description says which fields each part takes", service.Clip(name), where).With("field", where)

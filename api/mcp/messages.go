@@ -3,7 +3,6 @@ package mcp
 import (
 	"encoding/json"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,11 +15,10 @@ import (
 )
 
 // A tool error is rendered here, in one place, in the tool's own words:
-// the service phrases its messages for every surface, with the names of
-// the REST fields (color_temp_mirek, GET /api/v1/presets); a tool takes
-// fewer arguments, under its own names. Each message starts with a
-// capital, names a device once, and quotes at most service.MaxQuoted characters
-// of anything the caller sent.
+// a service error carries its parts (the fields it lists, a next step as
+// a kind), and a tool says them with its own arguments and its own tools.
+// Each message starts with a capital, names a device once, and quotes at
+// most service.MaxQuoted characters of anything the caller sent.
 
 // words are what a tool's messages may name: its arguments (and the
 // fields of a part of them), and the fields of the service input it fills
@@ -72,7 +70,7 @@ type call struct {
 // the valid options the service offers are named when its message does
 // not list them already.
 func (c call) toolError(err error) *mcplib.CallToolResult {
-	msg := c.inOwnWords(service.ErrorMessage(err))
+	msg := service.ErrorSaid(err, c.words.say())
 	details := service.ErrorDetails(err)
 	if opts, ok := details["options"].([]string); ok && len(opts) > 0 {
 		if list := strings.Join(opts, ", "); !strings.Contains(msg, list) {
@@ -94,44 +92,23 @@ func (c call) said(msg string) string {
 	return sentence(nameOnce(clipArgs(msg, c.raw)))
 }
 
-// inOwnWords rephrases what the service said for this tool: lists of
-// fields keep the ones the tool takes, another surface's way to a list is
-// replaced by the tool's.
-func (c call) inOwnWords(msg string) string {
-	msg = fieldList.ReplaceAllStringFunc(msg, c.words.ownList)
-	return otherSurface.ReplaceAllString(msg, "$1")
+// say are the words a tool says a service error in: a list of fields
+// keeps the ones the tool takes, and a next step is one of the tools.
+func (w words) say() service.Words {
+	return service.Words{
+		Field: func(name string) (string, bool) { return name, !slices.Contains(w.restOnly, name) },
+		Hint:  toolHint,
+	}
 }
 
-// fieldList is a list of field names: "hex, color, kelvin and preset".
-var fieldList = regexp.MustCompile(`\b[a-z][a-z_]*(?:, [a-z][a-z_]*)*,? (?:and|or) [a-z][a-z_]*\b`)
-
-// ownList is list without the fields the tool does not take, when it
-// names both kinds.
-func (w words) ownList(list string) string {
-	items := strings.FieldsFunc(list, func(r rune) bool { return r == ',' || r == ' ' })
-	var kept []string
-	dropped := false
-	for _, it := range items {
-		switch {
-		case it == "and" || it == "or":
-		case slices.Contains(w.restOnly, it):
-			dropped = true
-		default:
-			if !slices.Contains(w.args, it) {
-				return list // not a list of fields
-			}
-			kept = append(kept, it)
-		}
+// toolHint says a next step as a tool: "" where no tool takes it (the
+// web UI's words are said then).
+func toolHint(e *service.Error) string {
+	if e.Hint == service.HintListPresets {
+		return "list them with the list_color_presets tool"
 	}
-	if !dropped || len(kept) == 0 {
-		return list
-	}
-	return joinWords(kept, "or")
+	return ""
 }
-
-// otherSurface is how the service points to a list through REST as well
-// as through a tool: "GET /api/v1/presets or the list_color_presets tool".
-var otherSurface = regexp.MustCompile(`(?:GET|POST|PUT) /api/\S+ or the ([a-z_]+) tool`)
 
 // inField puts a message that starts with the field it is about
 // ("actions[0].state: …") as a sentence that says where.
@@ -264,12 +241,4 @@ func sentence(s string) string {
 		return s
 	}
 	return string(unicode.ToUpper(r)) + s[size:]
-}
-
-// joinWords is "a", "a or b", "a, b or c".
-func joinWords(items []string, conj string) string {
-	if len(items) < 2 {
-		return strings.Join(items, "")
-	}
-	return strings.Join(items[:len(items)-1], ", ") + " " + conj + " " + items[len(items)-1]
 }

@@ -11,7 +11,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"regexp"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -345,9 +344,7 @@ const maxRPCMessage = 300
 // library's "not found"s say where to look, and no word of it (an unknown
 // method's name) or the whole runs long.
 func rpcMessage(msg string) string {
-	for _, nf := range notFound {
-		msg = nf.re.ReplaceAllString(msg, nf.say)
-	}
+	msg = sayNotFound(msg)
 	words := strings.Split(clipQuoted(msg), " ")
 	for i, w := range words {
 		if utf8.RuneCountInString(w) > service.MaxQuoted+8 { // room for a cut quote's marks
@@ -361,15 +358,29 @@ func rpcMessage(msg string) string {
 	return sentence(msg)
 }
 
-// notFound rephrases the library's answers to a name it does not know.
-var notFound = []struct {
-	re  *regexp.Regexp
-	say string
-}{
-	{regexp.MustCompile(`^tool ('.*') not found: tool not found$`), "There is no tool $1: tools/list names them"},
-	{regexp.MustCompile(`^prompt ('.*') not found: prompt not found$`), "There is no prompt $1: prompts/list names them"},
-	{regexp.MustCompile(`^handler not found for resource URI ('.*'): resource not found$`), "There is no resource $1: resources/list names them"},
-	{regexp.MustCompile(`^Method (.*) not found$`), "There is no method $1 in MCP"},
+// notFound are the library's answers to a name it does not know (its
+// words around the name, as mcp-go writes them) and what this server
+// says instead, around the same name.
+var notFound = []struct{ pre, post, say, sayPost string }{
+	{"tool ", " not found: tool not found", "There is no tool ", ": tools/list names them"},
+	{"prompt ", " not found: prompt not found", "There is no prompt ", ": prompts/list names them"},
+	{"handler not found for resource URI ", ": resource not found", "There is no resource ", ": resources/list names them"},
+	{"Method ", " not found", "There is no method ", " in MCP"},
+}
+
+// sayNotFound says one of the library's not-found answers in this
+// server's words; any other message as it is.
+func sayNotFound(msg string) string {
+	for _, nf := range notFound {
+		rest, ok := strings.CutPrefix(msg, nf.pre)
+		if !ok {
+			continue
+		}
+		if name, ok := strings.CutSuffix(rest, nf.post); ok {
+			return nf.say + name + nf.sayPost
+		}
+	}
+	return msg
 }
 
 // newSSESession names a legacy SSE session and remembers which key opened
