@@ -223,21 +223,18 @@ func (a *Adapter) identifyLoop(ctx context.Context, host string) {
 		a.log.Warn("TV address not understood", "host", host, "err", err)
 		return
 	}
-	wait := a.cfg.RetryMin
-	for ctx.Err() == nil {
+	b := devices.Backoff{Min: a.cfg.RetryMin, Max: a.cfg.RetryMax, Jitter: true}
+	devices.Retry(ctx, b, func(int, time.Duration) error {
 		qctx, cancel := context.WithTimeout(ctx, dialTimeout)
+		defer cancel()
 		r, err := identify(qctx, addr, a.cert)
-		cancel()
-		if err == nil {
-			a.attach(r, true)
-			return
+		if err != nil {
+			a.log.Debug("TV not answering on its pairing port", "host", host, "err", err)
+			return err
 		}
-		a.log.Debug("TV not answering on its pairing port", "host", host, "err", err)
-		if !devices.Sleep(ctx, jitter(wait)) {
-			return
-		}
-		wait = min(2*wait, a.cfg.RetryMax)
-	}
+		a.attach(r, true)
+		return nil
+	})
 }
 
 // knows reports whether a TV at host ("host" or "host:port") is known

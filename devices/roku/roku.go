@@ -198,18 +198,14 @@ func (a *Adapter) identify(ctx context.Context, addr string) (*Device, error) {
 // identifyLoop identifies a configured host, retrying with backoff until
 // it answers.
 func (a *Adapter) identifyLoop(ctx context.Context, addr string) {
-	wait := a.cfg.RetryMin
-	for ctx.Err() == nil {
+	b := devices.Backoff{Min: a.cfg.RetryMin, Max: a.cfg.RetryMax}
+	devices.Retry(ctx, b, func(_ int, pause time.Duration) error {
 		_, err := a.identify(ctx, addr)
-		if err == nil {
-			return
+		if err != nil {
+			a.log.Debug("roku not answering", "addr", addr, "err", err, "retry_in", pause)
 		}
-		a.log.Debug("roku not answering", "addr", addr, "err", err, "retry_in", wait)
-		if !devices.Sleep(ctx, wait) {
-			return
-		}
-		wait = min(2*wait, a.cfg.RetryMax)
-	}
+		return err
+	})
 }
 
 // search runs one SSDP search for ScanTime and identifies every device
