@@ -187,11 +187,9 @@ func (a *Adapter) Run(ctx context.Context) error {
 // Scan looks for TVs by mDNS; those that answer are added as they do. It
 // returns how long it listens.
 func (a *Adapter) Scan(ctx context.Context) (time.Duration, error) {
-	rctx, err := a.life.Running()
-	if err != nil {
+	if err := a.life.Spawn(a.discover); err != nil {
 		return 0, err
 	}
-	a.life.Go(func() { a.discover(rctx) })
 	return a.cfg.ScanTime, nil
 }
 
@@ -280,9 +278,7 @@ func (a *Adapter) attach(r record, found bool) *TV {
 	if found {
 		a.save()
 	}
-	if ctx, err := a.life.Running(); err == nil {
-		a.life.Go(func() { t.run(ctx) })
-	}
+	a.life.Spawn(t.run) // unless Run has ended
 	return t
 }
 

@@ -127,11 +127,9 @@ func (a *Adapter) Run(ctx context.Context) error {
 // Scan broadcasts a discovery query; receivers that answer are added as
 // they do. It returns how long it listens.
 func (a *Adapter) Scan(ctx context.Context) (time.Duration, error) {
-	rctx, err := a.life.Running()
-	if err != nil {
+	if err := a.life.Spawn(a.discover); err != nil {
 		return 0, err
 	}
-	a.life.Go(func() { a.discover(rctx) })
 	return a.cfg.ScanTime, nil
 }
 
@@ -208,9 +206,7 @@ func (a *Adapter) attach(id eiscp.Identity, addr string) *receiver {
 	}
 	a.log.Info("receiver found", "model", id.Model, "receiver", key, "addr", addr)
 	a.cfg.Registry.Add(r.main)
-	if ctx, err := a.life.Running(); err == nil {
-		a.life.Go(func() { r.run(ctx) })
-	}
+	a.life.Spawn(r.run) // unless Run has ended
 	return r
 }
 

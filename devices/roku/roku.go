@@ -159,11 +159,9 @@ func (a *Adapter) Run(ctx context.Context) error {
 // Scan searches for devices by SSDP; those that answer are added as they
 // do. It returns how long it listens.
 func (a *Adapter) Scan(ctx context.Context) (time.Duration, error) {
-	rctx, err := a.life.Running()
-	if err != nil {
+	if err := a.life.Spawn(a.search); err != nil {
 		return 0, err
 	}
-	a.life.Go(func() { a.search(rctx) })
 	return a.cfg.ScanTime, nil
 }
 
@@ -305,9 +303,7 @@ func (a *Adapter) attach(info ecp.DeviceInfo, addr string) (*Device, error) {
 // register hands a device to the registry and starts polling it.
 func (a *Adapter) register(d *Device) {
 	a.cfg.Registry.Add(d)
-	if ctx, err := a.life.Running(); err == nil {
-		a.life.Go(func() { d.run(ctx) })
-	}
+	a.life.Spawn(d.run) // unless Run has ended
 }
 
 // load reads the state file's devices, to be registered when Run starts.

@@ -157,11 +157,9 @@ func baseURL(host string) string {
 // Scan searches for players by SSDP; households that answer are added as
 // they do. It returns how long it listens.
 func (a *Adapter) Scan(ctx context.Context) (time.Duration, error) {
-	rctx, err := a.life.Running()
-	if err != nil {
+	if err := a.life.Spawn(a.search); err != nil {
 		return 0, err
 	}
-	a.life.Go(func() { a.search(rctx) })
 	return a.cfg.ScanTime, nil
 }
 
