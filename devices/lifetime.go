@@ -74,6 +74,18 @@ func (l *Lifetime) Go(fn func()) bool {
 	return true
 }
 
+// Spawn runs fn with Run's context as one of Run's goroutines (unless
+// Run is stopping, as Go); when Run is not running it starts nothing and
+// returns Running's error.
+func (l *Lifetime) Spawn(fn func(ctx context.Context)) error {
+	ctx, err := l.Running()
+	if err != nil {
+		return err
+	}
+	l.Go(func() { fn(ctx) })
+	return nil
+}
+
 // Stopping reports whether Run is ending.
 func (l *Lifetime) Stopping() bool {
 	l.mu.Lock()

@@ -56,3 +56,30 @@ func TestLifetime(t *testing.T) {
 		t.Fatalf("after End: ran %d, stopping %v", ran.Load(), l.Stopping())
 	}
 }
+
+func TestLifetimeSpawn(t *testing.T) {
+	l := &Lifetime{Name: "test"}
+	called := make(chan context.Context, 1)
+	spawn := func(ctx context.Context) { called <- ctx }
+	if err := l.Spawn(spawn); !errors.Is(err, ErrUnreachable) {
+		t.Fatalf("before Run: %v", err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	if err := l.Begin(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Spawn(spawn); err != nil {
+		t.Fatalf("while running: %v", err)
+	}
+	if got := <-called; got != ctx {
+		t.Fatal("fn was not given Run's context")
+	}
+	stop()
+	l.End()
+	if err := l.Spawn(spawn); !errors.Is(err, ErrUnreachable) {
+		t.Fatalf("after Run: %v", err)
+	}
+	if len(called) != 0 {
+		t.Fatal("fn ran when Run was not running")
+	}
+}

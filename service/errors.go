@@ -102,7 +102,7 @@ func (e *Error) In(path string) *Error {
 		out.Prefix = path + ": " + e.Prefix
 		out.Message = out.Say(Words{})
 	} else {
-		out.Message = path + ": " + sentence(e.Message)
+		out.Message = path + ": " + Sentence(e.Message)
 	}
 	return &out
 }
@@ -163,7 +163,7 @@ func (e *Error) Say(w Words) string {
 		msg += "; " + w.hint(e)
 	}
 	if e.Prefix != "" {
-		return e.Prefix + sentence(msg)
+		return e.Prefix + Sentence(msg)
 	}
 	return msg
 }
@@ -249,11 +249,11 @@ func ErrorSaid(err error, w Words) string {
 	case err == nil:
 		return ""
 	case errors.As(err, &e):
-		return sentence(e.Say(w))
+		return Sentence(e.Say(w))
 	case ErrorCode(err) == EINTERNAL:
 		return "Internal error"
 	}
-	return sentence(err.Error())
+	return Sentence(err.Error())
 }
 
 // ErrorDetails returns the details of an *Error in err's chain.
@@ -287,7 +287,7 @@ func deviceError(name string, err error) error {
 func deviceSaid(name, code, text string) *Error {
 	if text != "" && strings.HasPrefix(strings.ToLower(text), strings.ToLower(name)+" ") {
 		// The adapter named the device already: say it once.
-		return Errorf(code, "%s", sentence(text))
+		return Errorf(code, "%s", Sentence(text))
 	}
 	switch {
 	case code == EUNREACHABLE && text == "":
@@ -329,16 +329,21 @@ func deviceText(err error) string {
 }
 
 // Sentence is s with its first letter in upper case: messages are
-// sentences.
-func Sentence(s string) string { return sentence(s) }
+// sentences. A message that begins with a field's path or a name as
+// given ("actions[0].state: …") is left as it is.
+func Sentence(s string) string {
+	if first, _, _ := strings.Cut(s, " "); strings.ContainsAny(first, "._[") || strings.HasSuffix(first, ":") {
+		return s
+	}
+	return UpperFirst(s)
+}
 
-func sentence(s string) string {
+// UpperFirst is s with its first letter in upper case, whatever the
+// first word is.
+func UpperFirst(s string) string {
 	r, size := utf8.DecodeRuneInString(s)
 	if r == utf8.RuneError || unicode.IsUpper(r) {
 		return s
-	}
-	if first, _, _ := strings.Cut(s, " "); strings.ContainsAny(first, "._[") || strings.HasSuffix(first, ":") {
-		return s // it begins with a field's path or a name as given ("actions[0].state: …")
 	}
 	return string(unicode.ToUpper(r)) + s[size:]
 }

@@ -89,7 +89,7 @@ func (c call) toolError(err error) *mcplib.CallToolResult {
 // said is a message as a tool error says it: the caller's long strings
 // cut, each device named once, starting with a capital.
 func (c call) said(msg string) string {
-	return sentence(nameOnce(clipArgs(msg, c.raw)))
+	return service.UpperFirst(nameOnce(clipArgs(msg, c.raw)))
 }
 
 // say are the words a tool says a service error in: a list of fields
@@ -231,14 +231,4 @@ func clipQuoted(msg string) string {
 		i++
 	}
 	return b.String()
-}
-
-// sentence is s with its first letter in upper case: messages are
-// sentences.
-func sentence(s string) string {
-	r, size := utf8.DecodeRuneInString(s)
-	if r == utf8.RuneError || unicode.IsUpper(r) {
-		return s
-	}
-	return string(unicode.ToUpper(r)) + s[size:]
 }

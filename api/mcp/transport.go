@@ -355,7 +355,7 @@ func rpcMessage(msg string) string {
 	if r := []rune(msg); len(r) > maxRPCMessage {
 		msg = string(r[:maxRPCMessage]) + "…"
 	}
-	return sentence(msg)
+	return service.UpperFirst(msg)
 }
 
 // notFound are the library's answers to a name it does not know (its

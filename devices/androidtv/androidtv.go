@@ -187,11 +187,9 @@ func (a *Adapter) Run(ctx context.Context) error {
 // Scan looks for TVs by mDNS; those that answer are added as they do. It
 // returns how long it listens.
 func (a *Adapter) Scan(ctx context.Context) (time.Duration, error) {
-	rctx, err := a.life.Running()
-	if err != nil {
+	if err := a.life.Spawn(a.discover); err != nil {
 		return 0, err
 	}
-	a.life.Go(func() { a.discover(rctx) })
 	return a.cfg.ScanTime, nil
 }
 
@@ -223,21 +221,18 @@ func (a *Adapter) identifyLoop(ctx context.Context, host string) {
 		a.log.Warn("TV address not understood", "host", host, "err", err)
 		return
 	}
-	wait := a.cfg.RetryMin
-	for ctx.Err() == nil {
+	b := devices.Backoff{Min: a.cfg.RetryMin, Max: a.cfg.RetryMax, Jitter: true}
+	devices.Retry(ctx, b, func(int, time.Duration) error {
 		qctx, cancel := context.WithTimeout(ctx, dialTimeout)
+		defer cancel()
 		r, err := identify(qctx, addr, a.cert)
-		cancel()
-		if err == nil {
-			a.attach(r, true)
-			return
+		if err != nil {
+			a.log.Debug("TV not answering on its pairing port", "host", host, "err", err)
+			return err
 		}
-		a.log.Debug("TV not answering on its pairing port", "host", host, "err", err)
-		if !devices.Sleep(ctx, jitter(wait)) {
-			return
-		}
-		wait = min(2*wait, a.cfg.RetryMax)
-	}
+		a.attach(r, true)
+		return nil
+	})
 }
 
 // knows reports whether a TV at host ("host" or "host:port") is known
@@ -283,9 +278,7 @@ func (a *Adapter) attach(r record, found bool) *TV {
 	if found {
 		a.save()
 	}
-	if ctx, err := a.life.Running(); err == nil {
-		a.life.Go(func() { t.run(ctx) })
-	}
+	a.life.Spawn(t.run) // unless Run has ended
 	return t
 }
 

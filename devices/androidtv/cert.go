@@ -12,6 +12,8 @@ import (
 	"math/big"
 	"os"
 	"time"
+
+	"github.com/bifrost-hub/bifrost/devices/statefile"
 )
 
 // LoadOrCreateCertificate loads the hub's client certificate from file
@@ -33,7 +35,7 @@ func LoadOrCreateCertificate(file, name string) (tls.Certificate, error) {
 	if err != nil {
 		return tls.Certificate{}, fmt.Errorf("androidtv: making the client certificate: %w", err)
 	}
-	if err := writeNew(file, pemBytes); err != nil {
+	if err := statefile.Create(file, pemBytes); err != nil {
 		if errors.Is(err, os.ErrExist) { // made meanwhile, by the CLI or the hub
 			return loadCertificate(file)
 		}
@@ -93,7 +95,3 @@ func ascii(s string) bool {
 	}
 	return true
 }
-
-// writeNew writes b to a file that must not exist yet (os.ErrExist
-// otherwise), completely or not at all.
-func writeNew(file string, b []byte) error { return writeVia(file, b, os.Link) }

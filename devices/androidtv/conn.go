@@ -3,10 +3,10 @@ package androidtv
 import (
 	"context"
 	"crypto/tls"
-	"math/rand/v2"
 	"strings"
 	"time"
 
+	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/androidtv/atvwire"
 )
 
@@ -31,7 +31,7 @@ func (t *TV) run(ctx context.Context) {
 			pause = cfg.RetryMax
 		}
 		t.a.log.Debug("TV connection ended", "tv", t.id, "err", err, "refused", refusedHub, "retry_in", pause)
-		kicked, ok := t.pause(ctx, jitter(pause))
+		kicked, ok := t.pause(ctx, devices.Jitter(pause))
 		if !ok {
 			return
 		}
@@ -64,12 +64,6 @@ func (t *TV) kickNow() {
 	case t.kick <- struct{}{}:
 	default:
 	}
-}
-
-// jitter spreads d over ±20 %, so that TVs lost together do not all
-// come back in step.
-func jitter(d time.Duration) time.Duration {
-	return time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
 }
 
 // session dials the control port and handles the TV's messages until the

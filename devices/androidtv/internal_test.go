@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/mdns"
 )
@@ -118,13 +117,5 @@ func TestStateFileRoundTrip(t *testing.T) {
 	os.WriteFile(file, []byte("{"), 0o600)
 	if _, err := loadState(file); err == nil {
 		t.Fatal("a broken state file was taken")
-	}
-}
-
-func TestJitter(t *testing.T) {
-	for range 100 {
-		if d := jitter(time.Second); d < 800*time.Millisecond || d > 1200*time.Millisecond {
-			t.Fatalf("jitter %v", d)
-		}
 	}
 }

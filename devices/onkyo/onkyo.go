@@ -127,11 +127,9 @@ func (a *Adapter) Run(ctx context.Context) error {
 // Scan broadcasts a discovery query; receivers that answer are added as
 // they do. It returns how long it listens.
 func (a *Adapter) Scan(ctx context.Context) (time.Duration, error) {
-	rctx, err := a.life.Running()
-	if err != nil {
+	if err := a.life.Spawn(a.discover); err != nil {
 		return 0, err
 	}
-	a.life.Go(func() { a.discover(rctx) })
 	return a.cfg.ScanTime, nil
 }
 
@@ -157,29 +155,23 @@ func (a *Adapter) Add(ctx context.Context, host string) ([]devices.ID, error) {
 // to check; the retries after it are not.
 func (a *Adapter) identifyLoop(ctx context.Context, host string) {
 	addr := eiscp.WithPort(host)
-	wait := a.cfg.RetryMin
-	for tries := 0; ctx.Err() == nil; tries++ {
+	b := devices.Backoff{Min: a.cfg.RetryMin, Max: a.cfg.RetryMax}
+	devices.Retry(ctx, b, func(n int, pause time.Duration) error {
 		qctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
 		id, err := eiscp.Identify(qctx, addr)
-		cancel()
-		if err == nil {
+		switch {
+		case err == nil:
 			a.attach(id, addr)
-			return
-		}
-		if ctx.Err() != nil {
-			return
-		}
-		if tries == 0 {
+		case ctx.Err() != nil:
+		case n == 0:
 			a.log.Warn("configured receiver does not answer discovery; check that it is at this address "+
 				"and that its Network Standby setting is on (retrying quietly)", "addr", addr, "err", err)
-		} else {
-			a.log.Debug("receiver not answering discovery", "addr", addr, "err", err, "retry_in", wait)
+		default:
+			a.log.Debug("receiver not answering discovery", "addr", addr, "err", err, "retry_in", pause)
 		}
-		if !devices.Sleep(ctx, wait) {
-			return
-		}
-		wait = min(2*wait, a.cfg.RetryMax)
-	}
+		return err
+	})
 }
 
 // discover listens for broadcast answers for ScanTime.
@@ -214,9 +206,7 @@ func (a *Adapter) attach(id eiscp.Identity, addr string) *receiver {
 	}
 	a.log.Info("receiver found", "model", id.Model, "receiver", key, "addr", addr)
 	a.cfg.Registry.Add(r.main)
-	if ctx, err := a.life.Running(); err == nil {
-		a.life.Go(func() { r.run(ctx) })
-	}
+	a.life.Spawn(r.run) // unless Run has ended
 	return r
 }
 

@@ -159,11 +159,9 @@ func (a *Adapter) Run(ctx context.Context) error {
 // Scan searches for devices by SSDP; those that answer are added as they
 // do. It returns how long it listens.
 func (a *Adapter) Scan(ctx context.Context) (time.Duration, error) {
-	rctx, err := a.life.Running()
-	if err != nil {
+	if err := a.life.Spawn(a.search); err != nil {
 		return 0, err
 	}
-	a.life.Go(func() { a.search(rctx) })
 	return a.cfg.ScanTime, nil
 }
 
@@ -198,18 +196,14 @@ func (a *Adapter) identify(ctx context.Context, addr string) (*Device, error) {
 // identifyLoop identifies a configured host, retrying with backoff until
 // it answers.
 func (a *Adapter) identifyLoop(ctx context.Context, addr string) {
-	wait := a.cfg.RetryMin
-	for ctx.Err() == nil {
+	b := devices.Backoff{Min: a.cfg.RetryMin, Max: a.cfg.RetryMax}
+	devices.Retry(ctx, b, func(_ int, pause time.Duration) error {
 		_, err := a.identify(ctx, addr)
-		if err == nil {
-			return
+		if err != nil {
+			a.log.Debug("roku not answering", "addr", addr, "err", err, "retry_in", pause)
 		}
-		a.log.Debug("roku not answering", "addr", addr, "err", err, "retry_in", wait)
-		if !devices.Sleep(ctx, wait) {
-			return
-		}
-		wait = min(2*wait, a.cfg.RetryMax)
-	}
+		return err
+	})
 }
 
 // search runs one SSDP search for ScanTime and identifies every device
@@ -309,9 +303,7 @@ func (a *Adapter) attach(info ecp.DeviceInfo, addr string) (*Device, error) {
 // register hands a device to the registry and starts polling it.
 func (a *Adapter) register(d *Device) {
 	a.cfg.Registry.Add(d)
-	if ctx, err := a.life.Running(); err == nil {
-		a.life.Go(func() { d.run(ctx) })
-	}
+	a.life.Spawn(d.run) // unless Run has ended
 }
 
 // load reads the state file's devices, to be registered when Run starts.

@@ -5,9 +5,10 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/bifrost-hub/bifrost/devices/statefile"
 )
 
 // stateFile is the state file's content: the devices found, so the next
@@ -44,32 +45,6 @@ func loadState(path string) ([]saved, error) {
 	return f.Devices, nil
 }
 
-// writeState replaces the state file, atomically, readable by its owner
-// only.
-func writeState(path string, list []saved) error {
-	b, err := json.MarshalIndent(stateFile{Devices: list}, "", "  ")
-	if err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
-
 // save writes every known device to the state file, when there is one.
 func (a *Adapter) save() {
 	if a.cfg.StateFile == "" {
@@ -84,7 +59,7 @@ func (a *Adapter) save() {
 	}
 	a.mu.Unlock()
 	slices.SortFunc(list, func(x, y saved) int { return strings.Compare(x.ID, y.ID) })
-	if err := writeState(a.cfg.StateFile, list); err != nil {
+	if err := statefile.WriteJSON(a.cfg.StateFile, stateFile{Devices: list}); err != nil {
 		a.log.Warn("writing the roku state file", "file", a.cfg.StateFile, "err", err)
 	}
 }

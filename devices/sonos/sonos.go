@@ -157,11 +157,9 @@ func baseURL(host string) string {
 // Scan searches for players by SSDP; households that answer are added as
 // they do. It returns how long it listens.
 func (a *Adapter) Scan(ctx context.Context) (time.Duration, error) {
-	rctx, err := a.life.Running()
-	if err != nil {
+	if err := a.life.Spawn(a.search); err != nil {
 		return 0, err
 	}
-	a.life.Go(func() { a.search(rctx) })
 	return a.cfg.ScanTime, nil
 }
 
@@ -188,20 +186,16 @@ func deviceID(uuid string) devices.ID { return devices.ID(AdapterName + ":" + uu
 // hostLoop adds a configured player's household, retrying with backoff
 // until it answers.
 func (a *Adapter) hostLoop(ctx context.Context, base string) {
-	wait := time.Second
-	for ctx.Err() == nil {
+	b := devices.Backoff{Min: time.Second, Max: a.cfg.PollInterval}
+	devices.Retry(ctx, b, func(int, time.Duration) error {
 		actx, cancel := context.WithTimeout(ctx, 2*probeTimeout)
+		defer cancel()
 		_, err := a.addHousehold(actx, base)
-		cancel()
-		if err == nil {
-			return
+		if err != nil {
+			a.log.Debug("player not answering", "player", base, "err", err)
 		}
-		a.log.Debug("player not answering", "player", base, "err", err)
-		if !devices.Sleep(ctx, wait) {
-			return
-		}
-		wait = min(2*wait, a.cfg.PollInterval)
-	}
+		return err
+	})
 }
 
 // search runs one SSDP search and adds the household of every player that

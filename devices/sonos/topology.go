@@ -83,13 +83,11 @@ func (a *Adapter) addSpeaker(ctx context.Context, m upnp.Member) error {
 	a.log.Info("player found", "name", name, "model", desc.ModelName, "uuid", m.UUID, "addr", base)
 	a.cfg.Registry.Add(s)
 	a.listen()
-	if rctx, err := a.life.Running(); err == nil {
-		a.life.Go(func() {
-			sctx, cancel := context.WithTimeout(rctx, probeTimeout)
-			defer cancel()
-			s.keepSubscriptions(sctx)
-		})
-	}
+	a.life.Spawn(func(ctx context.Context) {
+		sctx, cancel := context.WithTimeout(ctx, probeTimeout)
+		defer cancel()
+		s.keepSubscriptions(sctx)
+	})
 	return nil
 }
 
