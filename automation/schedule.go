@@ -60,6 +60,16 @@ func scheduleDigits(s string) bool {
 	return true
 }
 
+// DayError is ParseDays' refusal of a day it does not know.
+type DayError struct{ Day string }
+
+func (e *DayError) Error() string { return "automation: " + e.said() }
+
+// said is the refusal as a person reads it.
+func (e *DayError) said() string {
+	return fmt.Sprintf("unknown day %q: want %s", e.Day, scheduleDayForm)
+}
+
 // ParseDays reads a weekday filter: mon, tue, wed, thu, fri, sat, sun or
 // the full names (monday, …), in any case, and "weekdays" (Monday to
 // Friday) and "weekends" (Saturday and Sunday). The days come back once
@@ -72,7 +82,7 @@ func ParseDays(days []string) ([]time.Weekday, error) {
 	for _, d := range days {
 		wd, ok := scheduleDayNames[strings.ToLower(strings.TrimSpace(d))]
 		if !ok {
-			return nil, fmt.Errorf("automation: unknown day %q: want %s", d, scheduleDayForm)
+			return nil, &DayError{Day: d}
 		}
 		for _, w := range wd {
 			set[w] = true

@@ -488,8 +488,9 @@ func clock(field, hhmm string) (string, error) {
 // days checks a weekday filter and writes it as Weekdays names.
 func days(field string, ds []string) ([]string, error) {
 	wd, err := ParseDays(ds)
-	if err != nil {
-		return nil, invalid(field, "%s", strings.TrimPrefix(err.Error(), "automation: ")).With("options", Weekdays)
+	var bad *DayError
+	if errors.As(err, &bad) {
+		return nil, invalid(field, "%s", bad.said()).With("options", Weekdays)
 	}
 	if len(wd) == 0 {
 		return nil, nil
