@@ -154,3 +154,26 @@ func TestRecorderBacklog(t *testing.T) {
 		t.Fatalf("dropped %d after the stop; want 5 still", got)
 	}
 }
+
+// BenchmarkRecorderNote is what the live model pays for each sensor read
+// it hands the history (two numeric readings and a state), with the
+// writer running behind.
+func BenchmarkRecorderNote(b *testing.B) {
+	st := &gatedStore{gate: make(chan struct{}, 1)}
+	rec := history.NewRecorder(history.Config{Store: st})
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = rec.Run(ctx) }()
+	b.Cleanup(func() { stop(); <-done })
+	motion := false
+	rs := []devices.Reading{{Type: devices.ReadingTemperature, Value: 21.5}, {Type: devices.ReadingHumidity, Value: 40},
+		{Type: devices.ReadingMotion, Bool: &motion}}
+	at := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	for b.Loop() {
+		at = at.Add(time.Second)
+		rec.Note("sim:bedroom-temperature", rs, at)
+	}
+	if rec.Dropped() > 0 {
+		b.Logf("%d reads dropped: the writer fell behind", rec.Dropped())
+	}
+}

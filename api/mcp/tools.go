@@ -16,8 +16,9 @@ import (
 	"github.com/bifrost-hub/bifrost/service"
 )
 
-// tools serves the tool calls from the service and the automation
-// engine: decode the arguments, call one method, shape the answer.
+// tools serves the tool calls from the service, the automation engine and
+// the sensor history: decode the arguments, call one method, shape the
+// answer.
 type tools struct {
 	svc  *service.Service
 	eng  *automation.Engine // nil: no automation tools

@@ -18,7 +18,8 @@ import (
 	"github.com/bifrost-hub/bifrost/service"
 )
 
-// handlers serves /api/v1 from the service and the automation engine.
+// handlers serves /api/v1 from the service, the automation engine and the
+// sensor history.
 type handlers struct {
 	svc     *service.Service
 	keys    keyauth.Keys       // re-checks a stream's key; nil in Resources' handlers
