@@ -1,8 +1,9 @@
 // Package apitest starts a hub's HTTP side for tests of adapters and
 // surfaces: the real service over SQLite with a given device registry,
 // the identity (keys, accounts) and the sensor history beside it, and
-// optionally the automation engine over the same store, behind the real HTTP server, with a control
-// key, plain /api/v1 requests and mcp-go's own MCP client.
+// optionally the automation engine over the same store, behind the real
+// HTTP server, with a control key, plain /api/v1 requests and mcp-go's own
+// MCP client.
 package apitest
 
 import (
