@@ -198,14 +198,6 @@ func (s readOnlyStore) ListAudit(ctx context.Context, limit int) ([]service.Audi
 	s.w.trip("ListAudit")
 	return s.hubStore.ListAudit(ctx, limit)
 }
-func (s readOnlyStore) ReadHistory(ctx context.Context, id devices.ID, tier string, from, until time.Time, types []string) ([]service.HistoryRow, error) {
-	s.w.trip("ReadHistory")
-	return s.hubStore.ReadHistory(ctx, id, tier, from, until, types)
-}
-
-// AppendSamples and RollUpHistory pass: the history's writer runs behind,
-// on its own clock, never on a read's path.
-
 func (s readOnlyStore) Ping(ctx context.Context) error {
 	s.w.trip("Ping")
 	return s.hubStore.Ping(ctx)
@@ -294,7 +286,7 @@ func TestReadsComeFromTheModel(t *testing.T) {
 	waitFor(t, "the key's last use to be written", func() bool { return keyUsed(t, db, read.ID) })
 
 	w.armed.Store(true)
-	for _, r := range v1.Resources(svc, nil) {
+	for _, r := range v1.Resources(svc, nil, nil) {
 		if r.Method != http.MethodGet {
 			continue
 		}

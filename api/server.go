@@ -18,6 +18,7 @@ import (
 	"github.com/bifrost-hub/bifrost/api/mcp"
 	v1 "github.com/bifrost-hub/bifrost/api/v1"
 	"github.com/bifrost-hub/bifrost/automation"
+	"github.com/bifrost-hub/bifrost/history"
 	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/service"
 )
@@ -62,6 +63,10 @@ type Config struct {
 	// not mounted (a 404 like any unknown path) and MCP lists no
 	// automation tools.
 	Automations *automation.Engine
+	// History reads the sensors' history (/api/v1 and /api's history
+	// route, MCP list_sensors' since); without one, asking for a
+	// sensor's history is EUNSUPPORTED.
+	History *history.Reader
 	// Streams caps the open event streams (/api/v1/events per key,
 	// /api/events per session, both in all) and sets how often each
 	// re-checks its key or session; zero fields take v1's defaults.
@@ -100,8 +105,8 @@ func New(cfg Config) *Server {
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
-	v1.Register(e.Group("/api/v1"), s.svc, cfg.Keys, cfg.Automations, s.streams)
-	s.mcp = mcp.New(mcp.Config{Service: s.svc, Keys: cfg.Keys, Automations: cfg.Automations, Logger: s.log,
+	v1.Register(e.Group("/api/v1"), s.svc, cfg.Keys, cfg.Automations, cfg.History, s.streams)
+	s.mcp = mcp.New(mcp.Config{Service: s.svc, Keys: cfg.Keys, Automations: cfg.Automations, History: cfg.History, Logger: s.log,
 		Version: cfg.Version, AllowedOrigins: cfg.AllowedOrigins, AllowedHosts: cfg.AllowedHosts})
 	s.mcp.Register(e)
 	s.mountSession(cfg)

@@ -8,7 +8,7 @@ import (
 // mountSession mounts the session API (/api/*) and the web UI (/).
 func (s *Server) mountSession(cfg Config) {
 	err := session.Register(s.echo, session.Config{
-		Service: s.svc, Automations: cfg.Automations, Accounts: cfg.Accounts, Keys: cfg.Keys,
+		Service: s.svc, Automations: cfg.Automations, History: cfg.History, Accounts: cfg.Accounts, Keys: cfg.Keys,
 		Integrations: cfg.Integrations, Streams: s.streams, Logger: s.log,
 		TrustedProxies: cfg.TrustedProxies, SecureCookies: cfg.SecureCookies, UI: web.Files(),
 	})

@@ -355,11 +355,7 @@ func (s *Service) readInto(ctx context.Context, d devices.Device) error {
 		rs, err := sn.Readings(ctx)
 		if err == nil {
 			next.readings = finiteReadings(rs)
-			// A disabled sensor's readings are not kept; what was kept
-			// stays until its retention ends.
-			if inv, _ := s.model.snapshot(); !disabled(inv, id) {
-				s.history.note(id, next.readings, now)
-			}
+			s.noteReadings(id, next.readings, now)
 		}
 		part(err)
 	}

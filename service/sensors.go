@@ -3,6 +3,7 @@ package service
 import (
 	"context"
 	"math"
+	"time"
 
 	"github.com/bifrost-hub/bifrost/devices"
 )
@@ -86,4 +87,30 @@ func (s *Service) occupancy(inv inventory, r Room) *bool {
 		return nil
 	}
 	return &present
+}
+
+// ReadingSink hears the readings of every sensor the model reads, as read
+// at: the sensor history (a history.Recorder), given as Config.History.
+// Note is called on the model's path, so it must never block.
+type ReadingSink interface {
+	Note(id devices.ID, rs []devices.Reading, at time.Time)
+}
+
+// noteReadings hands a sensor's readings to the history, if the hub keeps
+// one. A disabled sensor's readings are not kept; what was kept stays
+// until its retention ends.
+func (s *Service) noteReadings(id devices.ID, rs []devices.Reading, at time.Time) {
+	if s.history == nil {
+		return
+	}
+	if inv, _ := s.model.snapshot(); !disabled(inv, id) {
+		s.history.Note(id, rs, at)
+	}
+}
+
+// disabled reports whether the inventory lists the device as disabled (a
+// device not recorded yet is not).
+func disabled(inv inventory, id devices.ID) bool {
+	rec, ok := inv.byID(id)
+	return ok && !rec.Enabled
 }

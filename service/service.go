@@ -37,9 +37,9 @@ type Config struct {
 	// devices.ArtworkFetchers; a plain GET with a client of its own when
 	// nil.
 	Artwork devices.ArtworkFetcher
-	// History is how long the sensor history keeps each tier;
-	// DefaultHistoryRetention when nil.
-	History *HistoryRetention
+	// History hears every sensor's readings (the history.Recorder);
+	// nil keeps no history.
+	History ReadingSink
 }
 
 // Devices is the device registry as the service uses it; *devices.Registry
@@ -89,7 +89,7 @@ type Service struct {
 	art      artStore
 	artFetch devices.ArtworkFetcher
 
-	history *history
+	history ReadingSink
 }
 
 // New returns a Service. Call Run to keep the inventory in step with the
@@ -132,11 +132,7 @@ func New(cfg Config) *Service {
 	}
 	s.raw = cfg.Store
 	s.store = trackedStore{Store: cfg.Store, s: s}
-	keep := DefaultHistoryRetention
-	if cfg.History != nil {
-		keep = *cfg.History
-	}
-	s.history = &history{store: cfg.Store, keep: keep, log: s.log, now: s.now, in: make(chan []Sample, historyQueue)}
+	s.history = cfg.History
 	s.reg.Subscribe(s.onChange)
 	return s
 }
@@ -167,10 +163,6 @@ func (s *Service) Sync(ctx context.Context) error {
 // read and published on its own (refresh), so one slow device delays no
 // other.
 func (s *Service) Run(ctx context.Context) error {
-	// The history's writer runs in this loop, and has written what it
-	// holds when Run returns.
-	w := s.history.start(ctx)
-	defer w.stop(ctx)
 	if err := s.Sync(ctx); err != nil {
 		return err
 	}
@@ -178,15 +170,6 @@ func (s *Service) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return nil
-		case b := <-s.history.in:
-			w.heard(ctx, b)
-			continue
-		case <-w.flush.C:
-			w.tick(ctx)
-			continue
-		case <-w.roll.C:
-			w.rollUp(ctx)
-			continue
 		case <-s.wake:
 		}
 		s.pendMu.Lock()

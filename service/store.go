@@ -98,7 +98,6 @@ type Store interface {
 	SceneStore
 	AuditStore
 	LayoutStore
-	HistoryStore
 
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error

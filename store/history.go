@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/bifrost-hub/bifrost/devices"
-	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/history"
 )
 
-var _ service.HistoryStore = (*DB)(nil)
+var _ history.Store = (*DB)(nil)
 
 // The bucket widths, in seconds.
 const (
@@ -20,7 +20,7 @@ const (
 )
 
 // AppendSamples stores a batch of samples in one transaction.
-func (db *DB) AppendSamples(ctx context.Context, samples []service.Sample) error {
+func (db *DB) AppendSamples(ctx context.Context, samples []history.Sample) error {
 	if len(samples) == 0 {
 		return nil
 	}
@@ -46,7 +46,7 @@ func (db *DB) AppendSamples(ctx context.Context, samples []service.Sample) error
 // again changes nothing. Only buckets that have ended are written (the
 // current one is still filling), and nothing the next tier has not taken
 // yet is pruned, even when its tier's retention is shorter.
-func (db *DB) RollUpHistory(ctx context.Context, now time.Time, keep service.HistoryRetention) error {
+func (db *DB) RollUpHistory(ctx context.Context, now time.Time, keep history.Retention) error {
 	end5 := now.Unix() / fiveMinSecs * fiveMinSecs // the start of the bucket filling now
 	endH := now.Unix() / hourSecs * hourSecs
 	return db.write(ctx, func(tx *sql.Tx) error {
@@ -84,17 +84,17 @@ func (db *DB) RollUpHistory(ctx context.Context, now time.Time, keep service.His
 
 // ReadHistory returns a device's points of one tier in [from, until]:
 // samples taken then, and buckets any of which falls then.
-func (db *DB) ReadHistory(ctx context.Context, id devices.ID, tier string, from, until time.Time, types []string) ([]service.HistoryRow, error) {
+func (db *DB) ReadHistory(ctx context.Context, id devices.ID, tier string, from, until time.Time, types []string) ([]history.Row, error) {
 	var q string
 	args := []any{string(id)}
 	switch tier {
-	case service.TierRaw:
+	case history.TierRaw:
 		q = `SELECT type, at, value, NULL, NULL, 1 FROM sensor_samples WHERE device_id = ? AND +at >= ? AND +at <= ?`
 		args = append(args, from.UnixMilli(), until.UnixMilli())
-	case service.Tier5m, service.TierHourly:
-		table := map[string]string{service.Tier5m: "sensor_5m", service.TierHourly: "sensor_1h"}[tier]
+	case history.Tier5m, history.TierHourly:
+		table := map[string]string{history.Tier5m: "sensor_5m", history.TierHourly: "sensor_1h"}[tier]
 		// A bucket is in the range when any of it is.
-		width := map[string]int64{service.Tier5m: fiveMinSecs, service.TierHourly: hourSecs}[tier]
+		width := map[string]int64{history.Tier5m: fiveMinSecs, history.TierHourly: hourSecs}[tier]
 		q = `SELECT type, bucket * 1000, mean, min, max, n FROM ` + table + ` WHERE device_id = ? AND +bucket > ? AND +bucket <= ?`
 		args = append(args, from.Unix()-width, until.Unix())
 	default:
@@ -112,10 +112,10 @@ func (db *DB) ReadHistory(ctx context.Context, id devices.ID, tier string, from,
 		return nil, err
 	}
 	defer rows.Close()
-	var out []service.HistoryRow
+	var out []history.Row
 	for rows.Next() {
 		var (
-			r        service.HistoryRow
+			r        history.Row
 			ms       int64
 			min, max sql.NullFloat64
 		)

@@ -8,22 +8,22 @@ import (
 	"time"
 
 	"github.com/bifrost-hub/bifrost/devices"
-	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/history"
 	"github.com/bifrost-hub/bifrost/store"
 )
 
 // base is a time on an hour, so buckets line up with the samples below.
 var base = time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 
-var keepAll = service.HistoryRetention{Raw: 48 * time.Hour, FiveMin: 30 * 24 * time.Hour, Hourly: 365 * 24 * time.Hour}
+var keepAll = history.Retention{Raw: 48 * time.Hour, FiveMin: 30 * 24 * time.Hour, Hourly: 365 * 24 * time.Hour}
 
 // samplesEvery appends one sample of device's type every step over span
 // from start, value i (the sample's number).
 func samplesEvery(tb testing.TB, db *store.DB, id devices.ID, typ string, start time.Time, span, step time.Duration) int {
 	tb.Helper()
-	var batch []service.Sample
+	var batch []history.Sample
 	for at := start; at.Before(start.Add(span)); at = at.Add(step) {
-		batch = append(batch, service.Sample{Device: id, Type: typ, At: at, Value: float64(len(batch))})
+		batch = append(batch, history.Sample{Device: id, Type: typ, At: at, Value: float64(len(batch))})
 	}
 	if err := db.AppendSamples(context.Background(), batch); err != nil {
 		tb.Fatal(err)
@@ -31,7 +31,7 @@ func samplesEvery(tb testing.TB, db *store.DB, id devices.ID, typ string, start 
 	return len(batch)
 }
 
-func mustRead(tb testing.TB, db *store.DB, id devices.ID, tier string, from, until time.Time, types ...string) []service.HistoryRow {
+func mustRead(tb testing.TB, db *store.DB, id devices.ID, tier string, from, until time.Time, types ...string) []history.Row {
 	tb.Helper()
 	rows, err := db.ReadHistory(context.Background(), id, tier, from, until, types)
 	if err != nil {
@@ -46,7 +46,7 @@ func TestHistory_AppendAndReadRaw(t *testing.T) {
 	samplesEvery(t, db, "sim:t", "humidity", base, 30*time.Second, 10*time.Second) // 0..2
 	samplesEvery(t, db, "sim:other", "temperature", base, time.Minute, 10*time.Second)
 
-	rows := mustRead(t, db, "sim:t", service.TierRaw, base.Add(10*time.Second), base.Add(35*time.Second))
+	rows := mustRead(t, db, "sim:t", history.TierRaw, base.Add(10*time.Second), base.Add(35*time.Second))
 	var got []string
 	for _, r := range rows {
 		if r.Min != nil || r.Max != nil || r.N != 1 {
@@ -58,14 +58,14 @@ func TestHistory_AppendAndReadRaw(t *testing.T) {
 	if fmt.Sprint(got) != want {
 		t.Fatalf("raw [10s, 35s] = %v, want %s", got, want)
 	}
-	if rows := mustRead(t, db, "sim:t", service.TierRaw, base, base.Add(time.Hour), "humidity"); len(rows) != 3 {
+	if rows := mustRead(t, db, "sim:t", history.TierRaw, base, base.Add(time.Hour), "humidity"); len(rows) != 3 {
 		t.Fatalf("humidity alone: %d rows, want 3", len(rows))
 	}
 	// A sample at the same millisecond replaces the stored one.
-	if err := db.AppendSamples(context.Background(), []service.Sample{{Device: "sim:t", Type: "humidity", At: base, Value: 42}}); err != nil {
+	if err := db.AppendSamples(context.Background(), []history.Sample{{Device: "sim:t", Type: "humidity", At: base, Value: 42}}); err != nil {
 		t.Fatal(err)
 	}
-	if rows := mustRead(t, db, "sim:t", service.TierRaw, base, base.Add(time.Second), "humidity"); len(rows) != 1 || rows[0].Value != 42 {
+	if rows := mustRead(t, db, "sim:t", history.TierRaw, base, base.Add(time.Second), "humidity"); len(rows) != 1 || rows[0].Value != 42 {
 		t.Fatalf("after a second sample at the same time: %+v", rows)
 	}
 }
@@ -84,7 +84,7 @@ func TestHistory_RollUp(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	fives := mustRead(t, db, "sim:t", service.Tier5m, base, now)
+	fives := mustRead(t, db, "sim:t", history.Tier5m, base, now)
 	if len(fives) != 25 { // 24 in two hours, and 10:05–10:10 of the third; not the one filling
 		t.Fatalf("%d five-minute buckets, want 25", len(fives))
 	}
@@ -95,7 +95,7 @@ func TestHistory_RollUp(t *testing.T) {
 				i, b.At, b.N, *b.Min, *b.Max, b.Value, base.Add(time.Duration(i)*5*time.Minute), lo, hi, (lo+hi)/2)
 		}
 	}
-	hours := mustRead(t, db, "sim:t", service.TierHourly, base, now)
+	hours := mustRead(t, db, "sim:t", history.TierHourly, base, now)
 	if len(hours) != 2 {
 		t.Fatalf("%d hourly buckets, want 2 (the third hour has not ended)", len(hours))
 	}
@@ -108,14 +108,14 @@ func TestHistory_RollUp(t *testing.T) {
 
 	// Later: the bucket that was filling ends and another sample lands in
 	// the newest bucket written before; rolling again rewrites it whole.
-	late := []service.Sample{{Device: "sim:t", Type: "temperature", At: now.Add(-3 * time.Minute).Add(time.Millisecond), Value: 1000}}
+	late := []history.Sample{{Device: "sim:t", Type: "temperature", At: now.Add(-3 * time.Minute).Add(time.Millisecond), Value: 1000}}
 	if err := db.AppendSamples(ctx, late); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.RollUpHistory(ctx, now.Add(5*time.Minute), keepAll); err != nil {
 		t.Fatal(err)
 	}
-	fives = mustRead(t, db, "sim:t", service.Tier5m, base, now.Add(time.Hour))
+	fives = mustRead(t, db, "sim:t", history.Tier5m, base, now.Add(time.Hour))
 	if len(fives) != 26 {
 		t.Fatalf("%d five-minute buckets after the next one ended, want 26", len(fives))
 	}
@@ -141,33 +141,33 @@ func TestHistory_Retention(t *testing.T) {
 	db := MustOpen(t)
 	samplesEvery(t, db, "sim:t", "temperature", base, 3*time.Hour, time.Minute)
 	now := base.Add(3 * time.Hour)
-	keep := service.HistoryRetention{Raw: time.Hour, FiveMin: 2 * time.Hour, Hourly: 365 * 24 * time.Hour}
+	keep := history.Retention{Raw: time.Hour, FiveMin: 2 * time.Hour, Hourly: 365 * 24 * time.Hour}
 	if err := db.RollUpHistory(ctx, now, keep); err != nil {
 		t.Fatal(err)
 	}
-	raw := mustRead(t, db, "sim:t", service.TierRaw, base, now)
+	raw := mustRead(t, db, "sim:t", history.TierRaw, base, now)
 	if len(raw) != 60 || !raw[0].At.Equal(now.Add(-time.Hour)) {
 		t.Fatalf("raw kept: %d from %v; want the last hour's 60", len(raw), raw[0].At)
 	}
-	fives := mustRead(t, db, "sim:t", service.Tier5m, base, now)
+	fives := mustRead(t, db, "sim:t", history.Tier5m, base, now)
 	if len(fives) != 24 || !fives[0].At.Equal(now.Add(-2*time.Hour)) {
 		t.Fatalf("five-minute buckets kept: %d from %v; want the last two hours' 24", len(fives), fives[0].At)
 	}
-	if hours := mustRead(t, db, "sim:t", service.TierHourly, base, now); len(hours) != 3 {
+	if hours := mustRead(t, db, "sim:t", history.TierHourly, base, now); len(hours) != 3 {
 		t.Fatalf("%d hours kept, want 3", len(hours))
 	}
 
 	// A tier turned off (0) keeps only what the next has not taken.
-	off := service.HistoryRetention{Hourly: 365 * 24 * time.Hour}
+	off := history.Retention{Hourly: 365 * 24 * time.Hour}
 	samplesEvery(t, db, "sim:t", "temperature", now, 7*time.Minute, time.Minute)
 	if err := db.RollUpHistory(ctx, now.Add(7*time.Minute), off); err != nil {
 		t.Fatal(err)
 	}
-	raw = mustRead(t, db, "sim:t", service.TierRaw, base, now.Add(time.Hour))
+	raw = mustRead(t, db, "sim:t", history.TierRaw, base, now.Add(time.Hour))
 	if len(raw) != 2 { // 13:05 and 13:06, in the bucket still filling
 		t.Fatalf("raw with its tier off: %d samples, want the 2 not rolled up yet", len(raw))
 	}
-	if fives := mustRead(t, db, "sim:t", service.Tier5m, base, now.Add(time.Hour)); len(fives) != 1 {
+	if fives := mustRead(t, db, "sim:t", history.Tier5m, base, now.Add(time.Hour)); len(fives) != 1 {
 		t.Fatalf("five-minute buckets with the tier off: %d, want the 1 of the hour still filling", len(fives))
 	}
 }
@@ -185,7 +185,7 @@ func TestHistory_GoesWithItsDevice(t *testing.T) {
 	if err := db.DeleteDevice(ctx, "sim:t"); err != nil {
 		t.Fatal(err)
 	}
-	for _, tier := range []string{service.TierRaw, service.Tier5m, service.TierHourly} {
+	for _, tier := range []string{history.TierRaw, history.Tier5m, history.TierHourly} {
 		if rows := mustRead(t, db, "sim:t", tier, base, base.Add(3*time.Hour)); len(rows) != 0 {
 			t.Errorf("%s: %d rows of a deleted device", tier, len(rows))
 		}
@@ -197,13 +197,13 @@ func TestHistory_GoesWithItsDevice(t *testing.T) {
 
 func BenchmarkHistoryAppend1000(b *testing.B) {
 	db := MustOpen(b)
-	batch := make([]service.Sample, 1000)
+	batch := make([]history.Sample, 1000)
 	at := base
 	b.ResetTimer()
 	for b.Loop() {
 		at = at.Add(time.Second)
 		for i := range batch {
-			batch[i] = service.Sample{Device: devices.ID(fmt.Sprintf("sim:s%d", i)), Type: "temperature", At: at, Value: float64(i)}
+			batch[i] = history.Sample{Device: devices.ID(fmt.Sprintf("sim:s%d", i)), Type: "temperature", At: at, Value: float64(i)}
 		}
 		if err := db.AppendSamples(context.Background(), batch); err != nil {
 			b.Fatal(err)
@@ -234,7 +234,7 @@ func BenchmarkHistoryRead30Days(b *testing.B) {
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		if rows, err := db.ReadHistory(ctx, "sim:t", service.Tier5m, base, base.Add(30*24*time.Hour), nil); err != nil || len(rows) < 8000 {
+		if rows, err := db.ReadHistory(ctx, "sim:t", history.Tier5m, base, base.Add(30*24*time.Hour), nil); err != nil || len(rows) < 8000 {
 			b.Fatal(len(rows), err)
 		}
 	}

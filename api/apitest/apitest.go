@@ -1,8 +1,9 @@
 // Package apitest starts a hub's HTTP side for tests of adapters and
 // surfaces: the real service over SQLite with a given device registry,
-// the identity (keys, accounts) beside it, and optionally the automation
-// engine over the same store, behind the real HTTP server, with a control
-// key, plain /api/v1 requests and mcp-go's own MCP client.
+// the identity (keys, accounts) and the sensor history beside it, and
+// optionally the automation engine over the same store, behind the real
+// HTTP server, with a control key, plain /api/v1 requests and mcp-go's own
+// MCP client.
 package apitest
 
 import (
@@ -24,6 +25,7 @@ import (
 	"github.com/bifrost-hub/bifrost/automation"
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/sim"
+	"github.com/bifrost-hub/bifrost/history"
 	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/service/servicetest"
@@ -38,12 +40,15 @@ type Hub struct {
 }
 
 // House is what a hub serves: a running service, the keys and accounts
-// beside it over the same store, and, with WithAutomations, a running
-// engine.
+// and the sensor history beside it over the same store, and, with
+// WithAutomations, a running engine.
 type House struct {
 	Service  *service.Service
 	Keys     *identity.Keys
 	Accounts *identity.Accounts
+	// History reads what the running history.Recorder keeps of the
+	// service's sensors.
+	History *history.Reader
 	// Automations is the engine the hub runs (nil without
 	// WithAutomations).
 	Automations *automation.Engine
@@ -82,7 +87,8 @@ func Start(t testing.TB, reg *devices.Registry, readTimeout time.Duration, opts 
 }
 
 // NewHouse is what Start serves, for tests that build the server
-// themselves: a running service over reg, its identity and, with
+// themselves: a running service over reg, its identity, its sensor
+// history (a Recorder running as the hub runs it) and, with
 // WithAutomations, a running engine over the same store.
 func NewHouse(tb testing.TB, reg *devices.Registry, readTimeout time.Duration, opts ...Option) *House {
 	tb.Helper()
@@ -90,8 +96,11 @@ func NewHouse(tb testing.TB, reg *devices.Registry, readTimeout time.Duration, o
 	for _, opt := range opts {
 		opt(&o)
 	}
-	svc, db := servicetest.NewWithStore(tb, reg, readTimeout)
-	h := &House{Service: svc}
+	db := servicetest.Open(tb)
+	rec := history.NewRecorder(history.Config{Store: db})
+	servicetest.Go(tb, rec.Run)
+	svc := servicetest.Start(tb, service.Config{Store: db, Registry: reg, ReadTimeout: readTimeout, History: rec})
+	h := &House{Service: svc, History: history.NewReader(history.Config{Store: db}, svc)}
 	h.Keys, h.Accounts = servicetest.Identity(tb, svc, db)
 	if o.automations != nil {
 		h.Automations = runEngine(tb, svc, db, *o.automations)
@@ -109,11 +118,11 @@ func NewSimHouse(tb testing.TB, opts ...Option) (*House, *sim.Home) {
 	return NewHouse(tb, reg, 0, opts...), home
 }
 
-// Config is the server's configuration for h: its service, identity and
-// engine, logs discarded.
+// Config is the server's configuration for h: its service, identity,
+// history and engine, logs discarded.
 func (h *House) Config() api.Config {
 	return api.Config{Service: h.Service, Keys: h.Keys, Accounts: h.Accounts, Automations: h.Automations,
-		Logger: slog.New(slog.DiscardHandler)}
+		History: h.History, Logger: slog.New(slog.DiscardHandler)}
 }
 
 // runEngine runs an engine over svc and db until the test ends, and waits

@@ -11,6 +11,7 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/bifrost-hub/bifrost/devices"
+	"github.com/bifrost-hub/bifrost/history"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -321,7 +322,7 @@ func (t *tools) listSensors(ctx context.Context, a sensorsArgs) (result, error) 
 	for _, s := range ss {
 		v := sensorOf(s)
 		if a.Since != "" {
-			h, err := t.svc.SensorHistory(ctx, string(s.ID), service.HistoryQuery{Since: a.Since})
+			h, err := t.hist.SensorHistory(ctx, string(s.ID), history.Query{Since: a.Since})
 			if err != nil {
 				return result{}, err
 			}

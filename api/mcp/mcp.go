@@ -21,6 +21,7 @@ import (
 
 	"github.com/bifrost-hub/bifrost/api/keyauth"
 	"github.com/bifrost-hub/bifrost/automation"
+	"github.com/bifrost-hub/bifrost/history"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -49,7 +50,10 @@ type Config struct {
 	// Automations is the automation engine; without one no automation
 	// tool is listed.
 	Automations *automation.Engine
-	Logger      *slog.Logger
+	// History reads the sensors' history (list_sensors' since); without
+	// one, since is refused as unsupported.
+	History *history.Reader
+	Logger  *slog.Logger
 	// Version is reported to clients as the server's version.
 	Version string
 	// AllowedOrigins are the browser origins (scheme://host[:port]) allowed
@@ -107,7 +111,7 @@ func New(cfg Config) *Server {
 		mcpserver.WithCacheHints(0, mcplib.CacheScopePrivate),
 		mcpserver.WithHooks(hooks),
 	)
-	t := &tools{svc: s.svc, eng: cfg.Automations, log: s.log}
+	t := &tools{svc: s.svc, eng: cfg.Automations, hist: cfg.History, log: s.log}
 	s.mcp.AddTools(t.all()...)
 	s.mcp.AddResource(homeResource(), t.readHome)
 	s.mcp.AddPrompts(prompts()...)

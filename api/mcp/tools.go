@@ -12,15 +12,18 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/bifrost-hub/bifrost/automation"
+	"github.com/bifrost-hub/bifrost/history"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
-// tools serves the tool calls from the service and the automation
-// engine: decode the arguments, call one method, shape the answer.
+// tools serves the tool calls from the service, the automation engine and
+// the sensor history: decode the arguments, call one method, shape the
+// answer.
 type tools struct {
-	svc *service.Service
-	eng *automation.Engine // nil: no automation tools
-	log *slog.Logger
+	svc  *service.Service
+	eng  *automation.Engine // nil: no automation tools
+	hist *history.Reader    // nil: the hub keeps no sensor history
+	log  *slog.Logger
 }
 
 // all is every tool, in the order of the table, then the

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bifrost-hub/bifrost/devices"
+	"github.com/bifrost-hub/bifrost/history"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -364,7 +365,7 @@ type seriesSummary struct {
 }
 
 // historyOf summarises a history; series with no point are left out.
-func historyOf(since string, h service.HistoryView) *sensorHistory {
+func historyOf(since string, h history.View) *sensorHistory {
 	out := &sensorHistory{Since: since, Resolution: h.Resolution, Series: []seriesSummary{}}
 	for _, s := range h.Series {
 		if s.Min == nil {

@@ -19,6 +19,7 @@ import (
 
 	v1 "github.com/bifrost-hub/bifrost/api/v1"
 	"github.com/bifrost-hub/bifrost/automation"
+	"github.com/bifrost-hub/bifrost/history"
 	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/service"
 )
@@ -29,6 +30,9 @@ type Config struct {
 	// Automations is the automation engine whose rules the web UI
 	// manages; nil when the hub runs none.
 	Automations *automation.Engine
+	// History reads the sensors' history for the web UI's charts; nil
+	// when the hub keeps none.
+	History *history.Reader
 	// Accounts are the users and sessions; Keys the API keys people
 	// manage in the web UI.
 	Accounts *identity.Accounts
@@ -78,7 +82,7 @@ func Register(e *echo.Echo, cfg Config) error {
 	}
 	// The home's resources are /api/v1's own handlers, behind a session;
 	// but the web UI draws every device, so its snapshot is never a summary.
-	for _, r := range v1.Resources(cfg.Service, cfg.Automations) {
+	for _, r := range v1.Resources(cfg.Service, cfg.Automations, cfg.History) {
 		if r.Method == http.MethodGet && r.Path == "/home" {
 			r.Handle = v1.WholeHome(cfg.Service)
 		}

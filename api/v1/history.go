@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/bifrost-hub/bifrost/history"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -14,7 +15,7 @@ var historyParams = []string{"since", "until", "type"}
 
 // sensorHistory answers a sensor's stored readings over a span.
 func (h *handlers) sensorHistory(c echo.Context) error {
-	var q service.HistoryQuery
+	var q history.Query
 	err := eachParam(c, func(name, v string) error {
 		switch name {
 		case "since":
@@ -31,6 +32,6 @@ func (h *handlers) sensorHistory(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v, err := h.svc.SensorHistory(c.Request().Context(), Param(c, "id"), q)
+	v, err := h.hist.SensorHistory(c.Request().Context(), Param(c, "id"), q)
 	return Reply(c, http.StatusOK, v, err)
 }

@@ -14,15 +14,18 @@ import (
 
 	"github.com/bifrost-hub/bifrost/api/keyauth"
 	"github.com/bifrost-hub/bifrost/automation"
+	"github.com/bifrost-hub/bifrost/history"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
-// handlers serves /api/v1 from the service and the automation engine.
+// handlers serves /api/v1 from the service, the automation engine and the
+// sensor history.
 type handlers struct {
 	svc     *service.Service
 	keys    keyauth.Keys       // re-checks a stream's key; nil in Resources' handlers
 	streams *Streams           // counts and caps the event streams; nil: uncapped
 	eng     *automation.Engine // nil: the hub runs no automations
+	hist    *history.Reader    // nil: the hub keeps no sensor history
 	answers answers
 }
 
@@ -30,13 +33,14 @@ type handlers struct {
 // requires an API key, checked by keys. The key check is attached per
 // route rather than to the group, so an unknown path stays a 404 and a
 // wrong method a 405. Without an engine (eng nil) the automation routes
-// are not mounted.
-func Register(g *echo.Group, svc *service.Service, keys keyauth.Keys, eng *automation.Engine, streams *Streams) {
+// are not mounted. Without a history (hist nil) a sensor's history is
+// EUNSUPPORTED.
+func Register(g *echo.Group, svc *service.Service, keys keyauth.Keys, eng *automation.Engine, hist *history.Reader, streams *Streams) {
 	h := &handlers{svc: svc, keys: keys, streams: streams}
 	g.GET("/openapi.json", serveDocument)
 	auth := keyauth.Middleware(keys)
 	g.GET("/events", h.events, auth)
-	for _, r := range Resources(svc, eng) {
+	for _, r := range Resources(svc, eng, hist) {
 		g.Add(r.Method, r.Path, r.Handle, auth)
 	}
 }
@@ -49,10 +53,11 @@ type Route struct {
 
 // Resources are the home's resource routes as /api/v1 serves them (all but
 // its event stream and document), with the automations' when eng is not
-// nil. The session API mounts the same handlers behind its own
-// authentication, so the two cannot drift apart.
-func Resources(svc *service.Service, eng *automation.Engine) []Route {
-	h := &handlers{svc: svc, eng: eng}
+// nil, and a sensor's history read through hist. The session API mounts
+// the same handlers behind its own authentication, so the two cannot
+// drift apart.
+func Resources(svc *service.Service, eng *automation.Engine, hist *history.Reader) []Route {
+	h := &handlers{svc: svc, eng: eng, hist: hist}
 	return slices.Concat(h.routes(), h.automationRoutes())
 }
 

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	v1 "github.com/bifrost-hub/bifrost/api/v1"
-	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/history"
 )
 
 // Config is every setting of the hub. Each one is a flag and a BIFROST_*
@@ -51,7 +51,7 @@ type Config struct {
 	MaxStreamsPerSession int
 	// History is how long the sensor history keeps its raw samples, its
 	// 5-minute and its hourly buckets.
-	History service.HistoryRetention
+	History history.Retention
 
 	Media    MediaConfig    // Sonos speakers and Onkyo receivers
 	TV       TVConfig       // Android TVs and Rokus
@@ -76,7 +76,7 @@ func DefaultConfig() Config {
 		MaxStreams:           v1.DefaultMaxStreams,
 		MaxStreamsPerKey:     v1.DefaultMaxStreamsPerKey,
 		MaxStreamsPerSession: v1.DefaultMaxStreamsPerSession,
-		History:              service.DefaultHistoryRetention,
+		History:              history.DefaultRetention,
 	}
 }
 
@@ -308,16 +308,16 @@ func (v *durationValue) Set(s string) error {
 func (v *durationValue) String() string { return time.Duration(*v).String() }
 
 // retentionValue is how long a tier of the history is kept, as
-// service.ParseSpan reads it; 0 is none.
+// history.ParseSpan reads it; 0 is none.
 type retentionValue time.Duration
 
 // maxRetention is ten years: enough for any home, and far from overflow.
 const maxRetention = 10 * 365 * 24 * time.Hour
 
 func (v *retentionValue) Set(s string) error {
-	d, err := service.ParseSpan(s)
+	d, err := history.ParseSpan(s)
 	switch {
-	case errors.Is(err, service.ErrSpanTooLong), d > maxRetention:
+	case errors.Is(err, history.ErrSpanTooLong), d > maxRetention:
 		return fmt.Errorf("%q is more than ten years", s)
 	case err != nil:
 		return fmt.Errorf("%q is not a span of time such as 48h, 30d or 52w (0 keeps none)", s)

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/history"
 )
 
 // env is a fake environment.
@@ -38,7 +38,7 @@ func TestConfigDefaults(t *testing.T) {
 	want := Config{Addr: "0.0.0.0:3000", DataDir: "./data", DeviceTimeout: 5 * time.Second,
 		LogLevel: slog.LevelInfo, LogFormat: "text", DemoLatency: 30 * time.Millisecond, Media: MediaConfig{SonosEventAddr: "0.0.0.0:1400"}, Neewer: NeewerConfig{BLE: "auto"}}
 	want.MaxStreams, want.MaxStreamsPerKey, want.MaxStreamsPerSession = 256, 8, 8
-	want.History = service.HistoryRetention{Raw: 48 * time.Hour, FiveMin: 30 * 24 * time.Hour, Hourly: 365 * 24 * time.Hour}
+	want.History = history.Retention{Raw: 48 * time.Hour, FiveMin: 30 * 24 * time.Hour, Hourly: 365 * 24 * time.Hour}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Fatalf("defaults = %+v, want %+v", cfg, want)
 	}
@@ -72,7 +72,7 @@ func TestConfigPrecedence(t *testing.T) {
 		Neewer:        NeewerConfig{BLE: "auto"},
 	}
 	want.MaxStreams, want.MaxStreamsPerKey, want.MaxStreamsPerSession = 256, 8, 8 // defaults
-	want.History = service.DefaultHistoryRetention
+	want.History = history.DefaultRetention
 	if !reflect.DeepEqual(cfg, want) {
 		t.Fatalf("config = %+v, want %+v", cfg, want)
 	}

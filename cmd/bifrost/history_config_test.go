@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/history"
 )
 
 func TestHistoryOptions(t *testing.T) {
@@ -14,8 +14,8 @@ func TestHistoryOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.History != service.DefaultHistoryRetention {
-		t.Fatalf("default history = %v, want %v", cfg.History, service.DefaultHistoryRetention)
+	if cfg.History != history.DefaultRetention {
+		t.Fatalf("default history = %v, want %v", cfg.History, history.DefaultRetention)
 	}
 	cfg, err = parseServe(t, []string{"--history-hourly=2w"}, env{
 		"BIFROST_HISTORY_RAW":    "6h",
@@ -25,7 +25,7 @@ func TestHistoryOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := service.HistoryRetention{Raw: 6 * time.Hour, FiveMin: 7 * 24 * time.Hour, Hourly: 14 * 24 * time.Hour}
+	want := history.Retention{Raw: 6 * time.Hour, FiveMin: 7 * 24 * time.Hour, Hourly: 14 * 24 * time.Hour}
 	if cfg.History != want {
 		t.Fatalf("history = %v, want %v (the flag wins)", cfg.History, want)
 	}

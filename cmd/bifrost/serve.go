@@ -17,6 +17,7 @@ import (
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/neewer"
 	"github.com/bifrost-hub/bifrost/devices/sim"
+	"github.com/bifrost-hub/bifrost/history"
 	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/store"
@@ -56,6 +57,10 @@ type Main struct {
 	automations  *automation.Engine
 	server       *http.Server
 	addr         net.Addr
+
+	// history keeps the sensors' readings; sensorHistory reads them.
+	history       *history.Recorder
+	sensorHistory *history.Reader
 
 	stopAdapters context.CancelFunc
 	background   sync.WaitGroup
@@ -140,7 +145,9 @@ func (m *Main) startAdapters(ctx context.Context) error {
 }
 
 func (m *Main) startService(ctx, actx context.Context) error {
-	m.service = service.New(service.Config{Store: m.db, Registry: m.registry, Logger: m.Logger, Scanners: m.scanners, History: &m.Config.History})
+	m.startHistory(actx)
+	m.service = service.New(service.Config{Store: m.db, Registry: m.registry, Logger: m.Logger, Scanners: m.scanners, History: m.history})
+	m.sensorHistory = history.NewReader(m.historyConfig(), m.service)
 	m.keys, m.accounts = newIdentity(m.db, m.service, m.Logger)
 	if err := m.service.Sync(ctx); err != nil {
 		return fmt.Errorf("record devices: %w", err)
@@ -156,6 +163,18 @@ func (m *Main) startService(ctx, actx context.Context) error {
 		return nil
 	})
 	return m.startIntegrations(actx)
+}
+
+// startHistory runs the sensor history's recorder, which the service
+// hands every reading it hears: it runs before the service reads the
+// devices, so their first readings are kept.
+func (m *Main) startHistory(ctx context.Context) {
+	m.history = history.NewRecorder(m.historyConfig())
+	m.goRun(ctx, "history", m.history.Run)
+}
+
+func (m *Main) historyConfig() history.Config {
+	return history.Config{Store: m.db, Retention: &m.Config.History, Logger: m.Logger}
 }
 
 // startIntegrations opens the integrations the web UI manages and starts
@@ -211,7 +230,7 @@ func (m *Main) startHTTP() error {
 	srv := api.New(api.Config{Service: m.service, Keys: m.keys, Accounts: m.accounts, Logger: m.Logger,
 		TrustedProxies: m.Config.TrustedProxies.Prefixes(), SecureCookies: m.Config.SecureCookies,
 		AllowedOrigins: m.Config.AllowedOrigins, AllowedHosts: m.Config.AllowedHosts, Version: version, Integrations: m.integrations,
-		Automations: m.automations,
+		Automations: m.automations, History: m.sensorHistory,
 		Streams: v1.StreamConfig{Max: m.Config.MaxStreams, PerKey: m.Config.MaxStreamsPerKey,
 			PerSession: m.Config.MaxStreamsPerSession}})
 	m.server = &http.Server{

@@ -28,26 +28,47 @@ func New(tb testing.TB, reg *devices.Registry, readTimeout time.Duration) *servi
 // database (an automation engine).
 func NewWithStore(tb testing.TB, reg *devices.Registry, readTimeout time.Duration) (*service.Service, *store.DB) {
 	tb.Helper()
-	ctx := context.Background()
-	db, err := store.Open(ctx, filepath.Join(tb.TempDir(), "bifrost.db"))
+	db := Open(tb)
+	return Start(tb, service.Config{Store: db, Registry: reg, ReadTimeout: readTimeout}), db
+}
+
+// Open is an empty store in a temp dir, closed when the test ends.
+func Open(tb testing.TB) *store.DB {
+	tb.Helper()
+	db, err := store.Open(context.Background(), filepath.Join(tb.TempDir(), "bifrost.db"))
 	if err != nil {
 		tb.Fatalf("opening store: %v", err)
 	}
 	tb.Cleanup(func() { _ = db.Close() })
-	svc := service.New(service.Config{Store: db, Registry: reg, ReadTimeout: readTimeout})
-	if err := svc.Sync(ctx); err != nil {
+	return db
+}
+
+// Start is a service made with cfg, its inventory synced and its change
+// loop running until the test ends, for tests that configure more than
+// New does (a clock, a sensor history).
+func Start(tb testing.TB, cfg service.Config) *service.Service {
+	tb.Helper()
+	svc := service.New(cfg)
+	if err := svc.Sync(context.Background()); err != nil {
 		tb.Fatalf("syncing inventory: %v", err)
 	}
 	Run(tb, svc)
-	return svc, db
+	return svc
 }
 
 // Run runs svc's change loop until the test ends, and waits for it to
 // stop before cleanups registered earlier (the store, the registry) run.
 func Run(tb testing.TB, svc *service.Service) {
+	Go(tb, svc.Run)
+}
+
+// Go runs fn (a Run loop: the service's, a sensor history's) until the
+// test ends, and waits for it to return before cleanups registered earlier
+// (the store, the registry) run.
+func Go(tb testing.TB, fn func(context.Context) error) {
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); _ = svc.Run(ctx) }()
+	go func() { defer close(done); _ = fn(ctx) }()
 	tb.Cleanup(func() { stop(); <-done })
 }
 
