@@ -4,12 +4,12 @@
 // them, seals their secrets under BIFROST_SECRET, and (re)starts the
 // adapter of each through one generic Runner.
 //
-// It depends on service for the principal and the error vocabulary, and on
-// nothing else of the hub: its storage is the narrow Store it declares
-// (package store implements it on SQLite); who is an admin, the audit log
-// and the adapters it runs are handed to it as the small interfaces of
-// Config. It knows no concrete adapter: cmd/bifrost turns the settings
-// into an adapter's own configuration. service never imports it.
+// It depends on service for the error vocabulary only, and on nothing else
+// of the hub: its storage is the narrow Store it declares (package store
+// implements it on SQLite); who is an admin, the audit log and the
+// adapters it runs are handed to it as the small interfaces of Config. It
+// knows no concrete adapter: cmd/bifrost turns the settings into an
+// adapter's own configuration. service never imports it.
 package integrations
 
 import (

@@ -41,18 +41,18 @@ func (m *Main) startHASS(ctx context.Context) {
 		Env: m.Config.HASS.settings(), Logger: m.Logger, Off: "no Home Assistant URL is set",
 		OffLog: "the Home Assistant bridge is off now", StopLog: "Home Assistant bridge stopped",
 		Start: func(s integrations.HASSSettings) (integrations.Adapter, error) {
-			return startHASSBridge(m.registry, hass.AdapterConfig{URL: s.URL, Token: s.Token, CAFile: s.CAFile, Logger: m.Logger})
+			return newHASSBridge(m.registry, hass.AdapterConfig{URL: s.URL, Token: s.Token, CAFile: s.CAFile, Logger: m.Logger})
 		},
 	})
 }
 
 // settings are the Home Assistant settings the environment gives.
-func (c HASSConfig) settings() integrations.HASSSettings {
+func (c *HASSConfig) settings() integrations.HASSSettings {
 	return integrations.HASSSettings{URL: c.URL, CAFile: c.CAFile, Token: c.Token}
 }
 
-// startHASSBridge makes the bridge for cfg; none when cfg gives no URL.
-func startHASSBridge(reg *devices.Registry, cfg hass.AdapterConfig) (integrations.Adapter, error) {
+// newHASSBridge makes the bridge for cfg; none when cfg gives no URL.
+func newHASSBridge(reg *devices.Registry, cfg hass.AdapterConfig) (integrations.Adapter, error) {
 	switch {
 	case cfg.URL == "":
 		return nil, nil

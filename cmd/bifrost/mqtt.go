@@ -49,20 +49,20 @@ func (c *MQTTConfig) options() []option {
 // field by field. Its scanner is always one of the scanners; it scans, and
 // is listed, while MQTT is on.
 func (m *Main) startMQTT(ctx context.Context) {
-	env, retained := m.Config.MQTT, retainedStore{m.db}
+	retained := retainedStore{m.db}
 	m.mqtt = integrations.NewRunner(ctx, integrations.RunnerConfig[integrations.MQTTSettings]{
-		Env: env.settings(), Logger: m.Logger,
+		Env: m.Config.MQTT.settings(), Logger: m.Logger,
 		Off:    "neither a broker URL nor an embedded broker address is set",
 		OffLog: "MQTT is off now", StopLog: "MQTT adapter not run", // Run fails only when closed before it ran
 		Start: func(s integrations.MQTTSettings) (integrations.Adapter, error) {
-			return startMQTTAdapter(m.registry, mqttConfig(s, retained, m.Logger))
+			return newMQTTAdapter(m.registry, mqttConfig(s, retained, m.Logger))
 		},
 	})
 	m.scanners = append(m.scanners, mqttScanner{m.mqtt})
 }
 
 // settings are the MQTT settings the environment gives.
-func (c MQTTConfig) settings() integrations.MQTTSettings {
+func (c *MQTTConfig) settings() integrations.MQTTSettings {
 	return integrations.MQTTSettings{URL: c.URL, Username: c.User, Password: c.Password, ClientID: c.ClientID,
 		CAFile: c.CAFile, Embedded: c.Embedded, ZigbeeBaseTopic: c.ZigbeeBaseTopic, DiscoveryPrefix: c.DiscoveryPrefix,
 		TasmotaFullTopic: c.TasmotaFullTopic}
@@ -75,9 +75,9 @@ func mqttConfig(s integrations.MQTTSettings, retained mqtt.RetainStore, log *slo
 		TasmotaFullTopic: s.TasmotaFullTopic, Retained: retained, Logger: log}
 }
 
-// startMQTTAdapter makes the MQTT adapter for cfg; none when cfg names no
+// newMQTTAdapter makes the MQTT adapter for cfg; none when cfg names no
 // broker.
-func startMQTTAdapter(reg *devices.Registry, cfg mqtt.Config) (integrations.Adapter, error) {
+func newMQTTAdapter(reg *devices.Registry, cfg mqtt.Config) (integrations.Adapter, error) {
 	if !cfg.Enabled() {
 		return nil, nil
 	}
