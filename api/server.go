@@ -20,6 +20,7 @@ import (
 	"github.com/bifrost-hub/bifrost/automation"
 	"github.com/bifrost-hub/bifrost/history"
 	"github.com/bifrost-hub/bifrost/identity"
+	"github.com/bifrost-hub/bifrost/integrations"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -57,7 +58,7 @@ type Config struct {
 	SecureCookies bool
 	// Integrations are the settings admins manage in the web UI (Settings
 	// → Integrations); without them the session API has none to offer.
-	Integrations *service.Integrations
+	Integrations *integrations.Manager
 	// Automations is the running automation engine. Without one the hub
 	// serves no automations: /api/v1/automations and /api/automations are
 	// not mounted (a 404 like any unknown path) and MCP lists no

@@ -26,7 +26,7 @@ func (p *place) set(lat, lon *float64) {
 }
 
 // SetLocation moves the hub (both nil: no location), and times the sun
-// triggers anew from it. It implements service.LocationRunner.
+// triggers anew from it. It implements integrations.LocationRunner.
 func (e *Engine) SetLocation(latitude, longitude *float64) {
 	e.place.set(latitude, longitude)
 	now := e.now()

@@ -331,7 +331,7 @@ func (a *Accounts) AuditLog(ctx context.Context, limit int) ([]service.AuditEntr
 }
 
 // RequireAdmin admits the command line and admin users to do what, and
-// refuses anyone else (service.Integrations asks it too).
+// refuses anyone else (integrations.Manager asks it too).
 func (a *Accounts) RequireAdmin(ctx context.Context, what string) error {
 	p, err := person(ctx, what)
 	if err != nil || p.Kind == service.System.Kind {

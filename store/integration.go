@@ -5,19 +5,20 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/bifrost-hub/bifrost/integrations"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
-var _ service.IntegrationStore = (*DB)(nil)
+var _ integrations.Store = (*DB)(nil)
 
 // GetIntegration returns the saved settings of the integration name.
-func (db *DB) GetIntegration(ctx context.Context, name string) (service.IntegrationRecord, error) {
-	var r service.IntegrationRecord
+func (db *DB) GetIntegration(ctx context.Context, name string) (integrations.Record, error) {
+	var r integrations.Record
 	var config string
 	err := db.db.QueryRowContext(ctx, `SELECT name, config, secret, updated_at FROM integrations WHERE name = ?`, name).
 		Scan(&r.Name, &config, &r.Secret, timeCol{&r.UpdatedAt})
 	if err != nil {
-		return service.IntegrationRecord{}, notFound(err, "no settings are saved for integration %q", name)
+		return integrations.Record{}, notFound(err, "no settings are saved for integration %q", name)
 	}
 	r.Config = json.RawMessage(config)
 	return r, nil
@@ -27,7 +28,7 @@ func (db *DB) GetIntegration(ctx context.Context, name string) (service.Integrat
 // empty Config is saved as {}, a zero UpdatedAt is stamped with db.Now, and
 // a nil Secret is stored as NULL. The secret is stored as given: the
 // service seals it first.
-func (db *DB) PutIntegration(ctx context.Context, r service.IntegrationRecord) error {
+func (db *DB) PutIntegration(ctx context.Context, r integrations.Record) error {
 	if strings.TrimSpace(r.Name) == "" {
 		return errEmpty("integration name")
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/bifrost-hub/bifrost/integrations"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -16,7 +17,7 @@ func TestIntegration_PutGetDelete(t *testing.T) {
 		t.Fatalf("get before any put = %v, want not found", err)
 	}
 	sealed := []byte{1, 0, 0xff, 'x', 0}
-	err := db.PutIntegration(ctx, service.IntegrationRecord{Name: "mqtt", Config: json.RawMessage(`{"url":"mqtt://b"}`), Secret: sealed, UpdatedAt: t0})
+	err := db.PutIntegration(ctx, integrations.Record{Name: "mqtt", Config: json.RawMessage(`{"url":"mqtt://b"}`), Secret: sealed, UpdatedAt: t0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +31,7 @@ func TestIntegration_PutGetDelete(t *testing.T) {
 	assertTime(t, "updated_at", r.UpdatedAt, t0)
 
 	// A put replaces the whole record: no secret is stored as NULL.
-	if err := db.PutIntegration(ctx, service.IntegrationRecord{Name: "mqtt"}); err != nil {
+	if err := db.PutIntegration(ctx, integrations.Record{Name: "mqtt"}); err != nil {
 		t.Fatal(err)
 	}
 	r, err = db.GetIntegration(ctx, "mqtt")
@@ -49,7 +50,7 @@ func TestIntegration_PutGetDelete(t *testing.T) {
 func TestIntegration_RefusesBadRecords(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpen(t)
-	for name, r := range map[string]service.IntegrationRecord{
+	for name, r := range map[string]integrations.Record{
 		"no name":         {Config: json.RawMessage(`{}`)},
 		"invalid JSON":    {Name: "mqtt", Config: json.RawMessage(`{"url":`)},
 		"not an object":   {Name: "mqtt", Config: json.RawMessage(`["a"]`)},

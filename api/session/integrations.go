@@ -7,17 +7,19 @@ import (
 	"github.com/labstack/echo/v4"
 
 	v1 "github.com/bifrost-hub/bifrost/api/v1"
+	"github.com/bifrost-hub/bifrost/integrations"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
 // The integrations admins manage in Settings → Integrations. Only the
-// session API offers them: API keys never manage credentials. The service
-// admits admins only and never answers a secret, only whether one is set.
+// session API offers them: API keys never manage credentials. The
+// integrations.Manager admits admins only and never answers a secret, only
+// whether one is set.
 
 // mqttSettings answers the MQTT settings, which of them the environment
 // fixes, and how the connection fares.
 func (h *handlers) mqttSettings(c echo.Context) error {
-	return answerIntegration(c, h, (*service.Integrations).MQTT)
+	return answerIntegration(c, h, (*integrations.Manager).MQTT)
 }
 
 // saveMQTT saves the MQTT settings given (a field left out keeps its saved
@@ -25,19 +27,19 @@ func (h *handlers) mqttSettings(c echo.Context) error {
 // it) and restarts the adapter. A broker that cannot be reached is a
 // warning in the answer, not an error.
 func (h *handlers) saveMQTT(c echo.Context) error {
-	return saveIntegration(c, h, (*service.Integrations).SaveMQTT)
+	return saveIntegration(c, h, (*integrations.Manager).SaveMQTT)
 }
 
 // deleteMQTT forgets the saved MQTT settings; those of the environment
 // stay in force.
 func (h *handlers) deleteMQTT(c echo.Context) error {
-	return answerIntegration(c, h, (*service.Integrations).DeleteMQTT)
+	return answerIntegration(c, h, (*integrations.Manager).DeleteMQTT)
 }
 
 // hassSettings answers the Home Assistant settings, which of them the
 // environment fixes, and how the connection fares.
 func (h *handlers) hassSettings(c echo.Context) error {
-	return answerIntegration(c, h, (*service.Integrations).HASS)
+	return answerIntegration(c, h, (*integrations.Manager).HASS)
 }
 
 // saveHASS saves the Home Assistant settings given (as saveMQTT, with the
@@ -45,17 +47,17 @@ func (h *handlers) hassSettings(c echo.Context) error {
 // Home Assistant that cannot be reached or refuses the token is a warning
 // in the answer, not an error.
 func (h *handlers) saveHASS(c echo.Context) error {
-	return saveIntegration(c, h, (*service.Integrations).SaveHASS)
+	return saveIntegration(c, h, (*integrations.Manager).SaveHASS)
 }
 
 // deleteHASS forgets the saved Home Assistant settings; those of the
 // environment stay in force.
 func (h *handlers) deleteHASS(c echo.Context) error {
-	return answerIntegration(c, h, (*service.Integrations).DeleteHASS)
+	return answerIntegration(c, h, (*integrations.Manager).DeleteHASS)
 }
 
 // answerIntegration answers what call (a read or a delete) answers.
-func answerIntegration[V any](c echo.Context, h *handlers, call func(*service.Integrations, context.Context) (V, error)) error {
+func answerIntegration[V any](c echo.Context, h *handlers, call func(*integrations.Manager, context.Context) (V, error)) error {
 	if err := h.hasIntegrations(); err != nil {
 		return err
 	}
@@ -65,7 +67,7 @@ func answerIntegration[V any](c echo.Context, h *handlers, call func(*service.In
 
 // saveIntegration decodes the change the body gives and answers what
 // save answers.
-func saveIntegration[U, V any](c echo.Context, h *handlers, save func(*service.Integrations, context.Context, U) (V, error)) error {
+func saveIntegration[U, V any](c echo.Context, h *handlers, save func(*integrations.Manager, context.Context, U) (V, error)) error {
 	if err := h.hasIntegrations(); err != nil {
 		return err
 	}
@@ -87,7 +89,7 @@ func (h *handlers) hasIntegrations() error {
 // locationSettings answers the hub's location and whether the
 // configuration fixes it.
 func (h *handlers) locationSettings(c echo.Context) error {
-	return answerIntegration(c, h, (*service.Integrations).Location)
+	return answerIntegration(c, h, (*integrations.Manager).Location)
 }
 
 // location is the body of PUT /integrations/location: both, or both null

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bifrost-hub/bifrost/api"
+	"github.com/bifrost-hub/bifrost/integrations"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/store"
 )
@@ -29,16 +30,16 @@ func (r *offRunner[S]) Apply(s S) error {
 
 func (r *offRunner[S]) Fixed() (none S) { return none }
 
-func (r *offRunner[S]) Status() service.IntegrationStatus {
-	return service.IntegrationStatus{State: service.IntegrationOff}
+func (r *offRunner[S]) Status() integrations.Status {
+	return integrations.Status{State: integrations.StateOff}
 }
 
 // integrationsHub is the HTTP server over real SQLite with an admin,
 // "admin", and integrations whose secrets are sealed under a secret.
 type integrationsHub struct {
 	*hub
-	mqtt *offRunner[service.MQTTSettings]
-	hass *offRunner[service.HASSSettings]
+	mqtt *offRunner[integrations.MQTTSettings]
+	hass *offRunner[integrations.HASSSettings]
 }
 
 func newIntegrationsHub(t *testing.T, secret string) *integrationsHub {
@@ -51,8 +52,8 @@ func newIntegrationsHub(t *testing.T, secret string) *integrationsHub {
 	t.Cleanup(func() { db.Close() })
 	svc := service.New(service.Config{Store: db})
 	keys, acc := newIdentity(t, svc, db, nil)
-	x := &integrationsHub{mqtt: &offRunner[service.MQTTSettings]{}, hass: &offRunner[service.HASSSettings]{}}
-	in, err := service.NewIntegrations(svc, service.IntegrationsConfig{Store: db, Admins: acc, Secret: secret,
+	x := &integrationsHub{mqtt: &offRunner[integrations.MQTTSettings]{}, hass: &offRunner[integrations.HASSSettings]{}}
+	in, err := integrations.New(integrations.Config{Store: db, Admins: acc, Audit: svc, Secret: secret,
 		MQTT: x.mqtt, HASS: x.hass, SettleTime: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -75,11 +76,11 @@ type integrationCase struct {
 var integrationCases = map[string]integrationCase{
 	"mqtt": {path: "/api/integrations/mqtt", url: "mqtt://broker.lan", secretKey: "password", secret: brokerPassword,
 		applied: func(h *integrationsHub) []string {
-			return secretsOf(h.mqtt.applied, func(s service.MQTTSettings) string { return s.Password })
+			return secretsOf(h.mqtt.applied, func(s integrations.MQTTSettings) string { return s.Password })
 		}},
 	"hass": {path: "/api/integrations/hass", url: "http://homeassistant.local:8123", secretKey: "token", secret: haToken,
 		applied: func(h *integrationsHub) []string {
-			return secretsOf(h.hass.applied, func(s service.HASSSettings) string { return s.Token })
+			return secretsOf(h.hass.applied, func(s integrations.HASSSettings) string { return s.Token })
 		}},
 }
 
@@ -245,7 +246,7 @@ func TestLocationSettings(t *testing.T) {
 	svc := service.New(service.Config{Store: db})
 	keys, acc := newIdentity(t, svc, db, nil)
 	runner := &locationRunner{}
-	in, err := service.NewIntegrations(svc, service.IntegrationsConfig{Store: db, Admins: acc, Location: runner})
+	in, err := integrations.New(integrations.Config{Store: db, Admins: acc, Audit: svc, Location: runner})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +257,7 @@ func TestLocationSettings(t *testing.T) {
 	}
 	b := h.login(t, "admin", password)
 
-	var loc service.Location
+	var loc integrations.Location
 	h.must(t, http.StatusOK, req{method: "GET", path: "/api/integrations/location", session: b}).decode(t, &loc)
 	if loc.Latitude != nil || loc.Fixed {
 		t.Fatalf("before a save: %+v", loc)
@@ -277,7 +278,7 @@ func TestLocationSettings(t *testing.T) {
 	}
 	// A new start hands the saved location over.
 	runner2 := &locationRunner{}
-	in2, err := service.NewIntegrations(svc, service.IntegrationsConfig{Store: db, Admins: acc, Location: runner2})
+	in2, err := integrations.New(integrations.Config{Store: db, Admins: acc, Audit: svc, Location: runner2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +287,7 @@ func TestLocationSettings(t *testing.T) {
 	}
 	// The configuration wins and cannot be changed here.
 	lat, lon := 40.0, -105.0
-	fixed, err := service.NewIntegrations(svc, service.IntegrationsConfig{Store: db, Admins: acc, Latitude: &lat, Longitude: &lon})
+	fixed, err := integrations.New(integrations.Config{Store: db, Admins: acc, Audit: svc, Latitude: &lat, Longitude: &lon})
 	if err != nil {
 		t.Fatal(err)
 	}

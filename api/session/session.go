@@ -21,6 +21,7 @@ import (
 	"github.com/bifrost-hub/bifrost/automation"
 	"github.com/bifrost-hub/bifrost/history"
 	"github.com/bifrost-hub/bifrost/identity"
+	"github.com/bifrost-hub/bifrost/integrations"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -39,7 +40,7 @@ type Config struct {
 	Keys     *identity.Keys
 	// Integrations are the settings of Settings → Integrations; nil
 	// when the hub offers none.
-	Integrations *service.Integrations
+	Integrations *integrations.Manager
 	// Streams counts and caps the event streams, with /api/v1's; nil
 	// leaves them uncapped.
 	Streams *v1.Streams
@@ -60,7 +61,7 @@ type handlers struct {
 	svc     *service.Service
 	acc     *identity.Accounts
 	keys    *identity.Keys
-	integ   *service.Integrations
+	integ   *integrations.Manager
 	log     *slog.Logger
 	streams *v1.Streams
 	peer    peerPolicy

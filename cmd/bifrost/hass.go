@@ -3,13 +3,11 @@ package main
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"strings"
-	"sync"
 
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/hass"
-	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/integrations"
 )
 
 // HASSConfig configures the Home Assistant bridge: the hub reaches HA's
@@ -34,108 +32,56 @@ func (c *HASSConfig) options() []option {
 var errNoHASSToken = errors.New("no access token is set: make a long-lived access token on your Home Assistant profile page, " +
 	"then set BIFROST_HASS_TOKEN (or BIFROST_HASS_TOKEN_FILE) or save it under Settings → Integrations")
 
-// hassRunner runs the Home Assistant bridge and, when settings are saved
-// in the web UI, replaces it by one with the new settings. The
+// startHASS prepares the runner of the bridge, which starts in
+// startIntegrations once the settings saved in the web UI can be read. The
 // environment's settings (flags, BIFROST_HASS_*) win over saved ones, field
 // by field. The bridge registers HA's entities in the registry itself.
-type hassRunner struct {
-	ctx context.Context // bounds every bridge's Run
-	reg *devices.Registry
-	env HASSConfig
-	log *slog.Logger
-
-	mu       sync.Mutex
-	ad       *hass.Adapter // nil while the bridge is off
-	startErr error         // why the last Apply could not start a bridge
-	closed   bool
-	runs     sync.WaitGroup
-}
-
-var _ service.HASSRunner = (*hassRunner)(nil)
-
-// startHASS prepares the bridge, which starts in startIntegrations once
-// the settings saved in the web UI can be read.
 func (m *Main) startHASS(ctx context.Context) {
-	m.hass = &hassRunner{ctx: ctx, reg: m.registry, env: m.Config.HASS, log: m.Logger}
-}
-
-// config merges the saved settings under the environment's.
-func (r *hassRunner) config(saved service.HASSSettings) hass.AdapterConfig {
-	return hass.AdapterConfig{URL: envOr(r.env.URL, saved.URL), Token: envOr(r.env.Token, saved.Token),
-		CAFile: envOr(r.env.CAFile, saved.CAFile), Logger: r.log}
-}
-
-// envOr is the environment's value of a setting when it gives one.
-func envOr(env, saved string) string {
-	if env != "" {
-		return env
-	}
-	return saved
-}
-
-// Apply stops the running bridge, if any, and starts one with saved under
-// the environment's settings, unless neither gives a URL.
-func (r *hassRunner) Apply(saved service.HASSSettings) error {
-	cfg := r.config(saved)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
-		return errors.New("the hub is shutting down")
-	}
-	if r.ad != nil {
-		_ = r.ad.Close() // waits for its Run; the devices stay, offline
-		r.ad = nil
-		if cfg.URL == "" {
-			r.log.Info("the Home Assistant bridge is off now")
-		}
-	}
-	r.startErr = nil
-	if cfg.URL == "" {
-		return nil
-	}
-	if cfg.Token == "" {
-		r.startErr = errNoHASSToken
-		return r.startErr
-	}
-	ad, err := hass.NewAdapter(r.reg, cfg)
-	if err != nil {
-		r.startErr = err
-		return err
-	}
-	r.ad = ad
-	r.runs.Go(func() {
-		if err := ad.Run(r.ctx); err != nil {
-			r.log.Debug("Home Assistant bridge stopped", "err", err)
-		}
+	m.hass = integrations.NewRunner(ctx, integrations.RunnerConfig[integrations.HASSSettings]{
+		Env: m.Config.HASS.settings(), Logger: m.Logger, Off: "no Home Assistant URL is set",
+		OffLog: "the Home Assistant bridge is off now", StopLog: "Home Assistant bridge stopped",
+		Start: func(s integrations.HASSSettings) (integrations.Adapter, error) {
+			return newHASSBridge(m.registry, hass.AdapterConfig{URL: s.URL, Token: s.Token, CAFile: s.CAFile, Logger: m.Logger})
+		},
 	})
-	return nil
 }
 
-// Fixed returns the settings the environment gives.
-func (r *hassRunner) Fixed() service.HASSSettings {
-	return service.HASSSettings{URL: r.env.URL, CAFile: r.env.CAFile, Token: r.env.Token}
+// settings are the Home Assistant settings the environment gives.
+func (c *HASSConfig) settings() integrations.HASSSettings {
+	return integrations.HASSSettings{URL: c.URL, CAFile: c.CAFile, Token: c.Token}
 }
 
-// Status says whether the bridge is off, connecting or connected, or why
-// not.
-func (r *hassRunner) Status() service.IntegrationStatus {
-	r.mu.Lock()
-	ad, startErr := r.ad, r.startErr
-	r.mu.Unlock()
-	if startErr != nil {
-		return service.IntegrationStatus{State: service.IntegrationError, Message: startErr.Error()}
+// newHASSBridge makes the bridge for cfg; none when cfg gives no URL.
+func newHASSBridge(reg *devices.Registry, cfg hass.AdapterConfig) (integrations.Adapter, error) {
+	switch {
+	case cfg.URL == "":
+		return nil, nil
+	case cfg.Token == "":
+		return nil, errNoHASSToken
 	}
-	if ad == nil {
-		return service.IntegrationStatus{State: service.IntegrationOff, Message: "no Home Assistant URL is set"}
+	ad, err := hass.NewAdapter(reg, cfg)
+	if err != nil {
+		return nil, err
 	}
-	up, err := ad.Status()
+	return hassBridge{ad}, nil
+}
+
+// hassBridge is the Home Assistant bridge as the runner runs it.
+type hassBridge struct{ ad *hass.Adapter }
+
+func (b hassBridge) Run(ctx context.Context) error { return b.ad.Run(ctx) }
+func (b hassBridge) Close() error                  { return b.ad.Close() }
+
+// Status says whether the bridge is connected, or why not.
+func (b hassBridge) Status() integrations.Status {
+	up, err := b.ad.Status()
 	if up {
-		return service.IntegrationStatus{State: service.IntegrationConnected}
+		return integrations.Status{State: integrations.StateConnected}
 	}
 	if err != nil {
-		return service.IntegrationStatus{State: service.IntegrationError, Message: hassProblem(err)}
+		return integrations.Status{State: integrations.StateError, Message: hassProblem(err)}
 	}
-	return service.IntegrationStatus{State: service.IntegrationConnecting}
+	return integrations.Status{State: integrations.StateConnecting}
 }
 
 // hassProblem says, for people, why the bridge is not connected.
@@ -149,17 +95,4 @@ func hassProblem(err error) string {
 	}
 	return "Home Assistant refused the access token" + said +
 		"; make a new long-lived access token on your Home Assistant profile page"
-}
-
-// Close stops the bridge and waits for it; no Apply starts one again.
-func (r *hassRunner) Close() error {
-	r.mu.Lock()
-	r.closed = true
-	if r.ad != nil {
-		_ = r.ad.Close()
-		r.ad = nil
-	}
-	r.mu.Unlock()
-	r.runs.Wait()
-	return nil
 }

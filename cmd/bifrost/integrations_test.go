@@ -59,12 +59,11 @@ func (h *inProcessHub) URL(path string) string { return "http://" + h.Addr().Str
 
 // brokerAddr is where the embedded broker listens ("" without one).
 func (h *inProcessHub) brokerAddr() string {
-	h.mqtt.mu.Lock()
-	defer h.mqtt.mu.Unlock()
-	if h.mqtt.ad == nil {
+	ad, ok := h.mqtt.Running().(mqttAdapter)
+	if !ok {
 		return ""
 	}
-	return h.mqtt.ad.BrokerAddr()
+	return ad.BrokerAddr()
 }
 
 // uiSession is a signed-in browser without the browser: the session

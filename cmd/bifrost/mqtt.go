@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"log/slog"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/mqtt"
+	"github.com/bifrost-hub/bifrost/integrations"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/store"
 )
@@ -45,156 +43,90 @@ func (c *MQTTConfig) options() []option {
 	}
 }
 
-// startMQTT prepares the MQTT adapter, which starts in startIntegrations,
-// once the settings saved in the web UI can be read. It is always one of
-// the scanners; it scans, and is listed, while MQTT is on.
+// startMQTT prepares the runner of the MQTT adapter, which starts in
+// startIntegrations, once the settings saved in the web UI can be read.
+// The environment's settings (flags, BIFROST_MQTT_*) win over saved ones,
+// field by field. Its scanner is always one of the scanners; it scans, and
+// is listed, while MQTT is on.
 func (m *Main) startMQTT(ctx context.Context) {
-	m.mqtt = &mqttRunner{ctx: ctx, reg: m.registry, env: m.Config.MQTT, log: m.Logger, retained: retainedStore{m.db}}
-	m.scanners = append(m.scanners, m.mqtt)
-}
-
-// mqttRunner runs the MQTT adapter and, when settings are saved in the web
-// UI, replaces it by one with the new settings. The environment's settings
-// (flags, BIFROST_MQTT_*) win over saved ones, field by field. It is the
-// scanner the service holds, whichever adapter runs.
-type mqttRunner struct {
-	ctx context.Context // bounds every adapter's Run
-	reg *devices.Registry
-	env MQTTConfig
-	log *slog.Logger
-	// retained keeps the embedded broker's retained messages.
-	retained mqtt.RetainStore
-
-	on atomic.Bool // an adapter runs (read without mu: Apply may hold it a while)
-
-	mu       sync.Mutex
-	ad       *mqtt.Adapter // nil while MQTT is off
-	startErr error         // why the last Apply could not start an adapter
-	closed   bool
-	runs     sync.WaitGroup
-}
-
-var (
-	_ service.MQTTRunner = (*mqttRunner)(nil)
-	_ devices.Switchable = (*mqttRunner)(nil)
-)
-
-// config merges the saved settings under the environment's.
-func (r *mqttRunner) config(saved service.MQTTSettings) mqtt.Config {
-	or := func(env, saved string) string {
-		if env != "" {
-			return env
-		}
-		return saved
-	}
-	e := r.env
-	return mqtt.Config{URL: or(e.URL, saved.URL), Username: or(e.User, saved.Username), Password: or(e.Password, saved.Password),
-		ClientID: or(e.ClientID, saved.ClientID), CAFile: or(e.CAFile, saved.CAFile), Embedded: or(e.Embedded, saved.Embedded),
-		ZigbeeBaseTopic: or(e.ZigbeeBaseTopic, saved.ZigbeeBaseTopic), DiscoveryPrefix: or(e.DiscoveryPrefix, saved.DiscoveryPrefix),
-		TasmotaFullTopic: or(e.TasmotaFullTopic, saved.TasmotaFullTopic),
-		Retained:         r.retained, Logger: r.log}
-}
-
-// Apply stops the running adapter, if any, and starts one with saved
-// under the environment's settings, unless neither names a broker.
-func (r *mqttRunner) Apply(saved service.MQTTSettings) error {
-	cfg := r.config(saved)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
-		return errors.New("the hub is shutting down")
-	}
-	wasOn := r.ad != nil
-	r.stop()
-	if !cfg.Enabled() {
-		if wasOn {
-			r.log.Info("MQTT is off now")
-		}
-		return nil
-	}
-	ad, err := mqtt.New(r.reg, cfg)
-	if err != nil {
-		r.startErr = err
-		return err
-	}
-	r.ad = ad
-	r.on.Store(true)
-	r.runs.Go(func() {
-		if err := ad.Run(r.ctx); err != nil { // only when ad was replaced before it ran
-			r.log.Debug("MQTT adapter not run", "err", err)
-		}
+	retained := retainedStore{m.db}
+	m.mqtt = integrations.NewRunner(ctx, integrations.RunnerConfig[integrations.MQTTSettings]{
+		Env: m.Config.MQTT.settings(), Logger: m.Logger,
+		Off:    "neither a broker URL nor an embedded broker address is set",
+		OffLog: "MQTT is off now", StopLog: "MQTT adapter not run", // Run fails only when closed before it ran
+		Start: func(s integrations.MQTTSettings) (integrations.Adapter, error) {
+			return newMQTTAdapter(m.registry, mqttConfig(s, retained, m.Logger))
+		},
 	})
-	return nil
+	m.scanners = append(m.scanners, mqttScanner{m.mqtt})
 }
 
-// stop closes the running adapter; its devices stay in the registry,
-// offline, until a new adapter finds them again. The caller holds r.mu.
-func (r *mqttRunner) stop() {
-	r.startErr = nil
-	if r.ad != nil {
-		r.on.Store(false)
-		_ = r.ad.Close() // Close reports nothing
-		r.ad = nil
+// settings are the MQTT settings the environment gives.
+func (c *MQTTConfig) settings() integrations.MQTTSettings {
+	return integrations.MQTTSettings{URL: c.URL, Username: c.User, Password: c.Password, ClientID: c.ClientID,
+		CAFile: c.CAFile, Embedded: c.Embedded, ZigbeeBaseTopic: c.ZigbeeBaseTopic, DiscoveryPrefix: c.DiscoveryPrefix,
+		TasmotaFullTopic: c.TasmotaFullTopic}
+}
+
+// mqttConfig is the adapter's configuration for settings.
+func mqttConfig(s integrations.MQTTSettings, retained mqtt.RetainStore, log *slog.Logger) mqtt.Config {
+	return mqtt.Config{URL: s.URL, Username: s.Username, Password: s.Password, ClientID: s.ClientID, CAFile: s.CAFile,
+		Embedded: s.Embedded, ZigbeeBaseTopic: s.ZigbeeBaseTopic, DiscoveryPrefix: s.DiscoveryPrefix,
+		TasmotaFullTopic: s.TasmotaFullTopic, Retained: retained, Logger: log}
+}
+
+// newMQTTAdapter makes the MQTT adapter for cfg; none when cfg names no
+// broker.
+func newMQTTAdapter(reg *devices.Registry, cfg mqtt.Config) (integrations.Adapter, error) {
+	if !cfg.Enabled() {
+		return nil, nil
 	}
-}
-
-// Fixed returns the settings the environment gives.
-func (r *mqttRunner) Fixed() service.MQTTSettings {
-	e := r.env
-	return service.MQTTSettings{URL: e.URL, Username: e.User, Password: e.Password, ClientID: e.ClientID,
-		CAFile: e.CAFile, Embedded: e.Embedded, ZigbeeBaseTopic: e.ZigbeeBaseTopic, DiscoveryPrefix: e.DiscoveryPrefix,
-		TasmotaFullTopic: e.TasmotaFullTopic}
-}
-
-// Status says whether MQTT is off, connecting or connected, or why not.
-func (r *mqttRunner) Status() service.IntegrationStatus {
-	r.mu.Lock()
-	ad, startErr := r.ad, r.startErr
-	r.mu.Unlock()
-	switch {
-	case startErr != nil:
-		return service.IntegrationStatus{State: service.IntegrationError, Message: startErr.Error()}
-	case ad == nil:
-		return service.IntegrationStatus{State: service.IntegrationOff, Message: "neither a broker URL nor an embedded broker address is set"}
+	ad, err := mqtt.New(reg, cfg)
+	if err != nil {
+		return nil, err
 	}
+	return mqttAdapter{ad}, nil
+}
+
+// mqttAdapter is the MQTT adapter as the runner runs it.
+type mqttAdapter struct{ *mqtt.Adapter }
+
+// Status says whether the adapter is connected to the broker, or why not.
+func (a mqttAdapter) Status() integrations.Status {
 	var where string
-	if addr := ad.BrokerAddr(); addr != "" {
+	if addr := a.BrokerAddr(); addr != "" {
 		where = "the embedded broker listens on " + addr
 	}
-	switch up, err := ad.Connected(); {
+	switch up, err := a.Connected(); {
 	case up:
-		return service.IntegrationStatus{State: service.IntegrationConnected, Message: where}
+		return integrations.Status{State: integrations.StateConnected, Message: where}
 	case err != nil:
-		return service.IntegrationStatus{State: service.IntegrationError, Message: err.Error()}
+		return integrations.Status{State: integrations.StateError, Message: err.Error()}
 	}
-	return service.IntegrationStatus{State: service.IntegrationConnecting, Message: where}
+	return integrations.Status{State: integrations.StateConnecting, Message: where}
 }
 
+// mqttScanner scans with the MQTT adapter that runs, whichever it is: it
+// is the scanner the service holds.
+type mqttScanner struct {
+	runner *integrations.Runner[integrations.MQTTSettings]
+}
+
+var _ devices.Switchable = mqttScanner{}
+
 // Adapter names the adapter, for scanning.
-func (r *mqttRunner) Adapter() string { return mqtt.AdapterName }
+func (s mqttScanner) Adapter() string { return mqtt.AdapterName }
 
 // On says whether an MQTT adapter runs.
-func (r *mqttRunner) On() bool { return r.on.Load() }
+func (s mqttScanner) On() bool { return s.runner.On() }
 
 // Scan scans with the running adapter.
-func (r *mqttRunner) Scan(ctx context.Context) (time.Duration, error) {
-	r.mu.Lock()
-	ad := r.ad
-	r.mu.Unlock()
-	if ad == nil {
+func (s mqttScanner) Scan(ctx context.Context) (time.Duration, error) {
+	ad, ok := s.runner.Running().(mqttAdapter)
+	if !ok {
 		return 0, service.Errorf(service.EUNSUPPORTED, "MQTT is off; set a broker under Settings → Integrations")
 	}
 	return ad.Scan(ctx)
-}
-
-// Close stops the adapter and waits for it; no Apply starts one again.
-func (r *mqttRunner) Close() error {
-	r.mu.Lock()
-	r.closed = true
-	r.stop()
-	r.mu.Unlock()
-	r.runs.Wait()
-	return nil
 }
 
 // retainedStore keeps the embedded broker's retained messages in the hub's

@@ -19,6 +19,7 @@ import (
 	"github.com/bifrost-hub/bifrost/devices/sim"
 	"github.com/bifrost-hub/bifrost/history"
 	"github.com/bifrost-hub/bifrost/identity"
+	"github.com/bifrost-hub/bifrost/integrations"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/store"
 )
@@ -47,13 +48,13 @@ type Main struct {
 	registry *devices.Registry
 	scanners []devices.Scanner // adapters that can discover devices
 	neewer   *neewer.Adapter
-	mqtt     *mqttRunner
-	hass     *hassRunner
+	mqtt     *integrations.Runner[integrations.MQTTSettings]
+	hass     *integrations.Runner[integrations.HASSSettings]
 	service  *service.Service
 	keys     *identity.Keys
 	accounts *identity.Accounts
 	// integrations are the settings of the web UI's Settings → Integrations.
-	integrations *service.Integrations
+	integrations *integrations.Manager
 	automations  *automation.Engine
 	server       *http.Server
 	addr         net.Addr
@@ -181,8 +182,8 @@ func (m *Main) historyConfig() history.Config {
 // the MQTT adapter and the Home Assistant bridge with their settings.
 func (m *Main) startIntegrations(ctx context.Context) error {
 	loc := m.Config.Location
-	in, err := service.NewIntegrations(m.service, service.IntegrationsConfig{Store: m.db, Admins: m.accounts, Secret: m.Config.Secret,
-		MQTT: m.mqtt, HASS: m.hass,
+	in, err := integrations.New(integrations.Config{Store: m.db, Admins: m.accounts, Audit: m.service, Logger: m.Logger,
+		Secret: m.Config.Secret, MQTT: m.mqtt, HASS: m.hass,
 		Latitude: loc.Latitude.ptr(), Longitude: loc.Longitude.ptr(), Location: m.automations})
 	if err != nil {
 		return err

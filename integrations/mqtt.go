@@ -1,6 +1,7 @@
-package service
+package integrations
 
 import (
+	"context"
 	"net"
 	"net/url"
 	"path/filepath"
@@ -8,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/bifrost-hub/bifrost/service"
 )
 
 // MQTTSettings are the settings of the MQTT adapter: the ones saved in
@@ -67,8 +70,8 @@ type MQTTView struct {
 	CanSaveSecrets bool `json:"can_save_secrets"`
 	// Problem says what is wrong with the saved settings, e.g. a password
 	// encrypted with another BIFROST_SECRET.
-	Problem string            `json:"problem,omitempty"`
-	Status  IntegrationStatus `json:"status"`
+	Problem string `json:"problem,omitempty"`
+	Status  Status `json:"status"`
 	// UpdatedAt is when the settings were saved; nil when they never were.
 	UpdatedAt *time.Time `json:"updated_at,omitempty"`
 }
@@ -80,17 +83,80 @@ type MQTTSaved struct {
 	Warning string `json:"warning,omitempty"`
 }
 
-// SecretState tells whether a secret is saved, never what it is.
-type SecretState struct {
-	Set bool `json:"set"`
+// mqttIntegration is the MQTT broker: its settings are mqttFields, its
+// secret the password.
+var mqttIntegration = &integration[MQTTSettings, MQTTUpdate]{
+	name: "mqtt", title: "MQTT", adapter: "MQTT", peer: "the broker",
+	fields: mqttSettings(),
+	secret: secretSetting[MQTTSettings, MQTTUpdate]{name: "password", noun: "password", article: "a", env: "BIFROST_MQTT_PASSWORD",
+		of:     func(s *MQTTSettings) *string { return &s.Password },
+		update: func(u *MQTTUpdate) (string, bool) { return u.Password, u.ClearPassword },
+		check:  checkMQTTPassword},
+	runner: func(m *Manager) AdapterRunner[MQTTSettings] { return m.mqtt },
 }
 
-// FixedSetting is a setting the environment gives: its value ("" for a
-// secret) and the variable that sets it.
-type FixedSetting struct {
-	Value string `json:"value"`
-	Env   string `json:"env"`
+// mqttSettings are mqttFields but the password, which is the secret.
+func mqttSettings() []setting[MQTTSettings, MQTTUpdate] {
+	var out []setting[MQTTSettings, MQTTUpdate]
+	for _, f := range mqttFields {
+		if f.update != nil {
+			out = append(out, setting[MQTTSettings, MQTTUpdate](f))
+		}
+	}
+	return out
 }
+
+// MQTT returns the MQTT settings as saved, which fields the environment
+// fixes, and how the connection fares. The password is never returned:
+// only whether one is saved.
+func (m *Manager) MQTT(ctx context.Context) (MQTTView, error) {
+	s, err := mqttIntegration.read(ctx, m)
+	if err != nil {
+		return MQTTView{}, err
+	}
+	return m.mqttView(s), nil
+}
+
+// SaveMQTT saves a change to the MQTT settings and restarts the adapter
+// with them. That the broker cannot be reached is no error: the answer
+// carries it as a warning, and the adapter keeps trying.
+func (m *Manager) SaveMQTT(ctx context.Context, u MQTTUpdate) (MQTTSaved, error) {
+	s, warning, err := mqttIntegration.save(ctx, m, u)
+	if err != nil {
+		return MQTTSaved{}, err
+	}
+	return MQTTSaved{MQTTView: m.mqttView(s), Warning: warning}, nil
+}
+
+// DeleteMQTT forgets the saved MQTT settings; the adapter goes on with
+// the environment's alone, or stops.
+func (m *Manager) DeleteMQTT(ctx context.Context) (MQTTSaved, error) {
+	warning, err := mqttIntegration.remove(ctx, m)
+	if err != nil {
+		return MQTTSaved{}, err
+	}
+	return MQTTSaved{MQTTView: m.mqttView(saved[MQTTSettings]{}), Warning: warning}, nil
+}
+
+// StartMQTT starts the MQTT adapter with the saved settings (under the
+// environment's) when the hub starts, without waiting for the broker. It
+// reports whether any settings were saved: a hub configured from the
+// environment alone may refuse to start when that does not work, but one
+// configured in the web UI has to start, so it can be fixed there.
+func (m *Manager) StartMQTT(ctx context.Context) (saved bool, err error) {
+	return mqttIntegration.start(ctx, m)
+}
+
+// mqttView is what people see of the saved MQTT settings.
+func (m *Manager) mqttView(s saved[MQTTSettings]) MQTTView {
+	st, c := mqttIntegration.state(m, s), s.settings
+	return MQTTView{URL: c.URL, Username: c.Username, ClientID: c.ClientID, CAFile: c.CAFile, Embedded: c.Embedded,
+		ZigbeeBaseTopic: c.ZigbeeBaseTopic, DiscoveryPrefix: c.DiscoveryPrefix, TasmotaFullTopic: c.TasmotaFullTopic,
+		Password: st.secret, Fixed: st.fixed, CanSaveSecrets: st.canSave, Problem: st.problem, Status: st.status, UpdatedAt: s.updated}
+}
+
+// passwordProblem explains why the saved MQTT password does not open.
+func passwordProblem(err error) string { return mqttIntegration.secretProblem(err) }
 
 // Limits of the MQTT settings.
 const (
@@ -167,8 +233,8 @@ func checkFullTopic(v string) error {
 	return checkTopic(field, label, strings.TrimSuffix(v, "/"))
 }
 
-func invalidField(field, format string, args ...any) *Error {
-	return Errorf(EINVALID, format, args...).With("field", field)
+func invalidField(field, format string, args ...any) *service.Error {
+	return service.Errorf(service.EINVALID, format, args...).With("field", field)
 }
 
 // checkBrokerURL accepts mqtt://, mqtts://, ws:// and wss:// URLs with a

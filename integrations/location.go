@@ -1,9 +1,11 @@
-package service
+package integrations
 
 import (
 	"context"
 	"encoding/json"
 	"math"
+
+	"github.com/bifrost-hub/bifrost/service"
 )
 
 // Location is where the hub is, for sunrise and sunset: from the
@@ -33,22 +35,22 @@ type savedLocation struct {
 
 // Location returns the hub's location and whether the configuration fixes
 // it. Admins only.
-func (in *Integrations) Location(ctx context.Context) (Location, error) {
-	if err := in.requireAdmin(ctx); err != nil {
+func (m *Manager) Location(ctx context.Context) (Location, error) {
+	if err := m.requireAdmin(ctx); err != nil {
 		return Location{}, err
 	}
-	return in.location(ctx)
+	return m.location(ctx)
 }
 
-func (in *Integrations) location(ctx context.Context) (Location, error) {
-	if in.fixedLocation.Latitude != nil {
-		l := in.fixedLocation
+func (m *Manager) location(ctx context.Context) (Location, error) {
+	if m.fixedLocation.Latitude != nil {
+		l := m.fixedLocation
 		l.Fixed = true
 		return l, nil
 	}
-	rec, err := in.store.GetIntegration(ctx, locationName)
+	rec, err := m.store.GetIntegration(ctx, locationName)
 	switch {
-	case ErrorCode(err) == ENOTFOUND:
+	case service.ErrorCode(err) == service.ENOTFOUND:
 		return Location{}, nil
 	case err != nil:
 		return Location{}, err
@@ -63,55 +65,55 @@ func (in *Integrations) location(ctx context.Context) (Location, error) {
 // SaveLocation saves the hub's location (both nil clears it) and hands it
 // to the automations at once. Admins only; refused while the configuration
 // fixes it.
-func (in *Integrations) SaveLocation(ctx context.Context, latitude, longitude *float64) (Location, error) {
-	if err := in.requireAdmin(ctx); err != nil {
+func (m *Manager) SaveLocation(ctx context.Context, latitude, longitude *float64) (Location, error) {
+	if err := m.requireAdmin(ctx); err != nil {
 		return Location{}, err
 	}
-	if in.fixedLocation.Latitude != nil {
-		return Location{}, Errorf(ECONFLICT, "the location is set by BIFROST_LATITUDE and BIFROST_LONGITUDE; change it there")
+	if m.fixedLocation.Latitude != nil {
+		return Location{}, service.Errorf(service.ECONFLICT, "the location is set by BIFROST_LATITUDE and BIFROST_LONGITUDE; change it there")
 	}
 	switch {
 	case (latitude == nil) != (longitude == nil):
-		return Location{}, Errorf(EINVALID, "give both latitude and longitude, or neither to clear the location").With("field", "latitude")
+		return Location{}, service.Errorf(service.EINVALID, "give both latitude and longitude, or neither to clear the location").With("field", "latitude")
 	case latitude != nil && (math.IsNaN(*latitude) || math.Abs(*latitude) > 90):
-		return Location{}, Errorf(EINVALID, "latitude %v is not between -90 and 90", *latitude).With("field", "latitude")
+		return Location{}, service.Errorf(service.EINVALID, "latitude %v is not between -90 and 90", *latitude).With("field", "latitude")
 	case longitude != nil && (math.IsNaN(*longitude) || math.Abs(*longitude) > 180):
-		return Location{}, Errorf(EINVALID, "longitude %v is not between -180 and 180", *longitude).With("field", "longitude")
+		return Location{}, service.Errorf(service.EINVALID, "longitude %v is not between -180 and 180", *longitude).With("field", "longitude")
 	}
-	in.mu.Lock()
-	defer in.mu.Unlock()
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	var err error
 	if latitude == nil {
-		err = in.store.DeleteIntegration(ctx, locationName)
-		if ErrorCode(err) == ENOTFOUND {
+		err = m.store.DeleteIntegration(ctx, locationName)
+		if service.ErrorCode(err) == service.ENOTFOUND {
 			err = nil
 		}
 	} else {
 		b, _ := json.Marshal(savedLocation{Latitude: latitude, Longitude: longitude})
-		err = in.store.PutIntegration(ctx, IntegrationRecord{Name: locationName, Config: b, UpdatedAt: in.svc.now().UTC()})
+		err = m.store.PutIntegration(ctx, Record{Name: locationName, Config: b, UpdatedAt: m.now().UTC()})
 	}
-	in.svc.audit(ctx, "location.save", "", err, "")
+	m.audit.Audit(ctx, "location.save", "", err, "")
 	if err != nil {
 		return Location{}, err
 	}
-	if in.onLocation != nil {
-		in.onLocation.SetLocation(latitude, longitude)
+	if m.onLocation != nil {
+		m.onLocation.SetLocation(latitude, longitude)
 	}
 	return Location{Latitude: latitude, Longitude: longitude}, nil
 }
 
 // StartLocation hands the saved location to the automations at start; the
 // configuration's, when it gives one, is theirs already.
-func (in *Integrations) StartLocation(ctx context.Context) error {
-	if in.onLocation == nil || in.fixedLocation.Latitude != nil {
+func (m *Manager) StartLocation(ctx context.Context) error {
+	if m.onLocation == nil || m.fixedLocation.Latitude != nil {
 		return nil
 	}
-	l, err := in.location(ctx)
+	l, err := m.location(ctx)
 	if err != nil {
 		return err
 	}
 	if l.Latitude != nil {
-		in.onLocation.SetLocation(l.Latitude, l.Longitude)
+		m.onLocation.SetLocation(l.Latitude, l.Longitude)
 	}
 	return nil
 }

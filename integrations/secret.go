@@ -1,4 +1,4 @@
-package service
+package integrations
 
 import (
 	"crypto/aes"

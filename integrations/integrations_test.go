@@ -1,4 +1,4 @@
-package service_test
+package integrations_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/bifrost-hub/bifrost/identity"
+	"github.com/bifrost-hub/bifrost/integrations"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/service/servicetest"
 	"github.com/bifrost-hub/bifrost/store"
@@ -27,20 +28,20 @@ const (
 // run and reports the state it is told to.
 type fakeRunner struct {
 	mu       sync.Mutex
-	fixed    service.MQTTSettings
-	applied  []service.MQTTSettings
+	fixed    integrations.MQTTSettings
+	applied  []integrations.MQTTSettings
 	applyErr error
-	status   service.IntegrationStatus
+	status   integrations.Status
 }
 
-func (f *fakeRunner) Apply(s service.MQTTSettings) error {
+func (f *fakeRunner) Apply(s integrations.MQTTSettings) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.applied = append(f.applied, s)
 	return f.applyErr
 }
 
-func (f *fakeRunner) Fixed() service.MQTTSettings {
+func (f *fakeRunner) Fixed() integrations.MQTTSettings {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.fixed
@@ -53,13 +54,13 @@ func (f *fakeRunner) set(change func(f *fakeRunner)) {
 	change(f)
 }
 
-func (f *fakeRunner) Status() service.IntegrationStatus {
+func (f *fakeRunner) Status() integrations.Status {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.status
 }
 
-func (f *fakeRunner) last(t *testing.T) service.MQTTSettings {
+func (f *fakeRunner) last(t *testing.T) integrations.MQTTSettings {
 	t.Helper()
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -118,22 +119,22 @@ func (p *people) as(si identity.SessionInfo) context.Context {
 	return service.WithPrincipal(context.Background(), si.Principal())
 }
 
-// integrations is a service with an admin, over real SQLite, and its
+// integrationsHub is a service with an admin, over real SQLite, and its
 // integrations with a fake MQTT runner.
-type integrations struct {
+type integrationsHub struct {
 	*people
-	in     *service.Integrations
+	in     *integrations.Manager
 	runner *fakeRunner
 	admin  context.Context
 	path   string
 }
 
-func newIntegrations(t *testing.T, secret string) *integrations {
+func newIntegrations(t *testing.T, secret string) *integrationsHub {
 	t.Helper()
 	p := newPeople(t)
 	p.setup(t)
 	s := p.login(t, "admin", pw)
-	x := &integrations{people: p, runner: &fakeRunner{status: service.IntegrationStatus{State: service.IntegrationConnected}},
+	x := &integrationsHub{people: p, runner: &fakeRunner{status: integrations.Status{State: integrations.StateConnected}},
 		admin: p.as(s.SessionInfo)}
 	x.in = x.reopen(t, secret, x.runner)
 	return x
@@ -141,9 +142,9 @@ func newIntegrations(t *testing.T, secret string) *integrations {
 
 // reopen makes the integrations again over the same database, as a
 // restarted hub would.
-func (x *integrations) reopen(t *testing.T, secret string, r service.MQTTRunner) *service.Integrations {
+func (x *integrationsHub) reopen(t *testing.T, secret string, r integrations.AdapterRunner[integrations.MQTTSettings]) *integrations.Manager {
 	t.Helper()
-	in, err := service.NewIntegrations(x.svc, service.IntegrationsConfig{Store: x.db, Admins: x.acc, Secret: secret, MQTT: r, SettleTime: 200 * time.Millisecond})
+	in, err := integrations.New(integrations.Config{Store: x.db, Admins: x.acc, Audit: x.svc, Secret: secret, MQTT: r, SettleTime: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +153,7 @@ func (x *integrations) reopen(t *testing.T, secret string, r service.MQTTRunner)
 
 func str(s string) *string { return &s }
 
-func (x *integrations) save(t *testing.T, u service.MQTTUpdate) service.MQTTSaved {
+func (x *integrationsHub) save(t *testing.T, u integrations.MQTTUpdate) integrations.MQTTSaved {
 	t.Helper()
 	res, err := x.in.SaveMQTT(x.admin, u)
 	if err != nil {
@@ -164,20 +165,20 @@ func (x *integrations) save(t *testing.T, u service.MQTTUpdate) service.MQTTSave
 func TestIntegrations_SaveAndRead(t *testing.T) {
 	x := newIntegrations(t, hubSecret)
 	v, err := x.in.MQTT(x.admin)
-	if err != nil || v.UpdatedAt != nil || v.Password.Set || !v.CanSaveSecrets || v.Status.State != service.IntegrationConnected {
+	if err != nil || v.UpdatedAt != nil || v.Password.Set || !v.CanSaveSecrets || v.Status.State != integrations.StateConnected {
 		t.Fatalf("before any save: %+v, %v", v, err)
 	}
-	res := x.save(t, service.MQTTUpdate{URL: str(" mqtt://broker.lan:1883 "), Username: str("hub"), Password: mqttPass, ClientID: str("bifrost-den")})
+	res := x.save(t, integrations.MQTTUpdate{URL: str(" mqtt://broker.lan:1883 "), Username: str("hub"), Password: mqttPass, ClientID: str("bifrost-den")})
 	if res.Warning != "" || res.URL != "mqtt://broker.lan:1883" || res.Username != "hub" || !res.Password.Set || res.UpdatedAt == nil {
 		t.Fatalf("saved = %+v", res)
 	}
-	if got := x.runner.last(t); got != (service.MQTTSettings{URL: "mqtt://broker.lan:1883", Username: "hub", Password: mqttPass, ClientID: "bifrost-den"}) {
+	if got := x.runner.last(t); got != (integrations.MQTTSettings{URL: "mqtt://broker.lan:1883", Username: "hub", Password: mqttPass, ClientID: "bifrost-den"}) {
 		t.Errorf("applied %+v", got)
 	}
 
 	// An empty password keeps the saved one; a field left out keeps its
 	// value.
-	x.save(t, service.MQTTUpdate{Username: str("hub2")})
+	x.save(t, integrations.MQTTUpdate{Username: str("hub2")})
 	if got := x.runner.last(t); got.Password != mqttPass || got.URL != "mqtt://broker.lan:1883" || got.Username != "hub2" {
 		t.Errorf("after a save without a password, applied %+v", got)
 	}
@@ -190,18 +191,18 @@ func TestIntegrations_SaveAndRead(t *testing.T) {
 		t.Errorf("at start, applied %+v", got)
 	}
 
-	res = x.save(t, service.MQTTUpdate{ClearPassword: true})
+	res = x.save(t, integrations.MQTTUpdate{ClearPassword: true})
 	if res.Password.Set || x.runner.last(t).Password != "" {
 		t.Errorf("after clearing: %+v, applied %+v", res, x.runner.last(t))
 	}
-	if _, err := x.in.SaveMQTT(x.admin, service.MQTTUpdate{Password: "x", ClearPassword: true}); service.ErrorCode(err) != service.EINVALID {
+	if _, err := x.in.SaveMQTT(x.admin, integrations.MQTTUpdate{Password: "x", ClearPassword: true}); service.ErrorCode(err) != service.EINVALID {
 		t.Errorf("a password and clear_password = %v", err)
 	}
 }
 
 func TestIntegrations_SecretNeverShown(t *testing.T) {
 	x := newIntegrations(t, hubSecret)
-	x.save(t, service.MQTTUpdate{URL: str("mqtts://broker.lan"), Password: mqttPass})
+	x.save(t, integrations.MQTTUpdate{URL: str("mqtts://broker.lan"), Password: mqttPass})
 	v, err := x.in.MQTT(x.admin)
 	if err != nil {
 		t.Fatal(err)
@@ -243,13 +244,13 @@ func TestIntegrations_DatabaseFileHoldsNoPlaintext(t *testing.T) {
 	svc := service.New(service.Config{Store: db})
 	idc := identity.Config{Store: db, Audit: svc, Events: svc.Events()}
 	admins := identity.NewAccounts(idc, identity.NewKeys(idc))
-	in, err := service.NewIntegrations(svc, service.IntegrationsConfig{Store: db, Admins: admins, Secret: hubSecret})
+	in, err := integrations.New(integrations.Config{Store: db, Admins: admins, Audit: svc, Secret: hubSecret})
 	if err != nil {
 		t.Fatal(err)
 	}
 	sys := service.WithPrincipal(ctx, service.System)
 	for range 3 { // each save a fresh nonce
-		if _, err := in.SaveMQTT(sys, service.MQTTUpdate{URL: str("mqtt://broker.lan"), Password: mqttPass}); err != nil {
+		if _, err := in.SaveMQTT(sys, integrations.MQTTUpdate{URL: str("mqtt://broker.lan"), Password: mqttPass}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -273,7 +274,7 @@ func TestIntegrations_DatabaseFileHoldsNoPlaintext(t *testing.T) {
 
 func TestIntegrations_ChangedSecretIsTold(t *testing.T) {
 	x := newIntegrations(t, hubSecret)
-	x.save(t, service.MQTTUpdate{Embedded: str(":1883"), Username: str("devices"), Password: mqttPass})
+	x.save(t, integrations.MQTTUpdate{Embedded: str(":1883"), Username: str("devices"), Password: mqttPass})
 
 	r := &fakeRunner{}
 	other := x.reopen(t, otherHubSk, r)
@@ -290,11 +291,11 @@ func TestIntegrations_ChangedSecretIsTold(t *testing.T) {
 	}
 	// Saving other settings keeps the warning; entering the password again
 	// clears it.
-	res, err := other.SaveMQTT(x.admin, service.MQTTUpdate{ClientID: str("hub")})
+	res, err := other.SaveMQTT(x.admin, integrations.MQTTUpdate{ClientID: str("hub")})
 	if err != nil || res.Problem != want || !strings.Contains(res.Warning, want) {
 		t.Fatalf("save without the password: %+v, %v", res, err)
 	}
-	res, err = other.SaveMQTT(x.admin, service.MQTTUpdate{Password: mqttPass})
+	res, err = other.SaveMQTT(x.admin, integrations.MQTTUpdate{Password: mqttPass})
 	if err != nil || res.Problem != "" || r.last(t).Password != mqttPass {
 		t.Fatalf("save with the password again: %+v, %v", res, err)
 	}
@@ -308,7 +309,7 @@ func TestIntegrations_ChangedSecretIsTold(t *testing.T) {
 
 func TestIntegrations_NoSecretRefusesPasswords(t *testing.T) {
 	x := newIntegrations(t, "")
-	_, err := x.in.SaveMQTT(x.admin, service.MQTTUpdate{URL: str("mqtt://broker.lan"), Password: mqttPass})
+	_, err := x.in.SaveMQTT(x.admin, integrations.MQTTUpdate{URL: str("mqtt://broker.lan"), Password: mqttPass})
 	if service.ErrorCode(err) != service.EINVALID || !strings.Contains(err.Error(), "BIFROST_SECRET") ||
 		!strings.Contains(err.Error(), "openssl rand") || service.ErrorDetails(err)["field"] != "password" {
 		t.Fatalf("a password without BIFROST_SECRET = %v", err)
@@ -316,11 +317,11 @@ func TestIntegrations_NoSecretRefusesPasswords(t *testing.T) {
 	if _, err := x.db.GetIntegration(context.Background(), "mqtt"); service.ErrorCode(err) != service.ENOTFOUND {
 		t.Fatalf("the refused save stored something: %v", err)
 	}
-	res := x.save(t, service.MQTTUpdate{URL: str("mqtt://broker.lan"), Username: str("hub")})
+	res := x.save(t, integrations.MQTTUpdate{URL: str("mqtt://broker.lan"), Username: str("hub")})
 	if res.URL != "mqtt://broker.lan" || res.Password.Set || res.CanSaveSecrets {
 		t.Fatalf("a save without a password: %+v", res)
 	}
-	if _, err := service.NewIntegrations(x.svc, service.IntegrationsConfig{Store: x.db, Admins: x.acc, Secret: "too-short"}); err == nil {
+	if _, err := integrations.New(integrations.Config{Store: x.db, Admins: x.acc, Audit: x.svc, Secret: "too-short"}); err == nil {
 		t.Error("a 9-character BIFROST_SECRET is accepted")
 	}
 }
@@ -329,34 +330,34 @@ func TestIntegrations_Validation(t *testing.T) {
 	x := newIntegrations(t, hubSecret)
 	for _, tc := range []struct {
 		field string
-		u     service.MQTTUpdate
+		u     integrations.MQTTUpdate
 	}{
-		{"url", service.MQTTUpdate{URL: str("http://broker.lan")}},
-		{"url", service.MQTTUpdate{URL: str("tcp://broker.lan")}},
-		{"url", service.MQTTUpdate{URL: str("mqtt://")}},
-		{"url", service.MQTTUpdate{URL: str("mqtt://user:pw@broker.lan")}},
-		{"url", service.MQTTUpdate{URL: str("mqtt://broker.lan:70000")}},
-		{"url", service.MQTTUpdate{URL: str("mqtt://broker.lan/?x=1")}},
-		{"url", service.MQTTUpdate{URL: str("broker.lan:1883")}},
-		{"url", service.MQTTUpdate{URL: str(strings.Repeat("a", 3000))}},
-		{"username", service.MQTTUpdate{Username: str("hub\x00")}},
-		{"client_id", service.MQTTUpdate{ClientID: str("hub id")}},
-		{"client_id", service.MQTTUpdate{ClientID: str("hub/1")}},
-		{"client_id", service.MQTTUpdate{ClientID: str("hüb")}},
-		{"client_id", service.MQTTUpdate{ClientID: str(strings.Repeat("a", 65))}},
-		{"ca_file", service.MQTTUpdate{CAFile: str("certs/ca.pem")}},
-		{"embedded", service.MQTTUpdate{Embedded: str("1883")}},
-		{"embedded", service.MQTTUpdate{Embedded: str(":http")}},
-		{"embedded", service.MQTTUpdate{Embedded: str(":99999")}},
-		{"embedded", service.MQTTUpdate{Embedded: str("a b:1883")}},
-		{"password", service.MQTTUpdate{Password: strings.Repeat("p", 1025)}},
-		{"zigbee_base_topic", service.MQTTUpdate{ZigbeeBaseTopic: str("zigbee/#")}},
-		{"zigbee_base_topic", service.MQTTUpdate{ZigbeeBaseTopic: str("/zigbee")}},
-		{"zigbee_base_topic", service.MQTTUpdate{ZigbeeBaseTopic: str("a//b")}},
-		{"discovery_prefix", service.MQTTUpdate{DiscoveryPrefix: str("ha/+")}},
-		{"discovery_prefix", service.MQTTUpdate{DiscoveryPrefix: str("$SYS")}},
-		{"tasmota_full_topic", service.MQTTUpdate{TasmotaFullTopic: str("%topic%/%prefix%/+/")}},
-		{"tasmota_full_topic", service.MQTTUpdate{TasmotaFullTopic: str("tele/%topic%/")}},
+		{"url", integrations.MQTTUpdate{URL: str("http://broker.lan")}},
+		{"url", integrations.MQTTUpdate{URL: str("tcp://broker.lan")}},
+		{"url", integrations.MQTTUpdate{URL: str("mqtt://")}},
+		{"url", integrations.MQTTUpdate{URL: str("mqtt://user:pw@broker.lan")}},
+		{"url", integrations.MQTTUpdate{URL: str("mqtt://broker.lan:70000")}},
+		{"url", integrations.MQTTUpdate{URL: str("mqtt://broker.lan/?x=1")}},
+		{"url", integrations.MQTTUpdate{URL: str("broker.lan:1883")}},
+		{"url", integrations.MQTTUpdate{URL: str(strings.Repeat("a", 3000))}},
+		{"username", integrations.MQTTUpdate{Username: str("hub\x00")}},
+		{"client_id", integrations.MQTTUpdate{ClientID: str("hub id")}},
+		{"client_id", integrations.MQTTUpdate{ClientID: str("hub/1")}},
+		{"client_id", integrations.MQTTUpdate{ClientID: str("hüb")}},
+		{"client_id", integrations.MQTTUpdate{ClientID: str(strings.Repeat("a", 65))}},
+		{"ca_file", integrations.MQTTUpdate{CAFile: str("certs/ca.pem")}},
+		{"embedded", integrations.MQTTUpdate{Embedded: str("1883")}},
+		{"embedded", integrations.MQTTUpdate{Embedded: str(":http")}},
+		{"embedded", integrations.MQTTUpdate{Embedded: str(":99999")}},
+		{"embedded", integrations.MQTTUpdate{Embedded: str("a b:1883")}},
+		{"password", integrations.MQTTUpdate{Password: strings.Repeat("p", 1025)}},
+		{"zigbee_base_topic", integrations.MQTTUpdate{ZigbeeBaseTopic: str("zigbee/#")}},
+		{"zigbee_base_topic", integrations.MQTTUpdate{ZigbeeBaseTopic: str("/zigbee")}},
+		{"zigbee_base_topic", integrations.MQTTUpdate{ZigbeeBaseTopic: str("a//b")}},
+		{"discovery_prefix", integrations.MQTTUpdate{DiscoveryPrefix: str("ha/+")}},
+		{"discovery_prefix", integrations.MQTTUpdate{DiscoveryPrefix: str("$SYS")}},
+		{"tasmota_full_topic", integrations.MQTTUpdate{TasmotaFullTopic: str("%topic%/%prefix%/+/")}},
+		{"tasmota_full_topic", integrations.MQTTUpdate{TasmotaFullTopic: str("tele/%topic%/")}},
 	} {
 		_, err := x.in.SaveMQTT(x.admin, tc.u)
 		if service.ErrorCode(err) != service.EINVALID || service.ErrorDetails(err)["field"] != tc.field {
@@ -366,13 +367,13 @@ func TestIntegrations_Validation(t *testing.T) {
 			t.Errorf("the error repeats a URL's credentials: %v", err)
 		}
 	}
-	ok := service.MQTTUpdate{URL: str("wss://broker.example:443/mqtt"), ClientID: str("bifrost_hub-1.den"),
+	ok := integrations.MQTTUpdate{URL: str("wss://broker.example:443/mqtt"), ClientID: str("bifrost_hub-1.den"),
 		CAFile: str("/etc/ssl/ca.pem"), Embedded: str("0.0.0.0:0"), Username: str("ünïcode user"),
 		ZigbeeBaseTopic: str("house/zigbee"), DiscoveryPrefix: str("ha"), TasmotaFullTopic: str("%prefix%/home/%topic%/")}
 	if _, err := x.in.SaveMQTT(x.admin, ok); err != nil {
 		t.Errorf("valid settings refused: %v", err)
 	}
-	if _, err := x.in.SaveMQTT(x.admin, service.MQTTUpdate{URL: str(""), Embedded: str("")}); err != nil {
+	if _, err := x.in.SaveMQTT(x.admin, integrations.MQTTUpdate{URL: str(""), Embedded: str("")}); err != nil {
 		t.Errorf("turning MQTT off refused: %v", err)
 	}
 }
@@ -380,44 +381,49 @@ func TestIntegrations_Validation(t *testing.T) {
 func TestIntegrations_EnvironmentWins(t *testing.T) {
 	x := newIntegrations(t, hubSecret)
 	x.runner.set(func(f *fakeRunner) {
-		f.fixed = service.MQTTSettings{URL: "mqtt://env:secretpw@broker.env", Password: "env-password"}
+		f.fixed = integrations.MQTTSettings{URL: "mqtt://env:secretpw@broker.env", Password: "env-password"}
 	})
 	v, err := x.in.MQTT(x.admin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v.Fixed["url"] != (service.FixedSetting{Value: "mqtt://env@broker.env", Env: "BIFROST_MQTT_URL"}) ||
-		v.Fixed["password"] != (service.FixedSetting{Env: "BIFROST_MQTT_PASSWORD"}) || len(v.Fixed) != 2 {
+	if v.Fixed["url"] != (integrations.FixedSetting{Value: "mqtt://env@broker.env", Env: "BIFROST_MQTT_URL"}) ||
+		v.Fixed["password"] != (integrations.FixedSetting{Env: "BIFROST_MQTT_PASSWORD"}) || len(v.Fixed) != 2 {
 		t.Fatalf("fixed = %+v", v.Fixed)
 	}
 	if b, _ := json.Marshal(v); strings.Contains(string(b), "env-password") || strings.Contains(string(b), "secretpw") {
 		t.Fatalf("the view shows the environment's password: %s", b)
 	}
-	for _, u := range []service.MQTTUpdate{{URL: str("mqtt://mine")}, {Password: "mine"}, {ClearPassword: true}} {
+	for _, u := range []integrations.MQTTUpdate{{URL: str("mqtt://mine")}, {Password: "mine"}, {ClearPassword: true}} {
 		if _, err := x.in.SaveMQTT(x.admin, u); service.ErrorCode(err) != service.EINVALID || !strings.Contains(err.Error(), "BIFROST_MQTT_") {
 			t.Errorf("changing a fixed field %+v = %v", u, err)
 		}
 	}
-	x.save(t, service.MQTTUpdate{Username: str("hub")})
+	x.save(t, integrations.MQTTUpdate{Username: str("hub")})
+	// The adapter runs with the saved settings under the environment's.
+	want := integrations.MQTTSettings{URL: "mqtt://env:secretpw@broker.env", Password: "env-password", Username: "hub"}
+	if got := x.runner.last(t); got != want {
+		t.Errorf("applied %+v; want %+v", got, want)
+	}
 }
 
 func TestIntegrations_AdaptersTroubleIsAWarning(t *testing.T) {
 	x := newIntegrations(t, hubSecret)
 	x.runner.set(func(f *fakeRunner) {
-		f.status = service.IntegrationStatus{State: service.IntegrationError, Message: "connection refused"}
+		f.status = integrations.Status{State: integrations.StateError, Message: "connection refused"}
 	})
-	res := x.save(t, service.MQTTUpdate{URL: str("mqtt://127.0.0.1:1")})
-	if !strings.Contains(res.Warning, "cannot connect to the broker: connection refused") || res.Status.State != service.IntegrationError {
+	res := x.save(t, integrations.MQTTUpdate{URL: str("mqtt://127.0.0.1:1")})
+	if !strings.Contains(res.Warning, "cannot connect to the broker: connection refused") || res.Status.State != integrations.StateError {
 		t.Errorf("unreachable broker: %+v", res)
 	}
-	x.runner.set(func(f *fakeRunner) { f.status = service.IntegrationStatus{State: service.IntegrationConnecting} })
+	x.runner.set(func(f *fakeRunner) { f.status = integrations.Status{State: integrations.StateConnecting} })
 	begin := time.Now()
-	res = x.save(t, service.MQTTUpdate{URL: str("mqtt://10.255.255.1")})
+	res = x.save(t, integrations.MQTTUpdate{URL: str("mqtt://10.255.255.1")})
 	if !strings.Contains(res.Warning, "still connecting") || time.Since(begin) > 4*time.Second {
 		t.Errorf("a broker slow to answer: %+v after %v", res, time.Since(begin))
 	}
 	x.runner.set(func(f *fakeRunner) { f.applyErr = errors.New("listen tcp :1883: address already in use") })
-	res = x.save(t, service.MQTTUpdate{Embedded: str(":1883")})
+	res = x.save(t, integrations.MQTTUpdate{Embedded: str(":1883")})
 	if !strings.Contains(res.Warning, "cannot start: listen tcp :1883: address already in use") {
 		t.Errorf("a port in use: %+v", res)
 	}
@@ -432,13 +438,13 @@ func TestIntegrations_Delete(t *testing.T) {
 	if _, err := x.in.DeleteMQTT(x.admin); service.ErrorCode(err) != service.ENOTFOUND {
 		t.Fatalf("deleting nothing = %v", err)
 	}
-	x.save(t, service.MQTTUpdate{URL: str("mqtt://broker.lan"), Password: mqttPass})
-	x.runner.set(func(f *fakeRunner) { f.status = service.IntegrationStatus{State: service.IntegrationOff} })
+	x.save(t, integrations.MQTTUpdate{URL: str("mqtt://broker.lan"), Password: mqttPass})
+	x.runner.set(func(f *fakeRunner) { f.status = integrations.Status{State: integrations.StateOff} })
 	res, err := x.in.DeleteMQTT(x.admin)
 	if err != nil || res.UpdatedAt != nil || res.URL != "" || res.Password.Set {
 		t.Fatalf("DeleteMQTT = %+v, %v", res, err)
 	}
-	if got := x.runner.last(t); got != (service.MQTTSettings{}) {
+	if got := x.runner.last(t); got != (integrations.MQTTSettings{}) {
 		t.Errorf("after delete, applied %+v", got)
 	}
 	log, _ := x.svc.AuditLog(x.admin, 1)
@@ -458,7 +464,7 @@ func TestIntegrations_AdminsOnly(t *testing.T) {
 		if _, err := x.in.MQTT(ctx); err == nil {
 			t.Errorf("%s reads the MQTT settings", name)
 		}
-		if _, err := x.in.SaveMQTT(ctx, service.MQTTUpdate{URL: str("mqtt://evil")}); err == nil {
+		if _, err := x.in.SaveMQTT(ctx, integrations.MQTTUpdate{URL: str("mqtt://evil")}); err == nil {
 			t.Errorf("%s saves the MQTT settings", name)
 		}
 		if _, err := x.in.DeleteMQTT(ctx); err == nil || service.ErrorCode(err) == service.ENOTFOUND {

@@ -1,4 +1,4 @@
-package service
+package integrations
 
 import (
 	"context"
@@ -38,7 +38,7 @@ type HASSView struct {
 	Fixed          map[string]FixedSetting `json:"fixed"`
 	CanSaveSecrets bool                    `json:"can_save_secrets"`
 	Problem        string                  `json:"problem,omitempty"`
-	Status         IntegrationStatus       `json:"status"`
+	Status         Status                  `json:"status"`
 	UpdatedAt      *time.Time              `json:"updated_at,omitempty"`
 }
 
@@ -47,20 +47,6 @@ type HASSView struct {
 type HASSSaved struct {
 	HASSView
 	Warning string `json:"warning,omitempty"`
-}
-
-// HASSRunner runs the hub's Home Assistant bridge; cmd/bifrost implements
-// it as MQTTRunner.
-type HASSRunner interface {
-	// Apply restarts the bridge with the saved settings under those of
-	// the environment, which win field by field, or stops it when neither
-	// gives a URL. It does not wait for Home Assistant: the error says why
-	// the bridge cannot start at all (no token, a CA file it cannot read),
-	// Status how the connection fares.
-	Apply(saved HASSSettings) error
-	// Fixed returns the settings the environment or command line gives.
-	Fixed() HASSSettings
-	Status() IntegrationStatus
 }
 
 // Limits of the Home Assistant settings.
@@ -85,50 +71,50 @@ var hassIntegration = &integration[HASSSettings, HASSUpdate]{
 		// without them.
 		update: func(u *HASSUpdate) (string, bool) { return strings.TrimSpace(u.Token), u.ClearToken },
 		check:  checkHASSToken},
-	runner: func(in *Integrations) adapterRunner[HASSSettings] { return in.hass },
+	runner: func(m *Manager) AdapterRunner[HASSSettings] { return m.hass },
 }
 
 // HASS returns the Home Assistant settings as saved, which fields the
 // environment fixes, and how the connection fares. The token is never
 // returned: only whether one is saved.
-func (in *Integrations) HASS(ctx context.Context) (HASSView, error) {
-	s, err := hassIntegration.read(ctx, in)
+func (m *Manager) HASS(ctx context.Context) (HASSView, error) {
+	s, err := hassIntegration.read(ctx, m)
 	if err != nil {
 		return HASSView{}, err
 	}
-	return in.hassView(s), nil
+	return m.hassView(s), nil
 }
 
 // SaveHASS saves a change to the Home Assistant settings and restarts the
 // bridge with them. That Home Assistant cannot be reached, or refuses the
 // token, is no error: the answer carries it as a warning.
-func (in *Integrations) SaveHASS(ctx context.Context, u HASSUpdate) (HASSSaved, error) {
-	s, warning, err := hassIntegration.save(ctx, in, u)
+func (m *Manager) SaveHASS(ctx context.Context, u HASSUpdate) (HASSSaved, error) {
+	s, warning, err := hassIntegration.save(ctx, m, u)
 	if err != nil {
 		return HASSSaved{}, err
 	}
-	return HASSSaved{HASSView: in.hassView(s), Warning: warning}, nil
+	return HASSSaved{HASSView: m.hassView(s), Warning: warning}, nil
 }
 
 // DeleteHASS forgets the saved Home Assistant settings; the bridge goes
 // on with the environment's alone, or stops.
-func (in *Integrations) DeleteHASS(ctx context.Context) (HASSSaved, error) {
-	warning, err := hassIntegration.remove(ctx, in)
+func (m *Manager) DeleteHASS(ctx context.Context) (HASSSaved, error) {
+	warning, err := hassIntegration.remove(ctx, m)
 	if err != nil {
 		return HASSSaved{}, err
 	}
-	return HASSSaved{HASSView: in.hassView(saved[HASSSettings]{}), Warning: warning}, nil
+	return HASSSaved{HASSView: m.hassView(saved[HASSSettings]{}), Warning: warning}, nil
 }
 
 // StartHASS starts the bridge with the saved settings (under the
 // environment's) when the hub starts, and reports whether any were saved,
 // as StartMQTT does.
-func (in *Integrations) StartHASS(ctx context.Context) (saved bool, err error) {
-	return hassIntegration.start(ctx, in)
+func (m *Manager) StartHASS(ctx context.Context) (saved bool, err error) {
+	return hassIntegration.start(ctx, m)
 }
 
-func (in *Integrations) hassView(s saved[HASSSettings]) HASSView {
-	st := hassIntegration.state(in, s)
+func (m *Manager) hassView(s saved[HASSSettings]) HASSView {
+	st := hassIntegration.state(m, s)
 	return HASSView{URL: s.settings.URL, CAFile: s.settings.CAFile, Token: st.secret,
 		Fixed: st.fixed, CanSaveSecrets: st.canSave, Problem: st.problem, Status: st.status, UpdatedAt: s.updated}
 }
