@@ -97,7 +97,6 @@ type Store interface {
 	RoomStore
 	SceneStore
 	AuditStore
-	LayoutStore
 	HistoryStore
 
 	// Ping reports whether the database answers.

@@ -1,7 +1,7 @@
 // Package store keeps Bifrost's state in one SQLite file, through the
 // CGO-free modernc.org/sqlite driver. It implements service.Store and
-// identity.Store (and the automations' store); all of Bifrost's SQL lives
-// here.
+// identity.Store (and the automations' and the dashboard's stores); all of
+// Bifrost's SQL lives here.
 //
 // The connection is configured once, in the DSN: WAL journal, foreign keys
 // on, a busy timeout, synchronous=NORMAL, and BEGIN IMMEDIATE for every
