@@ -1,4 +1,4 @@
 package service
 
 // WaitArtwork waits for the cover-art fetches under way to finish.
-func WaitArtwork(s *Service) { s.art.wg.Wait() }
+func WaitArtwork(s *Service) { s.art.Wait() }

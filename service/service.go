@@ -10,10 +10,10 @@ package service
 import (
 	"context"
 	"log/slog"
-	"net/http"
 	"sync"
 	"time"
 
+	"github.com/bifrost-hub/bifrost/artwork"
 	"github.com/bifrost-hub/bifrost/devices"
 )
 
@@ -86,8 +86,7 @@ type Service struct {
 	touchMu   sync.Mutex
 	seenTouch map[devices.ID]time.Time
 
-	art      artStore
-	artFetch devices.ArtworkFetcher
+	art *artwork.Cache
 
 	history *history
 }
@@ -109,11 +108,6 @@ func New(cfg Config) *Service {
 		undo:      map[string]*undoLog{},
 		lastApp:   map[devices.ID]string{},
 		seenTouch: map[devices.ID]time.Time{},
-		art:       artStore{by: map[devices.ID]artEntry{}},
-		artFetch:  cfg.Artwork,
-	}
-	if s.artFetch == nil {
-		s.artFetch = devices.HTTPArtwork{Client: &http.Client{Timeout: artworkTimeout}}
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -130,6 +124,7 @@ func New(cfg Config) *Service {
 	if s.reg == nil {
 		s.reg = devices.NewRegistry(0)
 	}
+	s.art = s.newArtwork(cfg.Artwork)
 	s.raw = cfg.Store
 	s.store = trackedStore{Store: cfg.Store, s: s}
 	keep := DefaultHistoryRetention
