@@ -18,6 +18,7 @@ import (
 	"github.com/bifrost-hub/bifrost/api/mcp"
 	v1 "github.com/bifrost-hub/bifrost/api/v1"
 	"github.com/bifrost-hub/bifrost/automation"
+	"github.com/bifrost-hub/bifrost/dashboard"
 	"github.com/bifrost-hub/bifrost/history"
 	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/integrations"
@@ -59,6 +60,9 @@ type Config struct {
 	// Integrations are the settings admins manage in the web UI (Settings
 	// → Integrations); without them the session API has none to offer.
 	Integrations *integrations.Manager
+	// Layouts are the people's dashboard layouts; without them the
+	// session API does not mount /api/dashboard.
+	Layouts *dashboard.Layouts
 	// Automations is the running automation engine. Without one the hub
 	// serves no automations: /api/v1/automations and /api/automations are
 	// not mounted (a 404 like any unknown path) and MCP lists no

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bifrost-hub/bifrost/artwork"
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/service/servicetest"
@@ -161,7 +162,7 @@ func TestArtworkIsFetchedOncePerChangeAndServedFromMemory(t *testing.T) {
 	if n := h.srv.hitsOf("/red.png"); n != 1 {
 		t.Fatalf("the art was fetched %d times; want once", n)
 	}
-	art := must[service.Artwork](t)(h.svc.GetArtwork(h.ctx, "Player", ""))
+	art := must[artwork.Image](t)(h.svc.GetArtwork(h.ctx, "Player", ""))
 	if !bytes.Equal(art.Data, red) || art.ContentType != "image/png" {
 		t.Fatalf("served %d bytes of %s; want the red PNG", len(art.Data), art.ContentType)
 	}
@@ -171,7 +172,7 @@ func TestArtworkIsFetchedOncePerChangeAndServedFromMemory(t *testing.T) {
 	_, err := h.svc.GetArtwork(h.ctx, "Player", "0123456789ab")
 	wantCode(t, err, service.ENOTFOUND) // another version is never answered with this image
 	for range 3 {                       // served from memory
-		must[service.Artwork](t)(h.svc.GetArtwork(h.ctx, "Player", ""))
+		must[artwork.Image](t)(h.svc.GetArtwork(h.ctx, "Player", ""))
 	}
 	if n := h.srv.hitsOf("/red.png"); n != 1 {
 		t.Fatalf("serving the art fetched it again: %d fetches", n)
@@ -181,7 +182,7 @@ func TestArtworkIsFetchedOncePerChangeAndServedFromMemory(t *testing.T) {
 	if m.ArtworkURL == "" || m.ArtworkURL == redVersion {
 		t.Fatalf("artwork_url %q after the art changed; want a new version", m.ArtworkURL)
 	}
-	if art := must[service.Artwork](t)(h.svc.GetArtwork(h.ctx, "Player", "")); !bytes.Equal(art.Data, blue) {
+	if art := must[artwork.Image](t)(h.svc.GetArtwork(h.ctx, "Player", "")); !bytes.Equal(art.Data, blue) {
 		t.Fatal("the hub serves the old art after a change")
 	}
 
@@ -205,7 +206,7 @@ func TestArtworkThatIsNotAnImageIsNotKept(t *testing.T) {
 	h := newArtHouse(t)
 	page := h.srv.put("/page.png", "image/png", []byte("<!doctype html><html><script>alert(1)</script></html>"))
 	sent := h.srv.put("/sent-as-html", "text/html", pngOf(t, color.RGBA{0, 200, 0, 255}))
-	huge := h.srv.put("/huge.png", "image/png", append(pngOf(t, color.RGBA{1, 2, 3, 255}), make([]byte, service.ArtworkMaxBytes)...))
+	huge := h.srv.put("/huge.png", "image/png", append(pngOf(t, color.RGBA{1, 2, 3, 255}), make([]byte, artwork.MaxBytes)...))
 	missing := h.srv.URL + "/missing.png"
 	for i, u := range []string{page, sent, huge, missing, "file:///etc/passwd"} {
 		m := h.show(t, u, 30+i)

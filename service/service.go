@@ -4,16 +4,18 @@
 // surface (/api/v1, /api, /mcp) calls these functions for the home; who the
 // caller is (users, sessions, API keys) is package identity's, which builds
 // on the Principal, the scopes and the errors declared here. service never
-// imports identity.
+// imports identity. The dashboard layouts (package dashboard) and the audit
+// log's sentences (package audit) build on the service the same way; the
+// cover art is fetched and held by package artwork, for the service.
 package service
 
 import (
 	"context"
 	"log/slog"
-	"net/http"
 	"sync"
 	"time"
 
+	"github.com/bifrost-hub/bifrost/artwork"
 	"github.com/bifrost-hub/bifrost/devices"
 )
 
@@ -86,8 +88,7 @@ type Service struct {
 	touchMu   sync.Mutex
 	seenTouch map[devices.ID]time.Time
 
-	art      artStore
-	artFetch devices.ArtworkFetcher
+	art *artwork.Cache
 
 	history ReadingSink
 }
@@ -109,11 +110,6 @@ func New(cfg Config) *Service {
 		undo:      map[string]*undoLog{},
 		lastApp:   map[devices.ID]string{},
 		seenTouch: map[devices.ID]time.Time{},
-		art:       artStore{by: map[devices.ID]artEntry{}},
-		artFetch:  cfg.Artwork,
-	}
-	if s.artFetch == nil {
-		s.artFetch = devices.HTTPArtwork{Client: &http.Client{Timeout: artworkTimeout}}
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -130,6 +126,7 @@ func New(cfg Config) *Service {
 	if s.reg == nil {
 		s.reg = devices.NewRegistry(0)
 	}
+	s.art = s.newArtwork(cfg.Artwork)
 	s.raw = cfg.Store
 	s.store = trackedStore{Store: cfg.Store, s: s}
 	s.history = cfg.History

@@ -75,6 +75,7 @@ const (
 )
 
 // AuditEntry records one state change: who, what, target, result, when.
+// Package audit reads it to people (audit.Sentence, audit.Actor).
 type AuditEntry struct {
 	ID        int64     `json:"id"`
 	Time      time.Time `json:"time"`
@@ -97,7 +98,6 @@ type Store interface {
 	RoomStore
 	SceneStore
 	AuditStore
-	LayoutStore
 
 	// Ping reports whether the database answers.
 	Ping(ctx context.Context) error

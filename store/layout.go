@@ -6,10 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/bifrost-hub/bifrost/dashboard"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
-var _ service.LayoutStore = (*DB)(nil)
+var _ dashboard.Store = (*DB)(nil)
 
 // A layout is kept as one JSON document per user rather than as rows:
 // it is read and written whole on every change the dashboard makes (a
@@ -19,22 +20,22 @@ var _ service.LayoutStore = (*DB)(nil)
 
 // GetLayout returns the layout the user saved; ENOTFOUND when they saved
 // none.
-func (db *DB) GetLayout(ctx context.Context, userID string) (service.Layout, error) {
+func (db *DB) GetLayout(ctx context.Context, userID string) (dashboard.Layout, error) {
 	var doc string
 	err := db.db.QueryRowContext(ctx, `SELECT layout FROM dashboard_layouts WHERE user_id = ?`, userID).Scan(&doc)
 	if err != nil {
-		return service.Layout{}, notFound(err, "no dashboard layout is saved for user %q", userID)
+		return dashboard.Layout{}, notFound(err, "no dashboard layout is saved for user %q", userID)
 	}
-	var l service.Layout
+	var l dashboard.Layout
 	if err := json.Unmarshal([]byte(doc), &l); err != nil {
-		return service.Layout{}, fmt.Errorf("the dashboard layout of user %q: %w", userID, err)
+		return dashboard.Layout{}, fmt.Errorf("the dashboard layout of user %q: %w", userID, err)
 	}
 	return l, nil
 }
 
 // PutLayout replaces the user's layout, stamped with db.Now. An unknown
 // user is ENOTFOUND.
-func (db *DB) PutLayout(ctx context.Context, userID string, l service.Layout) error {
+func (db *DB) PutLayout(ctx context.Context, userID string, l dashboard.Layout) error {
 	doc, err := json.Marshal(l)
 	if err != nil {
 		return err

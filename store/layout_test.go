@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/bifrost-hub/bifrost/dashboard"
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/service"
 )
@@ -18,7 +19,7 @@ func TestLayout_PutGet(t *testing.T) {
 	_, err := db.GetLayout(ctx, "u1")
 	assertCode(t, err, service.ENOTFOUND)
 
-	ada := service.Layout{
+	ada := dashboard.Layout{
 		Rooms:  []string{"r2", "r1"},
 		Tiles:  map[string][]devices.ID{"r1": {"sim:b", "sim:a"}},
 		Pinned: []devices.ID{"sim:a"},
@@ -38,7 +39,7 @@ func TestLayout_PutGet(t *testing.T) {
 	assertCode(t, err, service.ENOTFOUND) // bob's is his own
 
 	// A put replaces the whole layout.
-	next := service.Layout{Rooms: []string{"r1"}, Tiles: map[string][]devices.ID{}, Pinned: []devices.ID{}, Hidden: []devices.ID{}}
+	next := dashboard.Layout{Rooms: []string{"r1"}, Tiles: map[string][]devices.ID{}, Pinned: []devices.ID{}, Hidden: []devices.ID{}}
 	if err := db.PutLayout(ctx, "u1", next); err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +50,7 @@ func TestLayout_PutGet(t *testing.T) {
 
 func TestLayout_UnknownUser(t *testing.T) {
 	db := MustOpen(t)
-	assertCode(t, db.PutLayout(context.Background(), "nobody", service.Layout{}), service.ENOTFOUND)
+	assertCode(t, db.PutLayout(context.Background(), "nobody", dashboard.Layout{}), service.ENOTFOUND)
 }
 
 // TestLayout_GoesWithItsUser checks that removing a user removes their
@@ -60,7 +61,7 @@ func TestLayout_GoesWithItsUser(t *testing.T) {
 	MustCreateUser(t, db, "u1", "ada")
 	MustCreateUser(t, db, "u2", "bob")
 	for _, u := range []string{"u1", "u2"} {
-		if err := db.PutLayout(ctx, u, service.Layout{Rooms: []string{"r-" + u}}); err != nil {
+		if err := db.PutLayout(ctx, u, dashboard.Layout{Rooms: []string{"r-" + u}}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -1,7 +1,7 @@
 // Package store keeps Bifrost's state in one SQLite file, through the
 // CGO-free modernc.org/sqlite driver. It implements service.Store,
-// identity.Store, integrations.Store and history.Store (and the
-// automations' store); all of Bifrost's SQL lives here.
+// identity.Store, integrations.Store, history.Store and dashboard.Store
+// (and the automations' store); all of Bifrost's SQL lives here.
 //
 // The connection is configured once, in the DSN: WAL journal, foreign keys
 // on, a busy timeout, synchronous=NORMAL, and BEGIN IMMEDIATE for every

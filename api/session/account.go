@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	v1 "github.com/bifrost-hub/bifrost/api/v1"
+	"github.com/bifrost-hub/bifrost/audit"
 	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/service"
 )
@@ -171,7 +172,7 @@ func (h *handlers) audit(c echo.Context) error {
 	}
 	lines := make([]auditLine, len(log))
 	for i, e := range log {
-		lines[i] = auditLine{AuditEntry: e, Sentence: e.Sentence(), By: e.Actor()}
+		lines[i] = auditLine{AuditEntry: e, Sentence: audit.Sentence(e), By: audit.Actor(e)}
 	}
 	return c.JSON(http.StatusOK, lines)
 }

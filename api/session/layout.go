@@ -8,28 +8,40 @@ import (
 	"github.com/labstack/echo/v4"
 
 	v1 "github.com/bifrost-hub/bifrost/api/v1"
+	"github.com/bifrost-hub/bifrost/dashboard"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
 // The dashboard as each person arranges it: the order of the rooms and
 // of each room's tiles, the devices pinned to the top and those hidden.
-// The layout is the signed-in user's own; the service checks it and
-// leaves out what the house no longer has.
+// The layout is the signed-in user's own; package dashboard checks it
+// and leaves out what the house no longer has.
+
+// layoutRoutes are the dashboard's routes, when the hub keeps layouts.
+func (h *handlers) layoutRoutes() []route {
+	if h.layouts == nil {
+		return nil
+	}
+	return []route{
+		{http.MethodGet, "/dashboard", signedIn, h.dashboardLayout},
+		{http.MethodPut, "/dashboard", signedIn, h.saveDashboardLayout},
+	}
+}
 
 // dashboardLayout answers the signed-in user's layout.
 func (h *handlers) dashboardLayout(c echo.Context) error {
-	l, err := h.svc.DashboardLayout(c.Request().Context())
+	l, err := h.layouts.Get(c.Request().Context())
 	return v1.Reply(c, http.StatusOK, l, err)
 }
 
 // saveDashboardLayout replaces the signed-in user's layout with the body,
 // whole, and answers it as saved.
 func (h *handlers) saveDashboardLayout(c echo.Context) error {
-	var b service.Layout
+	var b dashboard.Layout
 	if err := v1.Decode(c, &b); err != nil {
 		return layoutBodyError(err)
 	}
-	l, err := h.svc.SetDashboardLayout(c.Request().Context(), b)
+	l, err := h.layouts.Save(c.Request().Context(), b)
 	return v1.Reply(c, http.StatusOK, l, err)
 }
 

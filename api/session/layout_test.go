@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bifrost-hub/bifrost/dashboard"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -29,7 +30,7 @@ func (h *hub) addUser(t *testing.T, admin *browser, name string) *browser {
 // compare as text.
 func (h *hub) layoutJSON(t *testing.T, b *browser) string {
 	t.Helper()
-	var l service.Layout
+	var l dashboard.Layout
 	h.must(t, http.StatusOK, req{method: "GET", path: "/api/dashboard", session: b}).decode(t, &l)
 	out, _ := json.Marshal(l)
 	return string(out)
@@ -45,7 +46,7 @@ func TestDashboardLayoutRoundTrip(t *testing.T) {
 	office, living := h.roomID(t, admin, "Office"), h.roomID(t, admin, "Living Room")
 	body := fmt.Sprintf(`{"rooms":[%q,%q],"tiles":{%q:["sim:desk-lamp","sim:key-light"]},"pinned":["sim:ceiling-light"],"hidden":["sim:office-motion"]}`,
 		living, office, office)
-	var saved service.Layout
+	var saved dashboard.Layout
 	h.must(t, http.StatusOK, req{method: "PUT", path: "/api/dashboard", body: body, session: admin}).decode(t, &saved)
 	want, _ := json.Marshal(saved)
 	if got := h.layoutJSON(t, admin); got != string(want) || !strings.Contains(got, `"rooms":["`+living+`","`+office+`"]`) {
@@ -87,7 +88,7 @@ func TestDashboardLayoutRefusesBadInput(t *testing.T) {
 	office := h.roomID(t, admin, "Office")
 	h.must(t, http.StatusOK, req{method: "PUT", path: "/api/dashboard", body: `{"pinned":["sim:key-light"]}`, session: admin})
 	before := h.layoutJSON(t, admin)
-	ids := make([]string, service.MaxLayoutIDs+1)
+	ids := make([]string, dashboard.MaxIDs+1)
 	for i := range ids {
 		ids[i] = fmt.Sprintf(`"sim:d%d"`, i)
 	}

@@ -19,6 +19,7 @@ import (
 
 	v1 "github.com/bifrost-hub/bifrost/api/v1"
 	"github.com/bifrost-hub/bifrost/automation"
+	"github.com/bifrost-hub/bifrost/dashboard"
 	"github.com/bifrost-hub/bifrost/history"
 	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/integrations"
@@ -41,6 +42,9 @@ type Config struct {
 	// Integrations are the settings of Settings → Integrations; nil
 	// when the hub offers none.
 	Integrations *integrations.Manager
+	// Layouts are the people's dashboard layouts (/api/dashboard); nil
+	// when the hub keeps none, and the route is not mounted.
+	Layouts *dashboard.Layouts
 	// Streams counts and caps the event streams, with /api/v1's; nil
 	// leaves them uncapped.
 	Streams *v1.Streams
@@ -62,6 +66,7 @@ type handlers struct {
 	acc     *identity.Accounts
 	keys    *identity.Keys
 	integ   *integrations.Manager
+	layouts *dashboard.Layouts
 	log     *slog.Logger
 	streams *v1.Streams
 	peer    peerPolicy
@@ -72,13 +77,13 @@ type handlers struct {
 // Authentication is attached per route, not to a group, so an unknown path
 // stays a 404 and /api/v1 keeps its own routes and errors.
 func Register(e *echo.Echo, cfg Config) error {
-	h := &handlers{svc: cfg.Service, acc: cfg.Accounts, keys: cfg.Keys, integ: cfg.Integrations, log: cfg.Logger, streams: cfg.Streams,
+	h := &handlers{svc: cfg.Service, acc: cfg.Accounts, keys: cfg.Keys, integ: cfg.Integrations, layouts: cfg.Layouts, log: cfg.Logger, streams: cfg.Streams,
 		peer: newPeerPolicy(cfg.TrustedProxies), secure: cfg.SecureCookies}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
 	g := e.Group("/api")
-	for _, r := range h.routes() {
+	for _, r := range append(h.routes(), h.layoutRoutes()...) {
 		g.Add(r.method, r.path, r.handle, noStore, h.guard(r.access))
 	}
 	// The home's resources are /api/v1's own handlers, behind a session;
@@ -134,9 +139,6 @@ func (h *handlers) routes() []route {
 		{del, "/integrations/hass", signedIn, h.deleteHASS},
 		{get, "/integrations/location", signedIn, h.locationSettings},
 		{put, "/integrations/location", signedIn, h.saveLocation},
-
-		{get, "/dashboard", signedIn, h.dashboardLayout},
-		{put, "/dashboard", signedIn, h.saveDashboardLayout},
 
 		{get, "/audit", signedIn, h.audit},
 		{get, "/events", signedIn, h.events},

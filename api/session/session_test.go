@@ -20,6 +20,7 @@ import (
 
 	"github.com/bifrost-hub/bifrost/api"
 	"github.com/bifrost-hub/bifrost/api/session"
+	"github.com/bifrost-hub/bifrost/dashboard"
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/sim"
 	"github.com/bifrost-hub/bifrost/identity"
@@ -76,7 +77,8 @@ func newHubLogging(t *testing.T, logger *slog.Logger, adjust ...func(*api.Config
 	t.Cleanup(func() { stop(); <-done; reg.Close(); db.Close() })
 
 	keys, acc := newIdentity(t, svc, db, logger)
-	cfg := api.Config{Service: svc, Keys: keys, Accounts: acc, Logger: logger, TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.1/32")}}
+	cfg := api.Config{Service: svc, Keys: keys, Accounts: acc, Logger: logger, TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.1/32")},
+		Layouts: dashboard.New(svc, db)}
 	for _, a := range adjust {
 		a(&cfg)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/bifrost-hub/bifrost/api"
 	v1 "github.com/bifrost-hub/bifrost/api/v1"
 	"github.com/bifrost-hub/bifrost/automation"
+	"github.com/bifrost-hub/bifrost/dashboard"
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/neewer"
 	"github.com/bifrost-hub/bifrost/devices/sim"
@@ -231,7 +232,7 @@ func (m *Main) startHTTP() error {
 	srv := api.New(api.Config{Service: m.service, Keys: m.keys, Accounts: m.accounts, Logger: m.Logger,
 		TrustedProxies: m.Config.TrustedProxies.Prefixes(), SecureCookies: m.Config.SecureCookies,
 		AllowedOrigins: m.Config.AllowedOrigins, AllowedHosts: m.Config.AllowedHosts, Version: version, Integrations: m.integrations,
-		Automations: m.automations, History: m.sensorHistory,
+		Automations: m.automations, History: m.sensorHistory, Layouts: dashboard.New(m.service, m.db),
 		Streams: v1.StreamConfig{Max: m.Config.MaxStreams, PerKey: m.Config.MaxStreamsPerKey,
 			PerSession: m.Config.MaxStreamsPerSession}})
 	m.server = &http.Server{

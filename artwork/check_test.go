@@ -1,4 +1,4 @@
-package service
+package artwork
 
 import (
 	"bytes"
@@ -27,10 +27,10 @@ func TestCheckArtwork(t *testing.T) {
 		{"a png sent as a page", "text/html", pngBytes, "", "not an image"},
 		{"a bad type", "image/", pngBytes, "", "not an image"},
 		{"empty", "image/png", nil, "", "empty"},
-		{"too large", "image/png", append(bytes.Clone(pngBytes), make([]byte, ArtworkMaxBytes)...), "", "more than"},
+		{"too large", "image/png", append(bytes.Clone(pngBytes), make([]byte, MaxBytes)...), "", "more than"},
 	}
 	for _, c := range cases {
-		got, err := checkArtwork(c.data, c.given)
+		got, err := check(c.data, c.given)
 		switch {
 		case c.err == "" && (err != nil || got != c.want):
 			t.Errorf("%s: got %q, %v; want %q", c.name, got, err, c.want)

@@ -1,4 +1,11 @@
-package service
+// Package audit reads the audit log to people: each entry as a sentence
+// ("Turned Office off", "Activated scene Movie night"; "Tried to turn
+// Office off — failed: Office is offline") and who did it ("Voice key",
+// "anna"). The entries are service.AuditEntry records; their codes,
+// targets and details are the ones the service, identity and the
+// automations write (see their audit calls). A code this package does not
+// know reads as its words.
+package audit
 
 import (
 	"fmt"
@@ -6,18 +13,14 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/bifrost-hub/bifrost/service"
 )
 
-// The audit log for people: each entry as a sentence ("Turned Office
-// off", "Activated scene Movie night"; "Tried to turn Office off — failed:
-// Office is offline") and who did it ("Voice key", "anna"). The codes,
-// targets and details are the ones the service and identity write (see
-// their audit calls); a code this file does not know reads as its words.
-
-// Sentence says what the entry records, in the past tense, or, for a
-// change that failed, what was tried and why it failed. Who did it and
-// when are not in it: see Actor and Time.
-func (e AuditEntry) Sentence() string {
+// Sentence says what e records, in the past tense, or, for a change that
+// failed, what was tried and why it failed. Who did it and when are not in
+// it: see Actor and the entry's Time.
+func Sentence(e service.AuditEntry) string {
 	a := describe(e)
 	if e.Result == "" || e.Result == "ok" {
 		return a.done()
@@ -29,10 +32,10 @@ func (e AuditEntry) Sentence() string {
 	return strings.TrimSpace("Tried to "+a.verb+" "+a.rest) + " — failed: " + why
 }
 
-// Actor names who made the change: a key by its name ("Voice key"), a
-// person by their username, an automation by its rule, and the hub
-// itself (the command line, start-up) as "the hub".
-func (e AuditEntry) Actor() string {
+// Actor names who made the change e records: a key by its name ("Voice
+// key"), a person by their username, an automation by its rule, and the
+// hub itself (the command line, start-up) as "the hub".
+func Actor(e service.AuditEntry) string {
 	name := strings.TrimSpace(e.ActorName)
 	switch e.ActorKind {
 	case "key":
@@ -62,7 +65,7 @@ func ifEmpty(s, otherwise string) string {
 
 // act is what an entry did: a verb in its plain form ("turn") and the
 // rest of the phrase ("Office off"). An act without a verb is a code
-// this file does not know, said as it is.
+// this package does not know, said as it is.
 type act struct{ verb, rest string }
 
 // done is the act in the past tense, as a sentence.
@@ -105,65 +108,71 @@ func capitalize(s string) string {
 }
 
 // describers phrase each action code the hub audits.
-var describers = map[string]func(e AuditEntry) act{
-	"light.set":      func(e AuditEntry) act { return lightAct(e.Target, e.Detail) },
-	"room.set":       func(e AuditEntry) act { return lightAct(e.Target, e.Detail) },
+var describers = map[string]func(e service.AuditEntry) act{
+	"light.set":      func(e service.AuditEntry) act { return lightAct(e.Target, e.Detail) },
+	"room.set":       func(e service.AuditEntry) act { return lightAct(e.Target, e.Detail) },
 	"light.segments": segmentsAct,
-	"power.set":      func(e AuditEntry) act { return onOffAct(e.Target, detailOf(e.Detail, "on")["on"]) },
-	"power.speed": func(e AuditEntry) act {
+	"power.set":      func(e service.AuditEntry) act { return onOffAct(e.Target, detailOf(e.Detail, "on")["on"]) },
+	"power.speed": func(e service.AuditEntry) act {
 		return act{"set", "the speed of " + e.Target + " to " + detailOf(e.Detail, "speed")["speed"] + " %"}
 	},
 	"media.set":           mediaAct,
-	"media.play_favorite": func(e AuditEntry) act { return act{"play", "favourite " + quote(e.Detail) + " on " + e.Target} },
+	"media.play_favorite": func(e service.AuditEntry) act { return act{"play", "favourite " + quote(e.Detail) + " on " + e.Target} },
 	"media.cast":          castAct,
 	"media.group":         groupAct,
-	"media.ungroup":       func(e AuditEntry) act { return act{"take", e.Target + " out of its group"} },
+	"media.ungroup":       func(e service.AuditEntry) act { return act{"take", e.Target + " out of its group"} },
 	"media.bind_receiver": bindAct,
 	"media.companion":     companionAct,
 	"remote.command":      remoteAct,
-	"remote.play_on":      func(e AuditEntry) act { return act{"ask", e.Target + " to play " + quote(e.Detail)} },
+	"remote.play_on":      func(e service.AuditEntry) act { return act{"ask", e.Target + " to play " + quote(e.Detail)} },
 
-	"scene.activate": func(e AuditEntry) act { return act{"activate", "scene " + e.Target} },
+	"scene.activate": func(e service.AuditEntry) act { return act{"activate", "scene " + e.Target} },
 	"scene.create":   sceneCreateAct,
-	"scene.rename":   func(e AuditEntry) act { return renameAct("scene", e) },
-	"scene.delete":   func(e AuditEntry) act { return act{"delete", "scene " + e.Target} },
+	"scene.rename":   func(e service.AuditEntry) act { return renameAct("scene", e) },
+	"scene.delete":   func(e service.AuditEntry) act { return act{"delete", "scene " + e.Target} },
 
-	"room.create":        func(e AuditEntry) act { return act{"create", "room " + e.Target} },
-	"room.rename":        func(e AuditEntry) act { return renameAct("room", e) },
-	"room.delete":        func(e AuditEntry) act { return act{"delete", "room " + e.Target} },
-	"room.add_member":    func(e AuditEntry) act { return act{"add", e.Detail + " to room " + e.Target} },
-	"room.remove_member": func(e AuditEntry) act { return act{"take", e.Detail + " out of room " + e.Target} },
+	"room.create":        func(e service.AuditEntry) act { return act{"create", "room " + e.Target} },
+	"room.rename":        func(e service.AuditEntry) act { return renameAct("room", e) },
+	"room.delete":        func(e service.AuditEntry) act { return act{"delete", "room " + e.Target} },
+	"room.add_member":    func(e service.AuditEntry) act { return act{"add", e.Detail + " to room " + e.Target} },
+	"room.remove_member": func(e service.AuditEntry) act { return act{"take", e.Detail + " out of room " + e.Target} },
 
-	"device.update":     func(e AuditEntry) act { return act{"update", "device " + e.Target} },
+	"device.update":     func(e service.AuditEntry) act { return act{"update", "device " + e.Target} },
 	"device.add":        deviceAddAct,
-	"device.pair_start": func(e AuditEntry) act { return act{"start", "pairing with " + e.Target} },
-	"device.pair":       func(e AuditEntry) act { return act{"pair", e.Target + " with the hub"} },
+	"device.pair_start": func(e service.AuditEntry) act { return act{"start", "pairing with " + e.Target} },
+	"device.pair":       func(e service.AuditEntry) act { return act{"pair", e.Target + " with the hub"} },
 	"scan":              scanAct,
-	"undo":              func(e AuditEntry) act { return act{"undo", "the last change (" + ifEmpty(e.Target, "none") + ")"} },
-	"restore":           func(AuditEntry) act { return act{"put", "devices back as they were"} },
+	"undo": func(e service.AuditEntry) act {
+		return act{"undo", "the last change (" + ifEmpty(e.Target, "none") + ")"}
+	},
+	"restore": func(service.AuditEntry) act { return act{"put", "devices back as they were"} },
 
-	"location.save":      func(AuditEntry) act { return act{"save", "the hub's location"} },
-	"integration.save":   integrationSaveAct,
-	"integration.delete": func(e AuditEntry) act { return act{"remove", "the saved " + integrationTitle(e.Target) + " settings"} },
+	"location.save":    func(service.AuditEntry) act { return act{"save", "the hub's location"} },
+	"integration.save": integrationSaveAct,
+	"integration.delete": func(e service.AuditEntry) act {
+		return act{"remove", "the saved " + integrationTitle(e.Target) + " settings"}
+	},
 
-	"user.login":    func(AuditEntry) act { return act{"sign in", ""} },
-	"user.logout":   func(AuditEntry) act { return act{"sign out", ""} },
-	"user.setup":    func(e AuditEntry) act { return act{"set", "up the hub, with " + e.Target + " as its first admin"} },
+	"user.login":  func(service.AuditEntry) act { return act{"sign in", ""} },
+	"user.logout": func(service.AuditEntry) act { return act{"sign out", ""} },
+	"user.setup": func(e service.AuditEntry) act {
+		return act{"set", "up the hub, with " + e.Target + " as its first admin"}
+	},
 	"user.create":   userCreateAct,
-	"user.delete":   func(e AuditEntry) act { return act{"remove", "user " + e.Target} },
+	"user.delete":   func(e service.AuditEntry) act { return act{"remove", "user " + e.Target} },
 	"user.password": passwordAct,
 	"key.create":    keyCreateAct,
 	"key.revoke":    keyRevokeAct,
 
-	"automation.created": func(e AuditEntry) act { return act{"create", "automation " + e.Target} },
-	"automation.changed": func(e AuditEntry) act { return act{"change", "automation " + e.Target} },
-	"automation.deleted": func(e AuditEntry) act { return act{"delete", "automation " + e.Target} },
+	"automation.created": func(e service.AuditEntry) act { return act{"create", "automation " + e.Target} },
+	"automation.changed": func(e service.AuditEntry) act { return act{"change", "automation " + e.Target} },
+	"automation.deleted": func(e service.AuditEntry) act { return act{"delete", "automation " + e.Target} },
 }
 
 // describe phrases e's action, or says an unknown code as its words:
 // "device.flash" on Office with detail "x=1" reads "Device flash: Office
 // (x=1)".
-func describe(e AuditEntry) act {
+func describe(e service.AuditEntry) act {
 	if d, ok := describers[e.Action]; ok {
 		return d(e)
 	}
@@ -244,7 +253,7 @@ func joinAnd(parts []string) string {
 	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
-func segmentsAct(e AuditEntry) act {
+func segmentsAct(e service.AuditEntry) act {
 	n := len(strings.Fields(e.Detail))
 	if n == 1 {
 		return act{"set", "a segment of " + e.Target}
@@ -255,7 +264,7 @@ func segmentsAct(e AuditEntry) act {
 // mediaAct phrases a player's write: one change in its own words
 // ("Muted Kitchen Sonos", "Pressed pause on Kitchen Sonos"), several as
 // a list ("Changed Kitchen Sonos: on, volume 30 and source TV").
-func mediaAct(e AuditEntry) act {
+func mediaAct(e service.AuditEntry) act {
 	d := detailOf(e.Detail, "power", "volume", "mute", "source", "transport")
 	t := e.Target
 	if len(d) == 1 {
@@ -297,19 +306,19 @@ func mediaAct(e AuditEntry) act {
 }
 
 func transportWord(t string) string {
-	if t == TransportToggle {
+	if t == service.TransportToggle {
 		return "play/pause"
 	}
 	return t
 }
 
 // castAct reads a cast's detail, "TYPE CONTENT".
-func castAct(e AuditEntry) act {
+func castAct(e service.AuditEntry) act {
 	_, content, _ := strings.Cut(e.Detail, " ")
-	return act{"cast", Clip(ifEmpty(content, "something")) + " to " + e.Target}
+	return act{"cast", service.Clip(ifEmpty(content, "something")) + " to " + e.Target}
 }
 
-func groupAct(e AuditEntry) act {
+func groupAct(e service.AuditEntry) act {
 	if e.Detail == "" {
 		return act{"group", e.Target}
 	}
@@ -318,7 +327,7 @@ func groupAct(e AuditEntry) act {
 
 // bindAct reads a binding's detail, "RECEIVER INPUT" (both empty when
 // the binding is removed).
-func bindAct(e AuditEntry) act {
+func bindAct(e service.AuditEntry) act {
 	d := strings.TrimSpace(e.Detail)
 	if d == "" {
 		return act{"unbind", e.Target + " from its receiver"}
@@ -333,7 +342,7 @@ func bindAct(e AuditEntry) act {
 	return act{"bind", e.Target + " to " + receiver + ", input " + input}
 }
 
-func companionAct(e AuditEntry) act {
+func companionAct(e service.AuditEntry) act {
 	if e.Detail == "" {
 		return act{"make", e.Target + " a device of its own again"}
 	}
@@ -342,7 +351,7 @@ func companionAct(e AuditEntry) act {
 
 // remoteAct reads a remote command's detail: key=…, app=…, power=… or
 // "text".
-func remoteAct(e AuditEntry) act {
+func remoteAct(e service.AuditEntry) act {
 	d := detailOf(e.Detail, "key", "app", "power")
 	switch {
 	case d["key"] != "":
@@ -357,7 +366,7 @@ func remoteAct(e AuditEntry) act {
 
 // sceneCreateAct reads where a scene was captured: a room's name, or
 // "the house".
-func sceneCreateAct(e AuditEntry) act {
+func sceneCreateAct(e service.AuditEntry) act {
 	if e.Detail == "" || e.Detail == "the house" {
 		return act{"create", "home scene " + e.Target}
 	}
@@ -365,7 +374,7 @@ func sceneCreateAct(e AuditEntry) act {
 }
 
 // renameAct reads a rename's detail, "to NEW".
-func renameAct(what string, e AuditEntry) act {
+func renameAct(what string, e service.AuditEntry) act {
 	to := strings.TrimPrefix(e.Detail, "to ")
 	if to == "" {
 		return act{"rename", what + " " + e.Target}
@@ -374,7 +383,7 @@ func renameAct(what string, e AuditEntry) act {
 }
 
 // deviceAddAct reads the target of an add, "ADAPTER ADDRESS".
-func deviceAddAct(e AuditEntry) act {
+func deviceAddAct(e service.AuditEntry) act {
 	adapter, address, ok := strings.Cut(e.Target, " ")
 	if !ok {
 		return act{"add", "a device at " + e.Target}
@@ -382,7 +391,7 @@ func deviceAddAct(e AuditEntry) act {
 	return act{"add", "a device at " + address + " through " + adapter}
 }
 
-func scanAct(e AuditEntry) act {
+func scanAct(e service.AuditEntry) act {
 	if e.Target == "" {
 		return act{"scan", "for devices"}
 	}
@@ -402,7 +411,7 @@ func integrationTitle(name string) string {
 
 // integrationSaveAct reads a save's detail: "changed url, username" or
 // "no change".
-func integrationSaveAct(e AuditEntry) act {
+func integrationSaveAct(e service.AuditEntry) act {
 	s := "the " + integrationTitle(e.Target) + " settings"
 	switch {
 	case e.Detail == "no change":
@@ -413,14 +422,14 @@ func integrationSaveAct(e AuditEntry) act {
 	return act{"save", s}
 }
 
-func userCreateAct(e AuditEntry) act {
+func userCreateAct(e service.AuditEntry) act {
 	if e.Detail == "admin" {
 		return act{"add", "user " + e.Target + " as an admin"}
 	}
 	return act{"add", "user " + e.Target}
 }
 
-func passwordAct(e AuditEntry) act {
+func passwordAct(e service.AuditEntry) act {
 	if e.ActorKind == "user" && e.ActorName == e.Target {
 		return act{"change", "their own password"}
 	}
@@ -428,11 +437,11 @@ func passwordAct(e AuditEntry) act {
 }
 
 // keyCreateAct reads a new key's detail, "scope=…".
-func keyCreateAct(e AuditEntry) act {
+func keyCreateAct(e service.AuditEntry) act {
 	switch detailOf(e.Detail, "scope")["scope"] {
-	case ScopeControl:
+	case service.ScopeControl:
 		return act{"create", "API key " + e.Target + ", which may control the house"}
-	case ScopeRead:
+	case service.ScopeRead:
 		return act{"create", "API key " + e.Target + ", which may only read"}
 	}
 	return act{"create", "API key " + e.Target}
@@ -440,7 +449,7 @@ func keyCreateAct(e AuditEntry) act {
 
 // keyRevokeAct reads a revocation's detail: the key's prefix, and why in
 // parentheses when it was not asked for.
-func keyRevokeAct(e AuditEntry) act {
+func keyRevokeAct(e service.AuditEntry) act {
 	prefix, why, _ := strings.Cut(e.Detail, " ")
 	s := "API key " + e.Target
 	if prefix != "" {
@@ -454,5 +463,5 @@ func keyRevokeAct(e AuditEntry) act {
 
 // quote puts a caller's words in quotation marks, clipped.
 func quote(s string) string {
-	return "“" + Clip(strings.TrimSpace(s)) + "”"
+	return "“" + service.Clip(strings.TrimSpace(s)) + "”"
 }
