@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/bifrost-hub/bifrost/api/httpjson"
 	"github.com/bifrost-hub/bifrost/devices/color"
 	"github.com/bifrost-hub/bifrost/service"
 )
@@ -243,12 +244,12 @@ func (b remoteBody) command() (service.RemoteCommand, error) {
 		}
 		cmd.App = b.LaunchApp.Activity
 		if cmd.App == "" {
-			return cmd, missing("launch_app.activity", "an app's package id or a deep link")
+			return cmd, httpjson.Missing("launch_app.activity", "an app's package id or a deep link")
 		}
 	}
 	if b.Power != nil {
 		if b.Power.On == nil {
-			return cmd, missing("power.on", "true or false")
+			return cmd, httpjson.Missing("power.on", "true or false")
 		}
 		cmd.Power = b.Power.On
 	}

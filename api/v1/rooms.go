@@ -4,6 +4,8 @@ import (
 	"net/http"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/bifrost-hub/bifrost/api/httpjson"
 )
 
 // newRoom is the body of POST /rooms.
@@ -12,9 +14,9 @@ type newRoom struct {
 	Members []string `json:"members"`
 }
 
-func (b *newRoom) check() error {
+func (b *newRoom) Check() error {
 	if b.Name == "" {
-		return missing("name", "the room's name")
+		return httpjson.Missing("name", "the room's name")
 	}
 	return nil
 }
@@ -24,9 +26,9 @@ type rename struct {
 	Name string `json:"name"`
 }
 
-func (b *rename) check() error {
+func (b *rename) Check() error {
 	if b.Name == "" {
-		return missing("name", "the new name")
+		return httpjson.Missing("name", "the new name")
 	}
 	return nil
 }
@@ -36,9 +38,9 @@ type member struct {
 	Device string `json:"device"`
 }
 
-func (b *member) check() error {
+func (b *member) Check() error {
 	if b.Device == "" {
-		return missing("device", "a device's id or name")
+		return httpjson.Missing("device", "a device's id or name")
 	}
 	return nil
 }
@@ -48,55 +50,55 @@ func (h *handlers) listRooms(c echo.Context) error {
 }
 
 func (h *handlers) getRoom(c echo.Context) error {
-	r, err := h.svc.GetRoom(c.Request().Context(), Param(c, "id"))
-	return Reply(c, http.StatusOK, roomOf(r), err)
+	r, err := h.svc.GetRoom(c.Request().Context(), httpjson.Param(c, "id"))
+	return httpjson.Reply(c, http.StatusOK, roomOf(r), err)
 }
 
 func (h *handlers) createRoom(c echo.Context) error {
 	var b newRoom
-	if err := Decode(c, &b); err != nil {
+	if err := httpjson.Decode(c, &b); err != nil {
 		return err
 	}
 	r, err := h.svc.CreateRoom(c.Request().Context(), b.Name, b.Members)
-	return Reply(c, http.StatusCreated, roomOf(r), err)
+	return httpjson.Reply(c, http.StatusCreated, roomOf(r), err)
 }
 
 func (h *handlers) renameRoom(c echo.Context) error {
 	var b rename
-	if err := Decode(c, &b); err != nil {
+	if err := httpjson.Decode(c, &b); err != nil {
 		return err
 	}
-	r, err := h.svc.RenameRoom(c.Request().Context(), Param(c, "id"), b.Name)
-	return Reply(c, http.StatusOK, roomOf(r), err)
+	r, err := h.svc.RenameRoom(c.Request().Context(), httpjson.Param(c, "id"), b.Name)
+	return httpjson.Reply(c, http.StatusOK, roomOf(r), err)
 }
 
 func (h *handlers) deleteRoom(c echo.Context) error {
-	return NoContent(c, h.svc.DeleteRoom(c.Request().Context(), Param(c, "id")))
+	return httpjson.NoContent(c, h.svc.DeleteRoom(c.Request().Context(), httpjson.Param(c, "id")))
 }
 
 func (h *handlers) setRoomState(c echo.Context) error {
 	var b lightBody
-	if err := Decode(c, &b); err != nil {
+	if err := httpjson.Decode(c, &b); err != nil {
 		return err
 	}
 	p, err := b.patch()
 	if err != nil {
 		return err
 	}
-	res, err := h.svc.SetRoom(c.Request().Context(), Param(c, "id"), p)
-	return Reply(c, http.StatusOK, countsOf(res), err)
+	res, err := h.svc.SetRoom(c.Request().Context(), httpjson.Param(c, "id"), p)
+	return httpjson.Reply(c, http.StatusOK, countsOf(res), err)
 }
 
 func (h *handlers) addRoomMember(c echo.Context) error {
 	var b member
-	if err := Decode(c, &b); err != nil {
+	if err := httpjson.Decode(c, &b); err != nil {
 		return err
 	}
-	r, err := h.svc.AddRoomMember(c.Request().Context(), Param(c, "id"), b.Device)
-	return Reply(c, http.StatusOK, roomOf(r), err)
+	r, err := h.svc.AddRoomMember(c.Request().Context(), httpjson.Param(c, "id"), b.Device)
+	return httpjson.Reply(c, http.StatusOK, roomOf(r), err)
 }
 
 func (h *handlers) removeRoomMember(c echo.Context) error {
-	r, err := h.svc.RemoveRoomMember(c.Request().Context(), Param(c, "id"), Param(c, "device"))
-	return Reply(c, http.StatusOK, roomOf(r), err)
+	r, err := h.svc.RemoveRoomMember(c.Request().Context(), httpjson.Param(c, "id"), httpjson.Param(c, "device"))
+	return httpjson.Reply(c, http.StatusOK, roomOf(r), err)
 }
