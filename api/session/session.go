@@ -17,6 +17,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/bifrost-hub/bifrost/api/stream"
 	v1 "github.com/bifrost-hub/bifrost/api/v1"
 	"github.com/bifrost-hub/bifrost/automation"
 	"github.com/bifrost-hub/bifrost/identity"
@@ -38,7 +39,7 @@ type Config struct {
 	Integrations *service.Integrations
 	// Streams counts and caps the event streams, with /api/v1's; nil
 	// leaves them uncapped.
-	Streams *v1.Streams
+	Streams *stream.Streams
 	Logger  *slog.Logger
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For,
 	// X-Forwarded-Proto and X-Forwarded-Host are believed. Requests from
@@ -58,7 +59,7 @@ type handlers struct {
 	keys    *identity.Keys
 	integ   *service.Integrations
 	log     *slog.Logger
-	streams *v1.Streams
+	streams *stream.Streams
 	peer    peerPolicy
 	secure  bool
 }

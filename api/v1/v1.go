@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/bifrost-hub/bifrost/api/keyauth"
+	"github.com/bifrost-hub/bifrost/api/stream"
 	"github.com/bifrost-hub/bifrost/automation"
 	"github.com/bifrost-hub/bifrost/service"
 )
@@ -20,7 +21,7 @@ import (
 type handlers struct {
 	svc     *service.Service
 	keys    keyauth.Keys       // re-checks a stream's key; nil in Resources' handlers
-	streams *Streams           // counts and caps the event streams; nil: uncapped
+	streams *stream.Streams    // counts and caps the event streams; nil: uncapped
 	eng     *automation.Engine // nil: the hub runs no automations
 	answers answers
 }
@@ -30,7 +31,7 @@ type handlers struct {
 // route rather than to the group, so an unknown path stays a 404 and a
 // wrong method a 405. Without an engine (eng nil) the automation routes
 // are not mounted.
-func Register(g *echo.Group, svc *service.Service, keys keyauth.Keys, eng *automation.Engine, streams *Streams) {
+func Register(g *echo.Group, svc *service.Service, keys keyauth.Keys, eng *automation.Engine, streams *stream.Streams) {
 	h := &handlers{svc: svc, keys: keys, streams: streams}
 	g.GET("/openapi.json", serveDocument)
 	auth := keyauth.Middleware(keys)
