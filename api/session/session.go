@@ -17,8 +17,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/bifrost-hub/bifrost/api/resources"
 	"github.com/bifrost-hub/bifrost/api/stream"
-	v1 "github.com/bifrost-hub/bifrost/api/v1"
 	"github.com/bifrost-hub/bifrost/automation"
 	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/service"
@@ -77,11 +77,12 @@ func Register(e *echo.Echo, cfg Config) error {
 	for _, r := range h.routes() {
 		g.Add(r.method, r.path, r.handle, noStore, h.guard(r.access))
 	}
-	// The home's resources are /api/v1's own handlers, behind a session;
-	// but the web UI draws every device, so its snapshot is never a summary.
-	for _, r := range v1.Resources(cfg.Service, cfg.Automations) {
+	// The home's resources are the handlers /api/v1 mounts too, behind a
+	// session; but the web UI draws every device, so its snapshot is never
+	// a summary.
+	for _, r := range resources.Routes(cfg.Service, cfg.Automations) {
 		if r.Method == http.MethodGet && r.Path == "/home" {
-			r.Handle = v1.WholeHome(cfg.Service)
+			r.Handle = resources.WholeHome(cfg.Service)
 		}
 		g.Add(r.Method, r.Path, r.Handle, noStore, h.guard(signedIn))
 	}

@@ -1,4 +1,4 @@
-package v1
+package resources
 
 // The Rust shapes' bytes, pinned: each shape is encoded from views that set
 // every field (and from views that set none, and from the views each branch

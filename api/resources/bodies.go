@@ -1,4 +1,4 @@
-package v1
+package resources
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 	"github.com/bifrost-hub/bifrost/service"
 )
 
-// Request bodies as /api/v1 takes them: the Rust hub's spellings and the
+// Request bodies as the resources take them: the Rust hub's spellings and the
 // service's, numbers written with or without a decimal point. Each turns
 // into the service's own request, or an error naming the field.
 

@@ -1,4 +1,4 @@
-package v1
+package resources
 
 import (
 	"math"
@@ -9,7 +9,7 @@ import (
 	"github.com/bifrost-hub/bifrost/service"
 )
 
-// The resources of /api/v1 in the shapes the Rust Bifrost hub documents
+// The resources in the shapes the Rust Bifrost hub documents
 // for its public API, so its scripts work unchanged: its fields, with the
 // service's own views kept beside them as additional fields. Where both
 // would use one name the Rust meaning wins (a media device's kind is
