@@ -78,8 +78,7 @@ func typeError(e *json.UnmarshalTypeError) error {
 	if e.Field == "" {
 		return service.Errorf(service.EINVALID, "Send the body as %s, not %s", service.JSONKind(e.Type), e.Value)
 	}
-	return service.Errorf(service.EINVALID, "Give %s as %s, not %s", e.Field, service.JSONKind(e.Type), e.Value).
-		With("field", e.Field)
+	return service.WrongType(e.Field, e.Type, e.Value)
 }
 
 // Missing is the error for a required field the body left out: want
