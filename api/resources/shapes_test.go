@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -171,4 +172,56 @@ func TestShapesBytes(t *testing.T) {
 	if !bytes.Equal(got.Bytes(), want) {
 		t.Fatalf("the shapes' bytes changed:\n%s\nwant:\n%s", got.Bytes(), want)
 	}
+}
+
+// TestShapesDeclareEachFieldOnce: no shape, nor any struct within one,
+// leaves to encoding/json's rule for embedded names which of two fields of
+// one name a client reads.
+func TestShapesDeclareEachFieldOnce(t *testing.T) {
+	checked := map[reflect.Type]bool{}
+	var check func(t reflect.Type)
+	check = func(typ reflect.Type) {
+		for typ.Kind() == reflect.Pointer || typ.Kind() == reflect.Slice || typ.Kind() == reflect.Map {
+			typ = typ.Elem()
+		}
+		if typ.Kind() != reflect.Struct || checked[typ] || typ == reflect.TypeFor[time.Time]() {
+			return
+		}
+		checked[typ] = true
+		seen := map[string]string{}
+		for _, f := range jsonFields(typ, "") {
+			name, at, _ := strings.Cut(f, "@")
+			if prev, ok := seen[name]; ok {
+				t.Errorf("%s: %q is declared by %s and by %s", typ, name, prev, at)
+			}
+			seen[name] = at
+		}
+		for _, f := range reflect.VisibleFields(typ) {
+			check(f.Type)
+		}
+	}
+	for _, c := range shapeCases() {
+		check(reflect.TypeOf(c.v))
+	}
+}
+
+// jsonFields lists a struct's JSON names, with those of the structs it
+// embeds without a name of their own, each as "name@where".
+func jsonFields(t reflect.Type, at string) []string {
+	var out []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		name, _, _ := strings.Cut(tag, ",")
+		switch {
+		case name == "-" || (!f.IsExported() && !f.Anonymous):
+		case f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct:
+			out = append(out, jsonFields(f.Type, at+f.Type.Name()+".")...)
+		case name == "":
+			out = append(out, f.Name+"@"+at+f.Name)
+		default:
+			out = append(out, name+"@"+at+f.Name)
+		}
+	}
+	return out
 }
