@@ -2,8 +2,11 @@
 // that the embedded web UI calls, and the UI itself at /. People sign in
 // with a username and password (argon2id, in identity) and get a session
 // cookie; every state-changing call must also carry the session's CSRF
-// token and come from the hub's own origin. Handlers are thin: decode,
-// call one service (or identity) method, encode. Errors are returned, never written: the
+// token and come from the hub's own origin. The home's resources are the
+// handlers of api/resources, mounted here behind a session as /api/v1
+// mounts them behind a key; this package's own handlers (sign-in, users,
+// keys, settings, the event stream) are thin: decode, call one service
+// (or identity) method, encode. Errors are returned, never written: the
 // server's one error renderer answers them.
 //
 // /api/v1 and /mcp are not affected: they take API keys, never cookies.
