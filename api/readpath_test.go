@@ -16,7 +16,7 @@ import (
 
 	"github.com/bifrost-hub/bifrost/api"
 	"github.com/bifrost-hub/bifrost/api/apitest"
-	v1 "github.com/bifrost-hub/bifrost/api/v1"
+	"github.com/bifrost-hub/bifrost/api/resources"
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/sim"
 	"github.com/bifrost-hub/bifrost/identity"
@@ -286,7 +286,7 @@ func TestReadsComeFromTheModel(t *testing.T) {
 	waitFor(t, "the key's last use to be written", func() bool { return keyUsed(t, db, read.ID) })
 
 	w.armed.Store(true)
-	for _, r := range v1.Resources(svc, nil, nil) {
+	for _, r := range resources.Routes(svc, nil, nil) {
 		if r.Method != http.MethodGet {
 			continue
 		}

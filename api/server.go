@@ -16,6 +16,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/bifrost-hub/bifrost/api/mcp"
+	"github.com/bifrost-hub/bifrost/api/stream"
 	v1 "github.com/bifrost-hub/bifrost/api/v1"
 	"github.com/bifrost-hub/bifrost/automation"
 	"github.com/bifrost-hub/bifrost/dashboard"
@@ -74,8 +75,8 @@ type Config struct {
 	History *history.Reader
 	// Streams caps the open event streams (/api/v1/events per key,
 	// /api/events per session, both in all) and sets how often each
-	// re-checks its key or session; zero fields take v1's defaults.
-	Streams v1.StreamConfig
+	// re-checks its key or session; zero fields take stream's defaults.
+	Streams stream.Config
 }
 
 // Server is the HTTP side of the hub.
@@ -85,7 +86,7 @@ type Server struct {
 	log  *slog.Logger
 	mcp  *mcp.Server
 	// streams counts the open event streams of both surfaces.
-	streams *v1.Streams
+	streams *stream.Streams
 }
 
 // New builds the server with every route mounted.
@@ -93,7 +94,7 @@ func New(cfg Config) *Server {
 	if cfg.Keys == nil || cfg.Accounts == nil {
 		panic("api: the server needs Keys and Accounts") // start-up wiring
 	}
-	s := &Server{echo: echo.New(), svc: cfg.Service, log: cfg.Logger, streams: v1.NewStreams(cfg.Streams)}
+	s := &Server{echo: echo.New(), svc: cfg.Service, log: cfg.Logger, streams: stream.New(cfg.Streams)}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -130,8 +131,8 @@ func (s *Server) Echo() *echo.Echo { return s.echo }
 
 // health is the answer of /healthz.
 type health struct {
-	Status  string         `json:"status"`
-	Streams v1.StreamCount `json:"streams"` // the open event streams
+	Status  string       `json:"status"`
+	Streams stream.Count `json:"streams"` // the open event streams
 }
 
 // healthz answers as long as the process serves HTTP, with the count of

@@ -74,9 +74,9 @@ func DecodeError(err error, path string) *Error {
 	if errors.As(err, &mismatch) {
 		at := join(mismatch.Field)
 		if at == "" {
-			return Errorf(EINVALID, "Send %s, not %s", JSONKind(mismatch.Type), valueKind(mismatch.Value))
+			return Errorf(EINVALID, "Send %s, not %s", JSONKind(mismatch.Type), ValueKind(mismatch.Value))
 		}
-		return Errorf(EINVALID, "Give %s as %s, not %s", at, JSONKind(mismatch.Type), valueKind(mismatch.Value)).With("field", at)
+		return WrongType(at, mismatch.Type, ValueKind(mismatch.Value))
 	}
 	if field, ok := UnknownField(err); ok {
 		at := join(field)
@@ -85,9 +85,18 @@ func DecodeError(err error, path string) *Error {
 	return nil
 }
 
-// valueKind says what came instead, from an UnmarshalTypeError's Value:
+// WrongType is the one wording, on every surface, of a JSON value of the
+// wrong type at field (its path as the caller wrote it): "Give brightness
+// as a number, not a string". want is the Go type the value was decoded
+// into (JSONKind says what it takes); got says what came instead, in the
+// surface's words (ValueKind's, or the value itself).
+func WrongType(field string, want reflect.Type, got string) *Error {
+	return Errorf(EINVALID, "Give %s as %s, not %s", field, JSONKind(want), got).With("field", field)
+}
+
+// ValueKind says what came instead, from an UnmarshalTypeError's Value:
 // "a string" for the bare kind, or the kind with the value as given.
-func valueKind(v string) string {
+func ValueKind(v string) string {
 	switch v {
 	case "bool":
 		return "true or false"

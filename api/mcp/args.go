@@ -51,7 +51,7 @@ func wrongType(args reflect.Type, e *json.UnmarshalTypeError) error {
 		return service.Errorf(service.EINVALID, `Give the arguments as an object, such as {"%s": …}, not %s`, firstArg(args), given(e.Value))
 	}
 	path := jsonPath(args, e.Field)
-	return service.Errorf(service.EINVALID, "Give %s as %s, not %s", path, service.JSONKind(e.Type), given(e.Value)).With("field", path)
+	return service.WrongType(path, e.Type, given(e.Value))
 }
 
 // unknownField refuses an argument the tool does not take, listing those
@@ -184,15 +184,10 @@ func argNames(t reflect.Type) []string {
 func given(value string) string {
 	value, _, _ = strings.Cut(value, ", which ")
 	kind, literal, _ := strings.Cut(value, " ")
-	switch {
-	case literal != "":
+	if literal != "" {
 		return clipQuoted(literal)
-	case kind == "bool":
-		return "true or false"
-	case kind == "array" || kind == "object":
-		return "an " + kind
 	}
-	return "a " + kind
+	return service.ValueKind(kind)
 }
 
 // rounded is a number argument that a whole number holds (brightness in

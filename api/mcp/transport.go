@@ -18,6 +18,7 @@ import (
 	"github.com/labstack/echo/v4"
 	mcplib "github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/bifrost-hub/bifrost/api/httpjson"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -168,7 +169,7 @@ func unreadable(body []byte, err error) mcplib.JSONRPCError {
 	var syntax *json.SyntaxError
 	switch {
 	case errors.As(err, &syntax):
-		return rpcError(nil, mcplib.PARSE_ERROR, fmt.Sprintf("Malformed JSON at byte %d: %v", syntax.Offset, syntax))
+		return rpcError(nil, mcplib.PARSE_ERROR, httpjson.Malformed(syntax))
 	case errors.Is(err, io.ErrUnexpectedEOF) || len(bytes.TrimSpace(body)) == 0:
 		return rpcError(nil, mcplib.PARSE_ERROR, "Malformed JSON: the body ends before the message does")
 	}

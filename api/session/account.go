@@ -6,7 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	v1 "github.com/bifrost-hub/bifrost/api/v1"
+	"github.com/bifrost-hub/bifrost/api/httpjson"
 	"github.com/bifrost-hub/bifrost/audit"
 	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/service"
@@ -48,24 +48,24 @@ type newKeyBody struct {
 // setupNeeded tells the UI whether to show the first-admin page.
 func (h *handlers) setupNeeded(c echo.Context) error {
 	need, err := h.acc.SetupNeeded(c.Request().Context())
-	return v1.Reply(c, http.StatusOK, map[string]bool{"needed": need}, err)
+	return httpjson.Reply(c, http.StatusOK, map[string]bool{"needed": need}, err)
 }
 
 // setup creates the first admin with the code from the hub's log.
 func (h *handlers) setup(c echo.Context) error {
 	var b setupBody
-	if err := v1.Decode(c, &b); err != nil {
+	if err := httpjson.Decode(c, &b); err != nil {
 		return err
 	}
 	u, err := h.acc.Setup(c.Request().Context(), h.peer.client(c.Request()), b.Code, b.Username, b.Password)
-	return v1.Reply(c, http.StatusCreated, u, throttled(c, err))
+	return httpjson.Reply(c, http.StatusCreated, u, throttled(c, err))
 }
 
 // login starts a session: a new token in the cookie, the session (with its
 // CSRF token) in the body.
 func (h *handlers) login(c echo.Context) error {
 	var b loginBody
-	if err := v1.Decode(c, &b); err != nil {
+	if err := httpjson.Decode(c, &b); err != nil {
 		return err
 	}
 	ctx := c.Request().Context()
@@ -96,7 +96,7 @@ func throttled(c echo.Context, err error) error {
 func (h *handlers) logout(c echo.Context) error {
 	err := h.acc.Logout(c.Request().Context(), sessionOf(c).token)
 	h.setCookie(c, "")
-	return v1.NoContent(c, err)
+	return httpjson.NoContent(c, err)
 }
 
 // session says who is signed in, with the CSRF token to send back.
@@ -106,53 +106,53 @@ func (h *handlers) session(c echo.Context) error {
 
 func (h *handlers) listKeys(c echo.Context) error {
 	keys, err := h.keys.ListKeys(c.Request().Context())
-	return v1.Reply(c, http.StatusOK, keys, err)
+	return httpjson.Reply(c, http.StatusOK, keys, err)
 }
 
 // createKey mints a key; the answer is the only time its secret is seen.
 func (h *handlers) createKey(c echo.Context) error {
 	var b newKeyBody
-	if err := v1.Decode(c, &b); err != nil {
+	if err := httpjson.Decode(c, &b); err != nil {
 		return err
 	}
 	k, err := h.keys.CreateKey(c.Request().Context(), b.Name, b.Scope)
-	return v1.Reply(c, http.StatusCreated, k, err)
+	return httpjson.Reply(c, http.StatusCreated, k, err)
 }
 
 func (h *handlers) revokeKey(c echo.Context) error {
-	k, err := h.keys.RevokeKey(c.Request().Context(), v1.Param(c, "id"))
-	return v1.Reply(c, http.StatusOK, k, err)
+	k, err := h.keys.RevokeKey(c.Request().Context(), httpjson.Param(c, "id"))
+	return httpjson.Reply(c, http.StatusOK, k, err)
 }
 
 func (h *handlers) listUsers(c echo.Context) error {
 	users, err := h.acc.ListUsers(c.Request().Context())
-	return v1.Reply(c, http.StatusOK, users, err)
+	return httpjson.Reply(c, http.StatusOK, users, err)
 }
 
 func (h *handlers) addUser(c echo.Context) error {
 	var b newUserBody
-	if err := v1.Decode(c, &b); err != nil {
+	if err := httpjson.Decode(c, &b); err != nil {
 		return err
 	}
 	u, err := h.acc.AddUser(c.Request().Context(), b.Username, b.Password, b.Admin)
-	return v1.Reply(c, http.StatusCreated, u, err)
+	return httpjson.Reply(c, http.StatusCreated, u, err)
 }
 
 func (h *handlers) removeUser(c echo.Context) error {
-	return v1.NoContent(c, h.acc.RemoveUser(c.Request().Context(), v1.Param(c, "id")))
+	return httpjson.NoContent(c, h.acc.RemoveUser(c.Request().Context(), httpjson.Param(c, "id")))
 }
 
 // setPassword sets a user's password; this browser stays signed in, every
 // other session of that user ends.
 func (h *handlers) setPassword(c echo.Context) error {
 	var b passwordBody
-	if err := v1.Decode(c, &b); err != nil {
+	if err := httpjson.Decode(c, &b); err != nil {
 		return err
 	}
 	err := h.acc.ChangePassword(c.Request().Context(), identity.PasswordChange{
-		User: v1.Param(c, "id"), Current: b.Current, New: b.Password, KeepSession: sessionOf(c).token,
+		User: httpjson.Param(c, "id"), Current: b.Current, New: b.Password, KeepSession: sessionOf(c).token,
 	})
-	return v1.NoContent(c, err)
+	return httpjson.NoContent(c, err)
 }
 
 // audit lists the newest audit entries (?limit=, at most 1000) to an

@@ -7,7 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	v1 "github.com/bifrost-hub/bifrost/api/v1"
+	"github.com/bifrost-hub/bifrost/api/stream"
 )
 
 // events streams the house's changes to the web UI as Server-Sent Events,
@@ -18,8 +18,8 @@ import (
 func (h *handlers) events(c echo.Context) error {
 	token := sessionOf(c).token
 	sum := sha256.Sum256([]byte(token)) // the holder is counted by hash: no raw token kept
-	holder := v1.StreamHolder{Kind: v1.StreamOfSession, ID: hex.EncodeToString(sum[:])}
-	return v1.ServeEvents(c, h.svc, h.streams, holder, func(ctx context.Context) bool {
+	holder := stream.Holder{Kind: stream.OfSession, ID: hex.EncodeToString(sum[:])}
+	return stream.Serve(c, h.svc, h.streams, holder, func(ctx context.Context) bool {
 		_, err := h.acc.Authenticate(ctx, token)
 		return err == nil
 	})

@@ -11,7 +11,7 @@ import (
 
 	"github.com/bifrost-hub/bifrost/api"
 	"github.com/bifrost-hub/bifrost/api/session"
-	v1 "github.com/bifrost-hub/bifrost/api/v1"
+	"github.com/bifrost-hub/bifrost/api/stream"
 )
 
 // uiStream is an open /api/events stream of a browser.
@@ -64,7 +64,7 @@ func mustOpenEvents(t *testing.T, ts *httptest.Server, b *browser) *uiStream {
 }
 
 // streamCount is the count of open streams /healthz reports.
-func streamCount(t *testing.T, ts *httptest.Server) v1.StreamCount {
+func streamCount(t *testing.T, ts *httptest.Server) stream.Count {
 	t.Helper()
 	resp, err := ts.Client().Get(ts.URL + "/healthz")
 	if err != nil {
@@ -72,7 +72,7 @@ func streamCount(t *testing.T, ts *httptest.Server) v1.StreamCount {
 	}
 	defer resp.Body.Close()
 	var body struct {
-		Streams v1.StreamCount `json:"streams"`
+		Streams stream.Count `json:"streams"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
 		t.Fatal(err)
@@ -93,7 +93,7 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 }
 
 func TestEventStreamsAreCappedPerSession(t *testing.T) {
-	h := newHub(t, func(c *api.Config) { c.Streams = v1.StreamConfig{PerSession: 2} })
+	h := newHub(t, func(c *api.Config) { c.Streams = stream.Config{PerSession: 2} })
 	ts := httptest.NewServer(h.handler)
 	t.Cleanup(ts.Close) // after the streams' own cleanups: Close waits for them
 	b, other := h.login(t, "admin", password), h.login(t, "admin", password)
@@ -107,7 +107,7 @@ func TestEventStreamsAreCappedPerSession(t *testing.T) {
 		t.Fatalf("a third stream of one session: %d %v %s; want 429", status, header, body)
 	}
 	mustOpenEvents(t, ts, other) // another session has streams of its own
-	if got := streamCount(t, ts); got != (v1.StreamCount{Open: 3, Max: v1.DefaultMaxStreams, Sessions: 3}) {
+	if got := streamCount(t, ts); got != (stream.Count{Open: 3, Max: stream.DefaultMax, Sessions: 3}) {
 		t.Fatalf("health counts %+v, want 3 open, all of sessions", got)
 	}
 
@@ -117,7 +117,7 @@ func TestEventStreamsAreCappedPerSession(t *testing.T) {
 }
 
 func TestEventStreamEndsSoonAfterLogout(t *testing.T) {
-	h := newHub(t, func(c *api.Config) { c.Streams = v1.StreamConfig{Recheck: 20 * time.Millisecond} })
+	h := newHub(t, func(c *api.Config) { c.Streams = stream.Config{Recheck: 20 * time.Millisecond} })
 	ts := httptest.NewServer(h.handler)
 	t.Cleanup(ts.Close) // after the streams' own cleanups: Close waits for them
 	b := h.login(t, "admin", password)

@@ -6,7 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	v1 "github.com/bifrost-hub/bifrost/api/v1"
+	"github.com/bifrost-hub/bifrost/api/httpjson"
 	"github.com/bifrost-hub/bifrost/integrations"
 	"github.com/bifrost-hub/bifrost/service"
 )
@@ -62,7 +62,7 @@ func answerIntegration[V any](c echo.Context, h *handlers, call func(*integratio
 		return err
 	}
 	v, err := call(h.integ, c.Request().Context())
-	return v1.Reply(c, http.StatusOK, v, err)
+	return httpjson.Reply(c, http.StatusOK, v, err)
 }
 
 // saveIntegration decodes the change the body gives and answers what
@@ -72,11 +72,11 @@ func saveIntegration[U, V any](c echo.Context, h *handlers, save func(*integrati
 		return err
 	}
 	var b U
-	if err := v1.Decode(c, &b); err != nil {
+	if err := httpjson.Decode(c, &b); err != nil {
 		return err
 	}
 	v, err := save(h.integ, c.Request().Context(), b)
-	return v1.Reply(c, http.StatusOK, v, err)
+	return httpjson.Reply(c, http.StatusOK, v, err)
 }
 
 func (h *handlers) hasIntegrations() error {
@@ -104,9 +104,9 @@ func (h *handlers) saveLocation(c echo.Context) error {
 		return err
 	}
 	var b location
-	if err := v1.Decode(c, &b); err != nil {
+	if err := httpjson.Decode(c, &b); err != nil {
 		return err
 	}
 	v, err := h.integ.SaveLocation(c.Request().Context(), b.Latitude, b.Longitude)
-	return v1.Reply(c, http.StatusOK, v, err)
+	return httpjson.Reply(c, http.StatusOK, v, err)
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	v1 "github.com/bifrost-hub/bifrost/api/v1"
+	"github.com/bifrost-hub/bifrost/api/httpjson"
 	"github.com/bifrost-hub/bifrost/dashboard"
 	"github.com/bifrost-hub/bifrost/service"
 )
@@ -31,18 +31,18 @@ func (h *handlers) layoutRoutes() []route {
 // dashboardLayout answers the signed-in user's layout.
 func (h *handlers) dashboardLayout(c echo.Context) error {
 	l, err := h.layouts.Get(c.Request().Context())
-	return v1.Reply(c, http.StatusOK, l, err)
+	return httpjson.Reply(c, http.StatusOK, l, err)
 }
 
 // saveDashboardLayout replaces the signed-in user's layout with the body,
 // whole, and answers it as saved.
 func (h *handlers) saveDashboardLayout(c echo.Context) error {
 	var b dashboard.Layout
-	if err := v1.Decode(c, &b); err != nil {
+	if err := httpjson.Decode(c, &b); err != nil {
 		return layoutBodyError(err)
 	}
 	l, err := h.layouts.Save(c.Request().Context(), b)
-	return v1.Reply(c, http.StatusOK, l, err)
+	return httpjson.Reply(c, http.StatusOK, l, err)
 }
 
 // layoutFields are the fields of a layout's body.

@@ -2,8 +2,11 @@
 // that the embedded web UI calls, and the UI itself at /. People sign in
 // with a username and password (argon2id, in identity) and get a session
 // cookie; every state-changing call must also carry the session's CSRF
-// token and come from the hub's own origin. Handlers are thin: decode,
-// call one service (or identity) method, encode. Errors are returned, never written: the
+// token and come from the hub's own origin. The home's resources are the
+// handlers of api/resources, mounted here behind a session as /api/v1
+// mounts them behind a key; this package's own handlers (sign-in, users,
+// keys, settings, the event stream) are thin: decode, call one service
+// (or identity) method, encode. Errors are returned, never written: the
 // server's one error renderer answers them.
 //
 // /api/v1 and /mcp are not affected: they take API keys, never cookies.
@@ -17,7 +20,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	v1 "github.com/bifrost-hub/bifrost/api/v1"
+	"github.com/bifrost-hub/bifrost/api/resources"
+	"github.com/bifrost-hub/bifrost/api/stream"
 	"github.com/bifrost-hub/bifrost/automation"
 	"github.com/bifrost-hub/bifrost/dashboard"
 	"github.com/bifrost-hub/bifrost/history"
@@ -47,7 +51,7 @@ type Config struct {
 	Layouts *dashboard.Layouts
 	// Streams counts and caps the event streams, with /api/v1's; nil
 	// leaves them uncapped.
-	Streams *v1.Streams
+	Streams *stream.Streams
 	Logger  *slog.Logger
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For,
 	// X-Forwarded-Proto and X-Forwarded-Host are believed. Requests from
@@ -68,7 +72,7 @@ type handlers struct {
 	integ   *integrations.Manager
 	layouts *dashboard.Layouts
 	log     *slog.Logger
-	streams *v1.Streams
+	streams *stream.Streams
 	peer    peerPolicy
 	secure  bool
 }
@@ -86,11 +90,12 @@ func Register(e *echo.Echo, cfg Config) error {
 	for _, r := range append(h.routes(), h.layoutRoutes()...) {
 		g.Add(r.method, r.path, r.handle, noStore, h.guard(r.access))
 	}
-	// The home's resources are /api/v1's own handlers, behind a session;
-	// but the web UI draws every device, so its snapshot is never a summary.
-	for _, r := range v1.Resources(cfg.Service, cfg.Automations, cfg.History) {
+	// The home's resources are the handlers /api/v1 mounts too, behind a
+	// session; but the web UI draws every device, so its snapshot is never
+	// a summary.
+	for _, r := range resources.Routes(cfg.Service, cfg.Automations, cfg.History) {
 		if r.Method == http.MethodGet && r.Path == "/home" {
-			r.Handle = v1.WholeHome(cfg.Service)
+			r.Handle = resources.WholeHome(cfg.Service)
 		}
 		g.Add(r.Method, r.Path, r.Handle, noStore, h.guard(signedIn))
 	}

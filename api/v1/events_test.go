@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/bifrost-hub/bifrost/api"
-	v1 "github.com/bifrost-hub/bifrost/api/v1"
+	"github.com/bifrost-hub/bifrost/api/stream"
 	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/service/servicetest"
@@ -105,7 +105,7 @@ type streamHub struct {
 	path string // the database file
 }
 
-func newStreamHub(t *testing.T, cfg v1.StreamConfig) *streamHub {
+func newStreamHub(t *testing.T, cfg stream.Config) *streamHub {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "bifrost.db")
 	db, err := store.Open(context.Background(), path)
@@ -120,8 +120,8 @@ func newStreamHub(t *testing.T, cfg v1.StreamConfig) *streamHub {
 	return &streamHub{svc: svc, keys: keys, url: ts.URL, path: path}
 }
 
-// stream is an open /api/v1/events stream.
-type stream struct {
+// openStream is an open /api/v1/events stream.
+type openStream struct {
 	cancel context.CancelFunc
 	ended  chan struct{} // closed when the server ends the stream
 }
@@ -129,7 +129,7 @@ type stream struct {
 // open asks for /api/v1/events with key. A 200 leaves the stream open
 // (until the test ends or close) and returns it; any other answer is
 // returned as it is.
-func (h *streamHub) open(t *testing.T, key string) (*stream, response) {
+func (h *streamHub) open(t *testing.T, key string) (*openStream, response) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.url+"/api/v1/events", nil)
@@ -149,7 +149,7 @@ func (h *streamHub) open(t *testing.T, key string) (*stream, response) {
 		r.Body, _ = io.ReadAll(resp.Body)
 		return nil, r
 	}
-	s := &stream{cancel: cancel, ended: make(chan struct{})}
+	s := &openStream{cancel: cancel, ended: make(chan struct{})}
 	go func() {
 		defer close(s.ended)
 		defer resp.Body.Close()
@@ -160,10 +160,10 @@ func (h *streamHub) open(t *testing.T, key string) (*stream, response) {
 }
 
 // close ends the stream from the client's side.
-func (s *stream) close() { s.cancel(); <-s.ended }
+func (s *openStream) close() { s.cancel(); <-s.ended }
 
 // mustOpen opens a stream that must be admitted.
-func (h *streamHub) mustOpen(t *testing.T, key string) *stream {
+func (h *streamHub) mustOpen(t *testing.T, key string) *openStream {
 	t.Helper()
 	s, r := h.open(t, key)
 	if s == nil {
@@ -188,7 +188,7 @@ func (h *streamHub) refused(t *testing.T, key, message string) {
 }
 
 // health is the stream count /healthz reports.
-func (h *streamHub) health(t *testing.T) v1.StreamCount {
+func (h *streamHub) health(t *testing.T) stream.Count {
 	t.Helper()
 	resp, err := http.Get(h.url + "/healthz")
 	if err != nil {
@@ -196,8 +196,8 @@ func (h *streamHub) health(t *testing.T) v1.StreamCount {
 	}
 	defer resp.Body.Close()
 	var body struct {
-		Status  string         `json:"status"`
-		Streams v1.StreamCount `json:"streams"`
+		Status  string       `json:"status"`
+		Streams stream.Count `json:"streams"`
 	}
 	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || resp.StatusCode != http.StatusOK || body.Status != "ok" {
 		t.Fatalf("/healthz = %d %+v, %v", resp.StatusCode, body, err)
@@ -218,7 +218,7 @@ func (h *streamHub) key(t *testing.T, name string) identity.NewKey {
 // database itself: the hub hears no revoke event) loses its stream within
 // the re-check interval.
 func TestEventStreamEndsWhenAnotherProcessRevokesTheKey(t *testing.T) {
-	h := newStreamHub(t, v1.StreamConfig{Recheck: 20 * time.Millisecond})
+	h := newStreamHub(t, stream.Config{Recheck: 20 * time.Millisecond})
 	k := h.key(t, "dashboard")
 	s := h.mustOpen(t, k.Key)
 
@@ -246,7 +246,7 @@ func TestEventStreamEndsWhenAnotherProcessRevokesTheKey(t *testing.T) {
 }
 
 func TestEventStreamsAreCappedPerKeyAndInAll(t *testing.T) {
-	h := newStreamHub(t, v1.StreamConfig{PerKey: 2, Max: 3})
+	h := newStreamHub(t, stream.Config{PerKey: 2, Max: 3})
 	a, b, c := h.key(t, "a"), h.key(t, "b"), h.key(t, "c")
 
 	first := h.mustOpen(t, a.Key)
@@ -254,7 +254,7 @@ func TestEventStreamsAreCappedPerKeyAndInAll(t *testing.T) {
 	h.refused(t, a.Key, "Too many open event streams for this key (2); close one or raise BIFROST_MAX_STREAMS_PER_KEY")
 	h.mustOpen(t, b.Key) // another key has streams of its own
 	h.refused(t, c.Key, "Too many open event streams on this hub (3); close one or raise BIFROST_MAX_STREAMS")
-	if got := h.health(t); got != (v1.StreamCount{Open: 3, Max: 3, Keys: 3}) {
+	if got := h.health(t); got != (stream.Count{Open: 3, Max: 3, Keys: 3}) {
 		t.Fatalf("health counts %+v, want 3 open of 3, all of keys", got)
 	}
 

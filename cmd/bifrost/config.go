@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	v1 "github.com/bifrost-hub/bifrost/api/v1"
+	"github.com/bifrost-hub/bifrost/api/stream"
 	"github.com/bifrost-hub/bifrost/history"
 )
 
@@ -73,9 +73,9 @@ func DefaultConfig() Config {
 		LogLevel:      slog.LevelInfo,
 		LogFormat:     "text",
 
-		MaxStreams:           v1.DefaultMaxStreams,
-		MaxStreamsPerKey:     v1.DefaultMaxStreamsPerKey,
-		MaxStreamsPerSession: v1.DefaultMaxStreamsPerSession,
+		MaxStreams:           stream.DefaultMax,
+		MaxStreamsPerKey:     stream.DefaultMaxPerKey,
+		MaxStreamsPerSession: stream.DefaultMaxPerSession,
 		History:              history.DefaultRetention,
 	}
 }

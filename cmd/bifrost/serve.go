@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/bifrost-hub/bifrost/api"
-	v1 "github.com/bifrost-hub/bifrost/api/v1"
+	"github.com/bifrost-hub/bifrost/api/stream"
 	"github.com/bifrost-hub/bifrost/automation"
 	"github.com/bifrost-hub/bifrost/dashboard"
 	"github.com/bifrost-hub/bifrost/devices"
@@ -233,7 +233,7 @@ func (m *Main) startHTTP() error {
 		TrustedProxies: m.Config.TrustedProxies.Prefixes(), SecureCookies: m.Config.SecureCookies,
 		AllowedOrigins: m.Config.AllowedOrigins, AllowedHosts: m.Config.AllowedHosts, Version: version, Integrations: m.integrations,
 		Automations: m.automations, History: m.sensorHistory, Layouts: dashboard.New(m.service, m.db),
-		Streams: v1.StreamConfig{Max: m.Config.MaxStreams, PerKey: m.Config.MaxStreamsPerKey,
+		Streams: stream.Config{Max: m.Config.MaxStreams, PerKey: m.Config.MaxStreamsPerKey,
 			PerSession: m.Config.MaxStreamsPerSession}})
 	m.server = &http.Server{
 		Handler:           srv.Handler(),

@@ -1,10 +1,11 @@
-package v1
+package resources
 
 import (
 	"net/http"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/bifrost-hub/bifrost/api/httpjson"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -16,10 +17,10 @@ type powerBody struct {
 	Speed *float64 `json:"speed"`
 }
 
-func (b *powerBody) check() error {
+func (b *powerBody) Check() error {
 	switch {
 	case b.On == nil && b.Speed == nil:
-		return missing("on", "true or false")
+		return httpjson.Missing("on", "true or false")
 	case b.On != nil && !*b.On && b.Speed != nil && *b.Speed != 0:
 		return service.Errorf(service.EINVALID, "Give on: false or a speed, not both: a speed turns the fan on").With("field", "speed")
 	}
@@ -31,13 +32,13 @@ func (h *handlers) listPower(c echo.Context) error {
 }
 
 func (h *handlers) getPower(c echo.Context) error {
-	p, err := h.svc.GetPower(c.Request().Context(), Param(c, "id"))
-	return Reply(c, http.StatusOK, powerOf(p), err)
+	p, err := h.svc.GetPower(c.Request().Context(), httpjson.Param(c, "id"))
+	return httpjson.Reply(c, http.StatusOK, powerOf(p), err)
 }
 
 func (h *handlers) setPower(c echo.Context) error {
 	var b powerBody
-	if err := Decode(c, &b); err != nil {
+	if err := httpjson.Decode(c, &b); err != nil {
 		return err
 	}
 	speed, err := whole("speed", b.Speed)
@@ -46,9 +47,9 @@ func (h *handlers) setPower(c echo.Context) error {
 	}
 	var p service.PowerView
 	if speed != nil {
-		p, err = h.svc.SetFanSpeed(c.Request().Context(), Param(c, "id"), *speed)
+		p, err = h.svc.SetFanSpeed(c.Request().Context(), httpjson.Param(c, "id"), *speed)
 	} else {
-		p, err = h.svc.SetPower(c.Request().Context(), Param(c, "id"), *b.On)
+		p, err = h.svc.SetPower(c.Request().Context(), httpjson.Param(c, "id"), *b.On)
 	}
 	return written(c, powerOf(p), err)
 }

@@ -1,4 +1,4 @@
-package v1
+package resources
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/bifrost-hub/bifrost/api/httpjson"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -15,29 +16,29 @@ func (h *handlers) listLights(c echo.Context) error {
 
 func (h *handlers) listPresets(c echo.Context) error {
 	presets, err := h.svc.ListPresets(c.Request().Context())
-	return Reply(c, http.StatusOK, presets, err)
+	return httpjson.Reply(c, http.StatusOK, presets, err)
 }
 
 func (h *handlers) getLight(c echo.Context) error {
-	l, err := h.svc.GetLight(c.Request().Context(), Param(c, "id"))
-	return Reply(c, http.StatusOK, lightOf(l), err)
+	l, err := h.svc.GetLight(c.Request().Context(), httpjson.Param(c, "id"))
+	return httpjson.Reply(c, http.StatusOK, lightOf(l), err)
 }
 
 // setLightState writes a state to one light: 204, or its LightResult when
 // asked for; or to every light when the id is "all" (counts).
 func (h *handlers) setLightState(c echo.Context) error {
 	var b lightBody
-	if err := Decode(c, &b); err != nil {
+	if err := httpjson.Decode(c, &b); err != nil {
 		return err
 	}
 	p, err := b.patch()
 	if err != nil {
 		return err
 	}
-	ctx, id := c.Request().Context(), Param(c, "id")
+	ctx, id := c.Request().Context(), httpjson.Param(c, "id")
 	if t := service.ParseLightTarget(id); t.All {
 		res, err := h.svc.SetLights(ctx, t, p)
-		return Reply(c, http.StatusOK, countsOf(res), err)
+		return httpjson.Reply(c, http.StatusOK, countsOf(res), err)
 	}
 	res, err := h.svc.SetLight(ctx, id, p)
 	return written(c, res, err)
@@ -54,9 +55,9 @@ type segmentBody struct {
 	Brightness *float64 `json:"brightness"`
 }
 
-func (b *segmentsBody) check() error {
+func (b *segmentsBody) Check() error {
 	if b.Segments == nil {
-		return missing("segments", `a list such as [{"segment": 0, "rgb": 16711680}]`)
+		return httpjson.Missing("segments", `a list such as [{"segment": 0, "rgb": 16711680}]`)
 	}
 	return nil
 }
@@ -64,7 +65,7 @@ func (b *segmentsBody) check() error {
 // setSegments colours an addressable strip segment by segment.
 func (h *handlers) setSegments(c echo.Context) error {
 	var b segmentsBody
-	if err := Decode(c, &b); err != nil {
+	if err := httpjson.Decode(c, &b); err != nil {
 		return err
 	}
 	segs := make([]service.Segment, len(b.Segments))
@@ -75,7 +76,7 @@ func (h *handlers) setSegments(c echo.Context) error {
 			return err
 		}
 		if idx == nil {
-			return missing(at+".segment", "the segment's index, from 0")
+			return httpjson.Missing(at+".segment", "the segment's index, from 0")
 		}
 		rgb, err := whole(at+".rgb", s.RGB)
 		if err != nil {
@@ -83,6 +84,6 @@ func (h *handlers) setSegments(c echo.Context) error {
 		}
 		segs[i] = service.Segment{Segment: *idx, RGB: rgb, Brightness: rounded(s.Brightness)}
 	}
-	res, err := h.svc.SetSegments(c.Request().Context(), Param(c, "id"), segs)
+	res, err := h.svc.SetSegments(c.Request().Context(), httpjson.Param(c, "id"), segs)
 	return written(c, res, err)
 }

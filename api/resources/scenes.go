@@ -1,4 +1,4 @@
-package v1
+package resources
 
 import (
 	"net/http"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/bifrost-hub/bifrost/api/httpjson"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -17,7 +18,7 @@ type newScene struct {
 	RoomID *string `json:"room_id"` // the Rust hub's spelling: a room's id, or null
 }
 
-func (b *newScene) check() error {
+func (b *newScene) Check() error {
 	if strings.TrimSpace(b.Name) == "" {
 		return service.Errorf(service.EINVALID, "Scene name is required: give the scene a name").With("field", "name")
 	}
@@ -35,40 +36,40 @@ func (h *handlers) listScenes(c echo.Context) error {
 }
 
 func (h *handlers) getScene(c echo.Context) error {
-	sc, err := h.svc.GetScene(c.Request().Context(), Param(c, "id"))
-	return Reply(c, http.StatusOK, sceneOf(sc), err)
+	sc, err := h.svc.GetScene(c.Request().Context(), httpjson.Param(c, "id"))
+	return httpjson.Reply(c, http.StatusOK, sceneOf(sc), err)
 }
 
 // captureScene saves the live state of a room or of the house.
 func (h *handlers) captureScene(c echo.Context) error {
 	var b newScene
-	if err := Decode(c, &b); err != nil {
+	if err := httpjson.Decode(c, &b); err != nil {
 		return err
 	}
 	sc, err := h.svc.CaptureScene(c.Request().Context(), b.Name, b.Room)
-	return Reply(c, http.StatusCreated, sceneOf(sc), err)
+	return httpjson.Reply(c, http.StatusCreated, sceneOf(sc), err)
 }
 
 func (h *handlers) renameScene(c echo.Context) error {
 	var b rename
-	if err := Decode(c, &b); err != nil {
+	if err := httpjson.Decode(c, &b); err != nil {
 		return err
 	}
-	sc, err := h.svc.RenameScene(c.Request().Context(), Param(c, "id"), b.Name)
-	return Reply(c, http.StatusOK, sceneOf(sc), err)
+	sc, err := h.svc.RenameScene(c.Request().Context(), httpjson.Param(c, "id"), b.Name)
+	return httpjson.Reply(c, http.StatusOK, sceneOf(sc), err)
 }
 
 func (h *handlers) activateScene(c echo.Context) error {
-	res, err := h.svc.ActivateScene(c.Request().Context(), Param(c, "id"))
-	return Reply(c, http.StatusOK, countsOf(res), err)
+	res, err := h.svc.ActivateScene(c.Request().Context(), httpjson.Param(c, "id"))
+	return httpjson.Reply(c, http.StatusOK, countsOf(res), err)
 }
 
 // deleteScene is idempotent, as the Rust hub documents: a scene that is
 // not there is deleted already.
 func (h *handlers) deleteScene(c echo.Context) error {
-	err := h.svc.DeleteScene(c.Request().Context(), Param(c, "id"))
+	err := h.svc.DeleteScene(c.Request().Context(), httpjson.Param(c, "id"))
 	if service.ErrorCode(err) == service.ENOTFOUND {
 		err = nil
 	}
-	return NoContent(c, err)
+	return httpjson.NoContent(c, err)
 }

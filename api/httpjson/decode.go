@@ -1,4 +1,4 @@
-package v1
+package httpjson
 
 import (
 	"encoding/json"
@@ -12,9 +12,10 @@ import (
 	"github.com/bifrost-hub/bifrost/service"
 )
 
-// checker is a request body that knows which of its fields are required.
-type checker interface {
-	check() error
+// Checker is a request body that knows which of its fields are required:
+// Decode calls Check once the body is read.
+type Checker interface {
+	Check() error
 }
 
 // Decode reads the request body as exactly one JSON object into v. Broken
@@ -36,8 +37,8 @@ func Decode(c echo.Context, v any) error {
 	case !errors.Is(err, io.EOF):
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Unexpected data after the JSON object, at byte %d; send one object", dec.InputOffset()))
 	}
-	if body, ok := v.(checker); ok {
-		return body.check()
+	if body, ok := v.(Checker); ok {
+		return body.Check()
 	}
 	return nil
 }
@@ -55,7 +56,7 @@ func decodeError(err error) error {
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return echo.NewHTTPError(http.StatusBadRequest, "Malformed JSON: the body ends before the object does")
 	case errors.As(err, &syntax):
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Malformed JSON at byte %d: %v", syntax.Offset, syntax))
+		return echo.NewHTTPError(http.StatusBadRequest, Malformed(syntax))
 	case errors.As(err, &mismatch):
 		return typeError(mismatch)
 	}
@@ -67,16 +68,21 @@ func decodeError(err error) error {
 	return service.Errorf(service.EINVALID, "%v", err)
 }
 
+// Malformed says where JSON is broken, for any surface that reads it.
+func Malformed(e *json.SyntaxError) string {
+	return fmt.Sprintf("Malformed JSON at byte %d: %v", e.Offset, e)
+}
+
 // typeError names the field whose value has the wrong type.
 func typeError(e *json.UnmarshalTypeError) error {
 	if e.Field == "" {
 		return service.Errorf(service.EINVALID, "Send the body as %s, not %s", service.JSONKind(e.Type), e.Value)
 	}
-	return service.Errorf(service.EINVALID, "Give %s as %s, not %s", e.Field, service.JSONKind(e.Type), e.Value).
-		With("field", e.Field)
+	return service.WrongType(e.Field, e.Type, e.Value)
 }
 
-// missing is the error for a required field the body left out.
-func missing(field, want string) error {
+// Missing is the error for a required field the body left out: want
+// says what to give.
+func Missing(field, want string) error {
 	return service.Errorf(service.EINVALID, "Missing %s: give %s", field, want).With("field", field)
 }

@@ -1,4 +1,4 @@
-package v1
+package resources
 
 import (
 	"bytes"
@@ -9,11 +9,12 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/bifrost-hub/bifrost/api/httpjson"
 	"github.com/bifrost-hub/bifrost/devices/color"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
-// Request bodies as /api/v1 takes them: the Rust hub's spellings and the
+// Request bodies as the resources take them: the Rust hub's spellings and the
 // service's, numbers written with or without a decimal point. Each turns
 // into the service's own request, or an error naming the field.
 
@@ -243,12 +244,12 @@ func (b remoteBody) command() (service.RemoteCommand, error) {
 		}
 		cmd.App = b.LaunchApp.Activity
 		if cmd.App == "" {
-			return cmd, missing("launch_app.activity", "an app's package id or a deep link")
+			return cmd, httpjson.Missing("launch_app.activity", "an app's package id or a deep link")
 		}
 	}
 	if b.Power != nil {
 		if b.Power.On == nil {
-			return cmd, missing("power.on", "true or false")
+			return cmd, httpjson.Missing("power.on", "true or false")
 		}
 		cmd.Power = b.Power.On
 	}

@@ -1,4 +1,4 @@
-package v1
+package resources
 
 import (
 	"net/http"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/bifrost-hub/bifrost/api/httpjson"
 	"github.com/bifrost-hub/bifrost/history"
 	"github.com/bifrost-hub/bifrost/service"
 )
@@ -32,6 +33,6 @@ func (h *handlers) sensorHistory(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v, err := h.hist.SensorHistory(c.Request().Context(), Param(c, "id"), q)
-	return Reply(c, http.StatusOK, v, err)
+	v, err := h.hist.SensorHistory(c.Request().Context(), httpjson.Param(c, "id"), q)
+	return httpjson.Reply(c, http.StatusOK, v, err)
 }

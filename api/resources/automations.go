@@ -1,4 +1,4 @@
-package v1
+package resources
 
 import (
 	"net/http"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/bifrost-hub/bifrost/api/httpjson"
 	"github.com/bifrost-hub/bifrost/automation"
 	"github.com/bifrost-hub/bifrost/service"
 )
@@ -43,59 +44,59 @@ func (h *handlers) listAutomations(c echo.Context) error {
 	if vs == nil {
 		vs = []automation.View{}
 	}
-	return Reply(c, http.StatusOK, vs, err)
+	return httpjson.Reply(c, http.StatusOK, vs, err)
 }
 
 func (h *handlers) getAutomation(c echo.Context) error {
-	v, err := h.eng.Get(c.Request().Context(), Param(c, "id"))
-	return Reply(c, http.StatusOK, v, err)
+	v, err := h.eng.Get(c.Request().Context(), httpjson.Param(c, "id"))
+	return httpjson.Reply(c, http.StatusOK, v, err)
 }
 
 func (h *handlers) createAutomation(c echo.Context) error {
 	var b ruleBody
-	if err := Decode(c, &b); err != nil {
+	if err := httpjson.Decode(c, &b); err != nil {
 		return err
 	}
 	v, err := h.eng.Create(c.Request().Context(), b.Rule())
-	return Reply(c, http.StatusCreated, v, err)
+	return httpjson.Reply(c, http.StatusCreated, v, err)
 }
 
 // replaceAutomation replaces a rule whole: what the body leaves out is
 // gone (no conditions, no cooldown, nothing put back).
 func (h *handlers) replaceAutomation(c echo.Context) error {
 	var b ruleBody
-	if err := Decode(c, &b); err != nil {
+	if err := httpjson.Decode(c, &b); err != nil {
 		return err
 	}
-	v, err := h.eng.Replace(c.Request().Context(), Param(c, "id"), b.Rule())
-	return Reply(c, http.StatusOK, v, err)
+	v, err := h.eng.Replace(c.Request().Context(), httpjson.Param(c, "id"), b.Rule())
+	return httpjson.Reply(c, http.StatusOK, v, err)
 }
 
 // updateAutomation changes what the patch gives: enable, disable, rename,
 // or replace a part (the trigger, the conditions, the actions).
 func (h *handlers) updateAutomation(c echo.Context) error {
 	var p automation.Patch
-	if err := Decode(c, &p); err != nil {
+	if err := httpjson.Decode(c, &p); err != nil {
 		return err
 	}
-	v, err := h.eng.Update(c.Request().Context(), Param(c, "id"), p)
-	return Reply(c, http.StatusOK, v, err)
+	v, err := h.eng.Update(c.Request().Context(), httpjson.Param(c, "id"), p)
+	return httpjson.Reply(c, http.StatusOK, v, err)
 }
 
 func (h *handlers) deleteAutomation(c echo.Context) error {
-	return NoContent(c, h.eng.Delete(c.Request().Context(), Param(c, "id")))
+	return httpjson.NoContent(c, h.eng.Delete(c.Request().Context(), httpjson.Param(c, "id")))
 }
 
 // runAutomation runs a rule's actions now. Actions that fail are in the
 // answer: a run that reached the rule is a 200 whatever its outcome.
 func (h *handlers) runAutomation(c echo.Context) error {
-	res, err := h.eng.RunNow(c.Request().Context(), Param(c, "id"))
-	return Reply(c, http.StatusOK, res, err)
+	res, err := h.eng.RunNow(c.Request().Context(), httpjson.Param(c, "id"))
+	return httpjson.Reply(c, http.StatusOK, res, err)
 }
 
 func (h *handlers) duplicateAutomation(c echo.Context) error {
-	v, err := h.eng.Duplicate(c.Request().Context(), Param(c, "id"))
-	return Reply(c, http.StatusCreated, v, err)
+	v, err := h.eng.Duplicate(c.Request().Context(), httpjson.Param(c, "id"))
+	return httpjson.Reply(c, http.StatusCreated, v, err)
 }
 
 func (h *handlers) traceAutomation(c echo.Context) error {
@@ -103,11 +104,11 @@ func (h *handlers) traceAutomation(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ts, err := h.eng.Trace(c.Request().Context(), Param(c, "id"), limit)
+	ts, err := h.eng.Trace(c.Request().Context(), httpjson.Param(c, "id"), limit)
 	if ts == nil {
 		ts = []automation.TraceEntry{}
 	}
-	return Reply(c, http.StatusOK, ts, err)
+	return httpjson.Reply(c, http.StatusOK, ts, err)
 }
 
 // traceLimit reads ?limit=: how many decisions, newest first (all that

@@ -1,20 +1,51 @@
-package v1
+package resources
 
 import (
 	"math"
 	"strings"
+	"time"
 
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/color"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
-// The resources of /api/v1 in the shapes the Rust Bifrost hub documents
+// The resources in the shapes the Rust Bifrost hub documents
 // for its public API, so its scripts work unchanged: its fields, with the
 // service's own views kept beside them as additional fields. Where both
 // would use one name the Rust meaning wins (a media device's kind is
 // "receiver", "speaker", "tv" or "zone"; a fan-out's applied and failed
 // are counts), and the service's meaning moves to a field of its own.
+//
+// Each shape declares each of its fields once: it embeds a view of the
+// service only where no field of its own has a name of the view's, and
+// lists the view's fields itself where one has (so which field a client
+// reads is never left to encoding/json's rule for embedded names). The
+// fields are in the order clients have always received them.
+
+// device is a device's own fields as the shapes of media, power and
+// sensors carry them: the service's DeviceView without its kind (each of
+// those shapes gives the Rust hub's) and its companion_of (which each
+// gives where it has always stood).
+type device struct {
+	ID        devices.ID `json:"id"`
+	Name      string     `json:"name"`
+	Adapter   string     `json:"adapter"`
+	Model     string     `json:"model,omitempty"`
+	RoomID    string     `json:"room_id,omitempty"`
+	Room      string     `json:"room,omitempty"`
+	Enabled   bool       `json:"enabled"`
+	Online    bool       `json:"online"`
+	LastSeen  *time.Time `json:"last_seen,omitempty"`
+	Pairing   string     `json:"pairing,omitempty"`
+	MAC       string     `json:"mac,omitempty"`
+	StateText string     `json:"state_text,omitempty"`
+}
+
+func deviceOf(v service.DeviceView) device {
+	return device{ID: v.ID, Name: v.Name, Adapter: v.Adapter, Model: v.Model, RoomID: v.RoomID, Room: v.Room,
+		Enabled: v.Enabled, Online: v.Online, LastSeen: v.LastSeen, Pairing: v.Pairing, MAC: v.MAC, StateText: v.StateText}
+}
 
 // provider is what the Rust hub calls a device's adapter, and its
 // provider-native id: the device id without the adapter's prefix.
@@ -32,18 +63,26 @@ func nativeID(v service.DeviceView) string {
 	return strings.TrimPrefix(string(v.ID), v.Adapter+":")
 }
 
-// light is a light: the service's view, its provider, and capabilities
-// and state in both vocabularies. State is always present: an unknown one
-// is unreachable with no brightness or colour.
+// light is a light: the device, its provider, and capabilities and state
+// in both vocabularies. State is always present: an unknown one is
+// unreachable with no brightness or colour.
 type light struct {
-	service.Light
+	service.DeviceView
 	provider
 	Capabilities lightCaps  `json:"capabilities"`
 	State        lightState `json:"state"`
 }
 
+// lightCaps are the service's capabilities of a light (devices.LightCaps)
+// and the Rust hub's.
 type lightCaps struct {
-	devices.LightCaps
+	Dimmable  bool   `json:"dimmable"`
+	Color     bool   `json:"color"`
+	Gamut     string `json:"gamut,omitempty"`
+	KelvinMin int    `json:"kelvin_min,omitempty"`
+	KelvinMax int    `json:"kelvin_max,omitempty"`
+	GM        bool   `json:"gm,omitempty"`
+	Segments  int    `json:"segments,omitempty"`
 	// Effects lists "no_effect" first, as the name that clears one.
 	Effects          []string `json:"effects,omitempty"`
 	ColorRGB         bool     `json:"color_rgb"`
@@ -75,7 +114,7 @@ type xyY struct {
 }
 
 func lightOf(l service.Light) light {
-	out := light{Light: l, provider: providerOf(l.DeviceView), Capabilities: capsOf(l.Capabilities)}
+	out := light{DeviceView: l.DeviceView, provider: providerOf(l.DeviceView), Capabilities: capsOf(l.Capabilities)}
 	if l.State == nil {
 		return out
 	}
@@ -96,7 +135,8 @@ func lightOf(l service.Light) light {
 }
 
 func capsOf(c devices.LightCaps) lightCaps {
-	out := lightCaps{LightCaps: c, ColorRGB: c.Color, ColorTemperature: c.HasTemperature()}
+	out := lightCaps{Dimmable: c.Dimmable, Color: c.Color, Gamut: c.Gamut, KelvinMin: c.KelvinMin, KelvinMax: c.KelvinMax,
+		GM: c.GM, Segments: c.Segments, ColorRGB: c.Color, ColorTemperature: c.HasTemperature()}
 	if len(c.Effects) > 0 {
 		out.Effects = append([]string{service.NoEffect}, c.Effects...)
 	}
@@ -151,18 +191,24 @@ func countsOf(r service.FanoutResult) counts {
 	return counts{Applied: len(r.Applied), Failed: len(r.Failed), Results: r}
 }
 
-// scene is a scene with the Rust hub's counts of what it captured.
+// scene is a scene (the service's SceneView, its room_id the Rust hub's)
+// with the Rust hub's counts of what it captured.
 type scene struct {
-	service.SceneView
-	RoomID    *string `json:"room_id"`   // null for a Home Scene
-	RoomName  *string `json:"room_name"` // null for a Home Scene
-	Lights    int     `json:"lights"`
-	Power     int     `json:"power"`
-	IsDefault bool    `json:"is_default"`
+	ID        string               `json:"id"`
+	Name      string               `json:"name"`
+	Room      string               `json:"room,omitempty"`
+	Entries   []service.SceneEntry `json:"entries"`
+	CreatedAt time.Time            `json:"created_at"`
+	Skipped   []service.Outcome    `json:"skipped,omitempty"`
+	RoomID    *string              `json:"room_id"`   // null for a Home Scene
+	RoomName  *string              `json:"room_name"` // null for a Home Scene
+	Lights    int                  `json:"lights"`
+	Power     int                  `json:"power"`
+	IsDefault bool                 `json:"is_default"`
 }
 
 func sceneOf(sc service.SceneView) scene {
-	out := scene{SceneView: sc}
+	out := scene{ID: sc.ID, Name: sc.Name, Room: sc.Room, Entries: sc.Entries, CreatedAt: sc.CreatedAt, Skipped: sc.Skipped}
 	if sc.RoomID != "" {
 		id, name := sc.RoomID, sc.Room
 		out.RoomID, out.RoomName = &id, &name
@@ -178,10 +224,22 @@ func sceneOf(sc service.SceneView) scene {
 	return out
 }
 
-// media is a media device: its class as kind, capabilities, the remote
-// and receiver it goes with, and its state in both vocabularies.
+// media is a media device (the service's Media, its kind and state the
+// Rust hub's): its class as kind, capabilities, the remote and receiver
+// it goes with, and its state in both vocabularies.
 type media struct {
-	service.Media
+	device
+	Receiver     devices.ID   `json:"receiver,omitempty"`
+	Favorites    bool         `json:"has_favorites"`
+	Cast         bool         `json:"can_cast"`
+	Group        bool         `json:"can_group"`
+	RemoteDevice bool         `json:"has_remote"`
+	CompanionOf  devices.ID   `json:"companion_of,omitempty"`
+	Companions   []devices.ID `json:"companions,omitempty"`
+	ArtworkURL   string       `json:"artwork_url,omitempty"`
+	PositionSecs *float64     `json:"position_secs,omitempty"`
+	DurationSecs *float64     `json:"duration_secs,omitempty"`
+	PositionAt   *time.Time   `json:"position_at,omitempty"`
 	provider
 	Kind           string     `json:"kind"` // receiver | speaker | tv | zone
 	Capabilities   mediaCaps  `json:"capabilities"`
@@ -221,7 +279,10 @@ type nowPlaying struct {
 }
 
 func mediaOf(m service.Media) media {
-	out := media{Media: m, provider: providerOf(m.DeviceView), Kind: m.Class,
+	out := media{device: deviceOf(m.DeviceView), Receiver: m.Receiver, Favorites: m.Favorites, Cast: m.Cast, Group: m.Group,
+		RemoteDevice: m.RemoteDevice, CompanionOf: m.CompanionOf, Companions: m.Companions, ArtworkURL: m.ArtworkURL,
+		PositionSecs: m.PositionSecs, DurationSecs: m.DurationSecs, PositionAt: m.PositionAt,
+		provider: providerOf(m.DeviceView), Kind: m.Class,
 		Capabilities: mediaCaps{Favorites: m.Favorites, Grouping: m.Group, Cast: m.Cast, Remote: m.RemoteDevice}}
 	if m.RemoteDevice {
 		id := string(m.ID)
@@ -256,9 +317,15 @@ func mediaOf(m service.Media) media {
 	return out
 }
 
-// power is a switch, plug or fan; its kind is what sort it is.
+// power is a switch, plug or fan (the service's PowerView, its kind and
+// state the Rust hub's); its kind is what sort it is.
 type power struct {
-	service.PowerView
+	device
+	CompanionOf  devices.ID `json:"companion_of,omitempty"`
+	PowerKind    string     `json:"power_kind"`
+	On           *bool      `json:"on,omitempty"`
+	SpeedControl bool       `json:"speed_control,omitempty"`
+	Speed        *int       `json:"speed,omitempty"`
 	provider
 	DeviceID string     `json:"device_id"`
 	Kind     string     `json:"kind"` // switch | outlet | fan | toggle | generic
@@ -271,7 +338,8 @@ type powerState struct {
 }
 
 func powerOf(p service.PowerView) power {
-	return power{PowerView: p, provider: providerOf(p.DeviceView), DeviceID: nativeID(p.DeviceView),
+	return power{device: deviceOf(p.DeviceView), CompanionOf: p.CompanionOf, PowerKind: p.PowerKind, On: p.On,
+		SpeedControl: p.SpeedControl, Speed: p.Speed, provider: providerOf(p.DeviceView), DeviceID: nativeID(p.DeviceView),
 		Kind: p.PowerKind, State: powerState{On: p.On, Reachable: p.Online}}
 }
 
@@ -309,11 +377,13 @@ func remoteOf(r service.RemoteView) remote {
 	return out
 }
 
-// sensor is a sensor: its kind and reading are its first reading's, as
-// the Rust hub reports one value per sensor; every reading stays in
-// readings.
+// sensor is a sensor (the service's SensorView, its kind the Rust
+// hub's): its kind and reading are its first reading's, as the Rust hub
+// reports one value per sensor; every reading stays in readings.
 type sensor struct {
-	service.SensorView
+	device
+	CompanionOf devices.ID        `json:"companion_of,omitempty"`
+	Readings    []devices.Reading `json:"readings"`
 	provider
 	DeviceID string      `json:"device_id"`
 	Kind     string      `json:"kind"` // motion | occupancy | contact | illuminance | temperature | humidity | generic
@@ -340,7 +410,8 @@ var sensorKinds = map[string]bool{
 }
 
 func sensorOf(s service.SensorView) sensor {
-	out := sensor{SensorView: s, provider: providerOf(s.DeviceView), DeviceID: nativeID(s.DeviceView),
+	out := sensor{device: deviceOf(s.DeviceView), CompanionOf: s.CompanionOf, Readings: s.Readings,
+		provider: providerOf(s.DeviceView), DeviceID: nativeID(s.DeviceView),
 		Kind: "generic", State: sensorState{Reachable: s.Online}}
 	if len(s.Readings) == 0 {
 		return out

@@ -1,4 +1,4 @@
-package v1
+package resources
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/bifrost-hub/bifrost/api/httpjson"
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/service"
 )
@@ -109,11 +110,11 @@ func (h *handlers) listDevices(c echo.Context) error {
 
 func (h *handlers) updateDevice(c echo.Context) error {
 	var p service.DevicePatch
-	if err := Decode(c, &p); err != nil {
+	if err := httpjson.Decode(c, &p); err != nil {
 		return err
 	}
-	d, err := h.svc.UpdateDevice(c.Request().Context(), Param(c, "id"), p)
-	return Reply(c, http.StatusOK, d, err)
+	d, err := h.svc.UpdateDevice(c.Request().Context(), httpjson.Param(c, "id"), p)
+	return httpjson.Reply(c, http.StatusOK, d, err)
 }
 
 // pairing is the body of POST /devices/{id}/pair: empty, or the code.
@@ -130,12 +131,12 @@ func (h *handlers) pairDevice(c echo.Context) error {
 	}
 	if len(bytes.TrimSpace(body)) > 0 {
 		c.Request().Body = io.NopCloser(bytes.NewReader(body))
-		if err := Decode(c, &b); err != nil {
+		if err := httpjson.Decode(c, &b); err != nil {
 			return err
 		}
 	}
-	res, err := h.svc.PairDevice(c.Request().Context(), Param(c, "id"), b.Code)
-	return Reply(c, http.StatusOK, res, err)
+	res, err := h.svc.PairDevice(c.Request().Context(), httpjson.Param(c, "id"), b.Code)
+	return httpjson.Reply(c, http.StatusOK, res, err)
 }
 
 // newDevice is the body of POST /devices.
@@ -144,31 +145,31 @@ type newDevice struct {
 	Address string `json:"address"`
 }
 
-func (b *newDevice) check() error {
+func (b *newDevice) Check() error {
 	switch {
 	case b.Adapter == "":
-		return missing("adapter", "the adapter that talks to it, e.g. \"sonos\"")
+		return httpjson.Missing("adapter", "the adapter that talks to it, e.g. \"sonos\"")
 	case b.Address == "":
-		return missing("address", "the device's address, e.g. an IP address")
+		return httpjson.Missing("address", "the device's address, e.g. an IP address")
 	}
 	return nil
 }
 
 func (h *handlers) addDevice(c echo.Context) error {
 	var b newDevice
-	if err := Decode(c, &b); err != nil {
+	if err := httpjson.Decode(c, &b); err != nil {
 		return err
 	}
 	found, err := h.svc.AddDevice(c.Request().Context(), b.Adapter, b.Address)
-	return Reply(c, http.StatusCreated, found, err)
+	return httpjson.Reply(c, http.StatusCreated, found, err)
 }
 
 func (h *handlers) scanDevices(c echo.Context) error {
 	res, err := h.svc.Scan(c.Request().Context())
-	return Reply(c, http.StatusOK, res, err)
+	return httpjson.Reply(c, http.StatusOK, res, err)
 }
 
 func (h *handlers) listAdapters(c echo.Context) error {
 	as, err := h.svc.Adapters(c.Request().Context())
-	return Reply(c, http.StatusOK, as, err)
+	return httpjson.Reply(c, http.StatusOK, as, err)
 }

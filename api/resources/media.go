@@ -1,4 +1,4 @@
-package v1
+package resources
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/bifrost-hub/bifrost/api/httpjson"
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/service"
 )
@@ -18,12 +19,12 @@ type castBody struct {
 	ContentType string `json:"content_type"`
 }
 
-func (b *castBody) check() error {
+func (b *castBody) Check() error {
 	switch {
 	case b.ContentID == "":
-		return missing("content_id", "a URL or a provider's content id")
+		return httpjson.Missing("content_id", "a URL or a provider's content id")
 	case b.ContentType == "":
-		return missing("content_type", strings.Join(service.CastTypes, ", "))
+		return httpjson.Missing("content_type", strings.Join(service.CastTypes, ", "))
 	}
 	return nil
 }
@@ -36,14 +37,14 @@ type favoriteBody struct {
 	Favorite   string `json:"favorite"`
 }
 
-func (b *favoriteBody) check() error {
+func (b *favoriteBody) Check() error {
 	switch {
 	case b.FavoriteID != "" && b.Favorite != "" && b.FavoriteID != b.Favorite:
 		return service.Errorf(service.EINVALID, "Give only one of favorite_id and favorite").With("field", "favorite_id")
 	case b.FavoriteID != "":
 		b.Favorite = b.FavoriteID
 	case b.Favorite == "":
-		return missing("favorite_id", "a favourite's id (GET …/favorites lists them), or favorite: a title or part of one")
+		return httpjson.Missing("favorite_id", "a favourite's id (GET …/favorites lists them), or favorite: a title or part of one")
 	}
 	return nil
 }
@@ -56,13 +57,13 @@ type groupBody struct {
 	Members       []string `json:"members"`
 }
 
-func (b *groupBody) check() error {
+func (b *groupBody) Check() error {
 	switch {
 	case b.CoordinatorID != "" && len(b.Members) > 0:
 		return service.Errorf(service.EINVALID, "Give only one of coordinator_id (the speaker this one joins) and members (the speakers that join this one)").
 			With("field", "coordinator_id")
 	case b.CoordinatorID == "" && len(b.Members) == 0:
-		return missing("coordinator_id", "the speaker whose group this one joins (or members: the speakers to join this one)")
+		return httpjson.Missing("coordinator_id", "the speaker whose group this one joins (or members: the speakers to join this one)")
 	}
 	return nil
 }
@@ -106,7 +107,7 @@ func (b *receiverBody) binding() (string, string, error) {
 	case b.given["receiver_source"] && b.given["input"]:
 		return "", "", service.Errorf(service.EINVALID, "Give only one of receiver_source and input").With("field", "receiver_source")
 	case !b.given["receiver_id"] && !b.given["receiver"]:
-		return "", "", missing("receiver_id", "a receiver's id, or null to unbind")
+		return "", "", httpjson.Missing("receiver_id", "a receiver's id, or null to unbind")
 	}
 	recv, in := b.ReceiverID, b.ReceiverSource
 	if b.given["receiver"] {
@@ -136,12 +137,12 @@ type playOnBody struct {
 	Query  string `json:"query"`
 }
 
-func (b *playOnBody) check() error {
+func (b *playOnBody) Check() error {
 	switch {
 	case b.Device == "":
-		return missing("device", "a TV's id or name")
+		return httpjson.Missing("device", "a TV's id or name")
 	case b.Query == "":
-		return missing("query", `what to open or play, e.g. "Netflix"`)
+		return httpjson.Missing("query", `what to open or play, e.g. "Netflix"`)
 	}
 	return nil
 }
@@ -158,8 +159,8 @@ func (h *handlers) listMedia(c echo.Context) error {
 }
 
 func (h *handlers) getMedia(c echo.Context) error {
-	m, err := h.svc.GetMedia(c.Request().Context(), Param(c, "id"))
-	return Reply(c, http.StatusOK, mediaOf(m), err)
+	m, err := h.svc.GetMedia(c.Request().Context(), httpjson.Param(c, "id"))
+	return httpjson.Reply(c, http.StatusOK, mediaOf(m), err)
 }
 
 // artworkMaxAge is how long a browser may keep a player's artwork: its
@@ -168,7 +169,7 @@ const artworkMaxAge = "private, max-age=86400"
 
 // artwork answers a player's cover art from the hub's memory.
 func (h *handlers) artwork(c echo.Context) error {
-	art, err := h.svc.GetArtwork(c.Request().Context(), Param(c, "id"), c.QueryParam("v"))
+	art, err := h.svc.GetArtwork(c.Request().Context(), httpjson.Param(c, "id"), c.QueryParam("v"))
 	if err != nil {
 		return err
 	}
@@ -182,42 +183,42 @@ func (h *handlers) artwork(c echo.Context) error {
 
 func (h *handlers) setMediaState(c echo.Context) error {
 	var b mediaBody
-	if err := Decode(c, &b); err != nil {
+	if err := httpjson.Decode(c, &b); err != nil {
 		return err
 	}
 	p, err := b.patch()
 	if err != nil {
 		return err
 	}
-	m, err := h.svc.SetMedia(c.Request().Context(), Param(c, "id"), p)
+	m, err := h.svc.SetMedia(c.Request().Context(), httpjson.Param(c, "id"), p)
 	return written(c, mediaOf(m), err)
 }
 
 func (h *handlers) cast(c echo.Context) error {
 	var b castBody
-	if err := Decode(c, &b); err != nil {
+	if err := httpjson.Decode(c, &b); err != nil {
 		return err
 	}
-	m, err := h.svc.Cast(c.Request().Context(), Param(c, "id"), b.ContentID, b.ContentType)
+	m, err := h.svc.Cast(c.Request().Context(), httpjson.Param(c, "id"), b.ContentID, b.ContentType)
 	return written(c, mediaOf(m), err)
 }
 
 // favorites lists a player's favourites: none, for a player that has no
 // favourites at all (a receiver), as the Rust hub answers.
 func (h *handlers) favorites(c echo.Context) error {
-	favs, err := h.svc.Favorites(c.Request().Context(), Param(c, "id"))
+	favs, err := h.svc.Favorites(c.Request().Context(), httpjson.Param(c, "id"))
 	if service.ErrorCode(err) == service.EUNSUPPORTED {
 		favs, err = []devices.Favorite{}, nil
 	}
-	return Reply(c, http.StatusOK, favs, err)
+	return httpjson.Reply(c, http.StatusOK, favs, err)
 }
 
 func (h *handlers) playFavorite(c echo.Context) error {
 	var b favoriteBody
-	if err := Decode(c, &b); err != nil {
+	if err := httpjson.Decode(c, &b); err != nil {
 		return err
 	}
-	m, err := h.svc.PlayFavorite(c.Request().Context(), Param(c, "id"), b.Favorite)
+	m, err := h.svc.PlayFavorite(c.Request().Context(), httpjson.Param(c, "id"), b.Favorite)
 	return written(c, mediaOf(m), err)
 }
 
@@ -225,15 +226,15 @@ func (h *handlers) playFavorite(c echo.Context) error {
 // {id}'s.
 func (h *handlers) group(c echo.Context) error {
 	var b groupBody
-	if err := Decode(c, &b); err != nil {
+	if err := httpjson.Decode(c, &b); err != nil {
 		return err
 	}
 	ctx := c.Request().Context()
 	if b.CoordinatorID != "" {
-		res, err := h.svc.Group(ctx, b.CoordinatorID, []string{Param(c, "id")})
+		res, err := h.svc.Group(ctx, b.CoordinatorID, []string{httpjson.Param(c, "id")})
 		return written(c, countsOf(res), fanoutError(res, err))
 	}
-	res, err := h.svc.Group(ctx, Param(c, "id"), b.Members)
+	res, err := h.svc.Group(ctx, httpjson.Param(c, "id"), b.Members)
 	return written(c, countsOf(res), fanoutError(res, err))
 }
 
@@ -253,20 +254,20 @@ func fanoutError(res service.FanoutResult, err error) error {
 }
 
 func (h *handlers) ungroup(c echo.Context) error {
-	m, err := h.svc.Ungroup(c.Request().Context(), Param(c, "id"))
+	m, err := h.svc.Ungroup(c.Request().Context(), httpjson.Param(c, "id"))
 	return written(c, mediaOf(m), err)
 }
 
 func (h *handlers) bindReceiver(c echo.Context) error {
 	var b receiverBody
-	if err := Decode(c, &b); err != nil {
+	if err := httpjson.Decode(c, &b); err != nil {
 		return err
 	}
 	recv, in, err := b.binding()
 	if err != nil {
 		return err
 	}
-	m, err := h.svc.BindReceiver(c.Request().Context(), Param(c, "id"), recv, in)
+	m, err := h.svc.BindReceiver(c.Request().Context(), httpjson.Param(c, "id"), recv, in)
 	return written(c, mediaOf(m), err)
 }
 
@@ -274,10 +275,10 @@ func (h *handlers) bindReceiver(c echo.Context) error {
 // null primary_id) takes it out again.
 func (h *handlers) setCompanion(c echo.Context) error {
 	var b companionBody
-	if err := Decode(c, &b); err != nil {
+	if err := httpjson.Decode(c, &b); err != nil {
 		return err
 	}
-	m, err := h.svc.SetCompanion(c.Request().Context(), Param(c, "id"), deref(b.PrimaryID))
+	m, err := h.svc.SetCompanion(c.Request().Context(), httpjson.Param(c, "id"), deref(b.PrimaryID))
 	return written(c, mediaOf(m), err)
 }
 
@@ -285,9 +286,9 @@ func (h *handlers) setCompanion(c echo.Context) error {
 // "Bob's Burgers".
 func (h *handlers) playOn(c echo.Context) error {
 	var b playOnBody
-	if err := Decode(c, &b); err != nil {
+	if err := httpjson.Decode(c, &b); err != nil {
 		return err
 	}
 	res, err := h.svc.PlayOn(c.Request().Context(), b.Device, b.Query)
-	return Reply(c, http.StatusOK, playOnAnswer{PlayOnResult: res, OK: true, Said: res.Message}, err)
+	return httpjson.Reply(c, http.StatusOK, playOnAnswer{PlayOnResult: res, OK: true, Said: res.Message}, err)
 }

@@ -1,9 +1,11 @@
-package v1
+package resources
 
 import (
 	"net/http"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/bifrost-hub/bifrost/api/httpjson"
 )
 
 func (h *handlers) listSensors(c echo.Context) error {
@@ -11,6 +13,6 @@ func (h *handlers) listSensors(c echo.Context) error {
 }
 
 func (h *handlers) getSensor(c echo.Context) error {
-	s, err := h.svc.GetSensor(c.Request().Context(), Param(c, "id"))
-	return Reply(c, http.StatusOK, sensorOf(s), err)
+	s, err := h.svc.GetSensor(c.Request().Context(), httpjson.Param(c, "id"))
+	return httpjson.Reply(c, http.StatusOK, sensorOf(s), err)
 }
