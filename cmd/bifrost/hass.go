@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/hass"
@@ -86,12 +85,13 @@ func (b hassBridge) Status() integrations.Status {
 
 // hassProblem says, for people, why the bridge is not connected.
 func hassProblem(err error) string {
-	if !errors.Is(err, hass.ErrAuth) {
-		return strings.TrimPrefix(err.Error(), "hass: ")
+	var refused *hass.AuthError
+	if !errors.As(err, &refused) {
+		return err.Error()
 	}
-	_, said, _ := strings.Cut(err.Error(), hass.ErrAuth.Error())
-	if said = strings.TrimPrefix(said, ": "); said != "" {
-		said = ": " + said // Home Assistant's own words
+	said := ""
+	if refused.Said != "" {
+		said = ": " + refused.Said // Home Assistant's own words
 	}
 	return "Home Assistant refused the access token" + said +
 		"; make a new long-lived access token on your Home Assistant profile page"

@@ -78,7 +78,7 @@ func NewAdapter(reg *devices.Registry, cfg AdapterConfig) (*Adapter, error) {
 		OnStateChanged: a.stateChanged, OnConnect: a.onConnect, OnError: a.onError,
 	})
 	if err != nil {
-		return nil, errors.New(strings.TrimPrefix(err.Error(), "hass: "))
+		return nil, err
 	}
 	a.client = c
 	return a, nil

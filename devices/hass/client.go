@@ -74,7 +74,7 @@ func New(cfg Config) (*Client, error) {
 		return nil, err
 	}
 	if cfg.Token == "" {
-		return nil, errors.New("hass: no access token")
+		return nil, errors.New("no access token")
 	}
 	setDefault(&cfg.PingInterval, 30*time.Second)
 	setDefault(&cfg.MinBackoff, time.Second)
@@ -94,7 +94,7 @@ func New(cfg Config) (*Client, error) {
 // than 200 is an error.
 func (c *Client) Get(ctx context.Context, path string) (*http.Response, error) {
 	if !strings.HasPrefix(path, "/") || strings.HasPrefix(path, "//") {
-		return nil, fmt.Errorf("hass: %q is not a path on Home Assistant", path)
+		return nil, fmt.Errorf("%q is not a path on Home Assistant", path)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(c.cfg.BaseURL, "/")+path, nil)
 	if err != nil {
@@ -111,7 +111,7 @@ func (c *Client) Get(ctx context.Context, path string) (*http.Response, error) {
 	}
 	if resp.StatusCode != http.StatusOK {
 		resp.Body.Close()
-		return nil, fmt.Errorf("hass: GET %s answered %s", strings.SplitN(path, "?", 2)[0], resp.Status)
+		return nil, fmt.Errorf("GET %s answered %s", strings.SplitN(path, "?", 2)[0], resp.Status)
 	}
 	return resp, nil
 }
@@ -126,7 +126,7 @@ func setDefault(d *time.Duration, v time.Duration) {
 func wsURL(base string) (string, error) {
 	u, err := url.Parse(base)
 	if err != nil {
-		return "", fmt.Errorf("hass: base URL: %w", err)
+		return "", fmt.Errorf("base URL: %w", err)
 	}
 	switch u.Scheme {
 	case "http":
@@ -134,10 +134,10 @@ func wsURL(base string) (string, error) {
 	case "https":
 		u.Scheme = "wss"
 	default:
-		return "", fmt.Errorf("hass: base URL %q: want http:// or https://", base)
+		return "", fmt.Errorf("base URL %q: want http:// or https://", base)
 	}
 	if u.Host == "" {
-		return "", fmt.Errorf("hass: base URL %q has no host", base)
+		return "", fmt.Errorf("base URL %q has no host", base)
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/") + "/api/websocket"
 	u.RawQuery, u.Fragment = "", ""
@@ -161,7 +161,7 @@ func (c *Client) Run(ctx context.Context) error {
 	started := false
 	c.runOnce.Do(func() { started = true })
 	if !started {
-		return errors.New("hass: Run called twice, or after Close")
+		return errors.New("Run called twice, or after Close")
 	}
 	defer close(c.running)
 	ctx, cancel := context.WithCancel(ctx)
@@ -282,7 +282,7 @@ func (c *Client) keepalive(ctx context.Context, cn *conn) {
 		_, err := cn.command(pctx, map[string]any{"type": "ping"})
 		cancel()
 		if err != nil && ctx.Err() == nil {
-			cn.fail(err) // "hass: ping: context deadline exceeded"
+			cn.fail(err) // "ping: context deadline exceeded"
 			return
 		}
 	}
@@ -309,7 +309,7 @@ func (c *Client) dial(ctx context.Context) (*websocket.Conn, error) {
 		return nil, c.explainHandshake(ctx, resp.StatusCode)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("hass: dial %s: %w", c.wsURL, err)
+		return nil, fmt.Errorf("dial %s: %w", c.wsURL, err)
 	}
 	if err := c.auth(ctx, ws); err != nil {
 		ws.Close()
@@ -325,13 +325,13 @@ func (c *Client) explainHandshake(ctx context.Context, status int) error {
 	api := strings.TrimSuffix(c.cfg.BaseURL, "/") + "/api/"
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, api, nil)
 	if err != nil {
-		return fmt.Errorf("hass: %s answered HTTP %d, not a WebSocket", c.wsURL, status)
+		return fmt.Errorf("%s answered HTTP %d, not a WebSocket", c.wsURL, status)
 	}
 	req.Header.Set("Authorization", "Bearer "+c.cfg.Token)
 	hc := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: c.cfg.TLS, Proxy: http.ProxyFromEnvironment, DisableKeepAlives: true}}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return fmt.Errorf("hass: %s answered HTTP %d, not a WebSocket, and %s did not answer: %w", c.wsURL, status, api, err)
+		return fmt.Errorf("%s answered HTTP %d, not a WebSocket, and %s did not answer: %w", c.wsURL, status, api, err)
 	}
 	defer resp.Body.Close()
 	var body struct {
@@ -340,12 +340,12 @@ func (c *Client) explainHandshake(ctx context.Context, status int) error {
 	_ = json.NewDecoder(io.LimitReader(resp.Body, 4096)).Decode(&body)
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized:
-		return fmt.Errorf("%w: %s answers 401 Unauthorized", ErrAuth, api)
+		return &AuthError{Said: api + " answers 401 Unauthorized"}
 	case resp.StatusCode == http.StatusOK && body.Message == "API running.":
-		return fmt.Errorf("hass: Home Assistant's API answers at %s, but its WebSocket %s answered HTTP %d: "+
+		return fmt.Errorf("Home Assistant's API answers at %s, but its WebSocket %s answered HTTP %d: "+
 			"a reverse proxy in front of Home Assistant must pass WebSocket upgrades", api, c.wsURL, status)
 	}
-	return fmt.Errorf("hass: %s does not look like Home Assistant: %s answered HTTP %d and %s HTTP %d; "+
+	return fmt.Errorf("%s does not look like Home Assistant: %s answered HTTP %d and %s HTTP %d; "+
 		"give the address Home Assistant opens at, such as http://homeassistant.local:8123", c.cfg.BaseURL, c.wsURL, status, api, resp.StatusCode)
 }
 
@@ -359,26 +359,26 @@ func (c *Client) auth(ctx context.Context, ws *websocket.Conn) error {
 	defer stop()
 	var m serverMsg
 	if err := ws.ReadJSON(&m); err != nil {
-		return fmt.Errorf("hass: auth: %w", err)
+		return fmt.Errorf("auth: %w", err)
 	}
 	if m.Type != "auth_required" {
-		return fmt.Errorf("hass: auth: got %q, want auth_required", m.Type)
+		return fmt.Errorf("auth: got %q, want auth_required", m.Type)
 	}
 	if err := ws.WriteJSON(map[string]string{"type": "auth", "access_token": c.cfg.Token}); err != nil {
-		return fmt.Errorf("hass: auth: %w", err)
+		return fmt.Errorf("auth: %w", err)
 	}
 	m = serverMsg{}
 	if err := ws.ReadJSON(&m); err != nil {
-		return fmt.Errorf("hass: auth: %w", err)
+		return fmt.Errorf("auth: %w", err)
 	}
 	switch m.Type {
 	case "auth_ok":
 		ws.SetReadDeadline(time.Time{})
 		return nil
 	case "auth_invalid":
-		return fmt.Errorf("%w: %s", ErrAuth, m.Message)
+		return &AuthError{Said: m.Message}
 	default:
-		return fmt.Errorf("hass: auth: got %q, want auth_ok", m.Type)
+		return fmt.Errorf("auth: got %q, want auth_ok", m.Type)
 	}
 }
 
@@ -407,7 +407,7 @@ func (c *Client) list(ctx context.Context, typ string, out any) error {
 		return err
 	}
 	if err := json.Unmarshal(raw, out); err != nil {
-		return fmt.Errorf("hass: %s: decode result: %w", typ, err)
+		return fmt.Errorf("%s: decode result: %w", typ, err)
 	}
 	return nil
 }

@@ -35,7 +35,7 @@ func (cn *conn) read(q *queue[StateChanged]) {
 	for {
 		var m serverMsg
 		if err := cn.ws.ReadJSON(&m); err != nil {
-			cn.fail(fmt.Errorf("hass: connection lost: %w", err))
+			cn.fail(fmt.Errorf("connection lost: %w", err))
 			return
 		}
 		switch m.Type {
@@ -98,7 +98,7 @@ func (cn *conn) cause() error {
 func (cn *conn) command(ctx context.Context, msg map[string]any) (json.RawMessage, error) {
 	typ, _ := msg["type"].(string)
 	if typ == "" {
-		return nil, errors.New("hass: command without a type")
+		return nil, errors.New("command without a type")
 	}
 	ch := make(chan serverMsg, 1)
 	id, err := cn.send(msg, ch)
@@ -119,7 +119,7 @@ func (cn *conn) command(ctx context.Context, msg map[string]any) (json.RawMessag
 		return nil, fmt.Errorf("%s: %w", typ, ErrNotConnected)
 	case <-ctx.Done():
 		cn.forget(id)
-		return nil, fmt.Errorf("hass: %s: %w", typ, ctx.Err())
+		return nil, fmt.Errorf("%s: %w", typ, ctx.Err())
 	}
 }
 
@@ -140,7 +140,7 @@ func (cn *conn) send(msg map[string]any, ch chan serverMsg) (int, error) {
 	out["id"] = id
 	if err := cn.ws.WriteJSON(out); err != nil {
 		cn.forget(id)
-		cn.fail(fmt.Errorf("hass: write: %w", err))
+		cn.fail(fmt.Errorf("write: %w", err))
 		return 0, fmt.Errorf("%s: %w", msg["type"], ErrNotConnected)
 	}
 	return id, nil

@@ -11,11 +11,24 @@ import (
 // ErrAuth: Home Assistant refused the access token (auth_invalid). Retrying
 // with the same token will not help; the client keeps retrying with a growing
 // backoff, so a token fixed on the HA side is picked up, but reports it once.
-var ErrAuth = errors.New("hass: access token refused")
+var ErrAuth = errors.New("access token refused")
+
+// AuthError is a refusal of the access token, with what Home Assistant
+// said of it (Said, "" when it said nothing). It is ErrAuth.
+type AuthError struct{ Said string }
+
+func (e *AuthError) Error() string {
+	if e.Said == "" {
+		return ErrAuth.Error()
+	}
+	return ErrAuth.Error() + ": " + e.Said
+}
+
+func (e *AuthError) Unwrap() error { return ErrAuth }
 
 // ErrNotConnected: there is no authenticated connection right now, or it was
 // lost before the answer came. It wraps devices.ErrUnreachable: retryable.
-var ErrNotConnected = fmt.Errorf("hass: not connected: %w", devices.ErrUnreachable)
+var ErrNotConnected = fmt.Errorf("not connected: %w", devices.ErrUnreachable)
 
 // Error is a command HA answered with success:false. Code and Message are
 // HA's own ("service_validation_error", "Option 'custom' is not …").
@@ -26,7 +39,7 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	return fmt.Sprintf("hass: %s failed: %s (%s)", e.Type, e.Message, e.Code)
+	return fmt.Sprintf("%s failed: %s (%s)", e.Type, e.Message, e.Code)
 }
 
 // Context is HA's event/state context.
