@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bifrost-hub/bifrost/devices"
+	"github.com/bifrost-hub/bifrost/jsonin"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -39,7 +40,7 @@ func decodeState(raw json.RawMessage, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		if e := service.DecodeError(err, ""); e != nil {
+		if e := jsonin.DecodeError(err, ""); e != nil {
 			return errors.New(e.Message) // the action's field path comes before it
 		}
 		return errors.New(strings.TrimPrefix(err.Error(), "json: "))

@@ -82,10 +82,7 @@ func secs(d time.Duration) float64 { return math.Round(d.Seconds()*10) / 10 }
 // artwork URL) that is not the current image's, so an URL never answers
 // another image. An empty version asks for the current image.
 func (s *Service) GetArtwork(ctx context.Context, ref, version string) (artwork.Image, error) {
-	if err := authorize(ctx, ScopeRead); err != nil {
-		return artwork.Image{}, err
-	}
-	inv, rec, err := s.findMediaToRead(ctx, ref)
+	inv, rec, err := findFor(ctx, s, ScopeRead, ref, inventory.playerToRead)
 	if err != nil {
 		return artwork.Image{}, err
 	}

@@ -34,13 +34,11 @@ const settingCompanion = "companion_of"
 // unmerging, ref's own). A device cannot be merged into itself, into a
 // companion, nor while it is itself the primary of others.
 func (s *Service) SetCompanion(ctx context.Context, ref, primaryRef string) (Media, error) {
-	if err := authorize(ctx, ScopeControl); err != nil {
-		return Media{}, err
-	}
-	inv, players, err := s.mediaDevices(ctx)
+	inv, err := s.inventoryFor(ctx, ScopeControl)
 	if err != nil {
 		return Media{}, err
 	}
+	players := inv.players()
 	rec, err := companionRef(inv, players, ref, strings.TrimSpace(primaryRef) == "")
 	if err != nil {
 		return Media{}, err
@@ -195,16 +193,6 @@ func resolveMedia(inv inventory, players []DeviceRecord, ref string, read bool) 
 	p, _ := primaryOf(inv, c)
 	return DeviceRecord{}, Errorf(ENOTFOUND, "The media device %s is merged into %s; control %s instead", c.Name, p.Name, p.Name).
 		With("options", names(listed, recName))
-}
-
-// findMediaToRead is findMedia for a read, which a companion answers too.
-func (s *Service) findMediaToRead(ctx context.Context, ref string) (inventory, DeviceRecord, error) {
-	inv, players, err := s.mediaDevices(ctx)
-	if err != nil {
-		return inv, DeviceRecord{}, err
-	}
-	rec, err := resolveMedia(inv, players, ref, true)
-	return inv, rec, err
 }
 
 // withCompanions is m, rec's own view, as the effective device: a

@@ -290,18 +290,7 @@ func (s *Service) kindView(inv inventory, rec DeviceRecord) any {
 
 // ListDevices returns the whole inventory, online and offline.
 func (s *Service) ListDevices(ctx context.Context) ([]DeviceView, error) {
-	if err := authorize(ctx, ScopeRead); err != nil {
-		return nil, err
-	}
-	inv, err := s.inventory(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]DeviceView, 0, len(inv.devices))
-	for _, d := range inv.devices {
-		out = append(out, s.view(inv, d))
-	}
-	return out, nil
+	return list(ctx, s, func(inv inventory) []DeviceRecord { return inv.devices }, s.view)
 }
 
 // DevicePatch is a change to a device's user-owned fields. Room is a room
@@ -318,10 +307,7 @@ type DevicePatch struct {
 
 // UpdateDevice renames a device, moves it to a room, or enables/disables it.
 func (s *Service) UpdateDevice(ctx context.Context, ref string, p DevicePatch) (DeviceView, error) {
-	if err := authorize(ctx, ScopeControl); err != nil {
-		return DeviceView{}, err
-	}
-	inv, err := s.inventory(ctx)
+	inv, err := s.inventoryFor(ctx, ScopeControl)
 	if err != nil {
 		return DeviceView{}, err
 	}
@@ -375,7 +361,7 @@ func (s *Service) devicePatchRoom(inv inventory, p DevicePatch) (string, error) 
 	if p.Room == nil || *p.Room == "" {
 		return "", nil
 	}
-	r, err := resolve("room", *p.Room, inv.rooms, func(r Room) string { return r.ID }, func(r Room) string { return r.Name })
+	r, err := inv.room(*p.Room)
 	return r.ID, err
 }
 

@@ -30,35 +30,12 @@ const (
 // ListLights returns every light, online or not, with its last known
 // state, from the model.
 func (s *Service) ListLights(ctx context.Context) ([]Light, error) {
-	if err := authorize(ctx, ScopeRead); err != nil {
-		return nil, err
-	}
-	inv, err := s.inventory(ctx)
-	if err != nil {
-		return nil, err
-	}
-	recs := inv.ofKind(devices.KindLight)
-	out := make([]Light, len(recs))
-	for i, rec := range recs {
-		out[i] = s.lightView(inv, rec)
-	}
-	return out, nil
+	return list(ctx, s, allOf(devices.KindLight), s.lightView)
 }
 
 // GetLight returns one light by id or name.
 func (s *Service) GetLight(ctx context.Context, ref string) (Light, error) {
-	if err := authorize(ctx, ScopeRead); err != nil {
-		return Light{}, err
-	}
-	inv, err := s.inventory(ctx)
-	if err != nil {
-		return Light{}, err
-	}
-	rec, err := resolve("light", ref, inv.ofKind(devices.KindLight), recID, recName)
-	if err != nil {
-		return Light{}, err
-	}
-	return s.lightView(inv, rec), nil
+	return get(ctx, s, ref, inventory.light, s.lightView)
 }
 
 // lightView is a light as the model knows it: its state only while it is

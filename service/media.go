@@ -18,50 +18,15 @@ const (
 // Content types a cast accepts.
 var CastTypes = []string{"music", "video", "url", "playlist", "channel", "episode", "tvshow", "image"}
 
-func (s *Service) mediaDevices(ctx context.Context) (inventory, []DeviceRecord, error) {
-	inv, err := s.inventory(ctx)
-	if err != nil {
-		return inv, nil, err
-	}
-	return inv, inv.where(func(c capsRecord) bool { return c.Media }), nil
-}
-
 // ListMedia returns every media player with live state.
 func (s *Service) ListMedia(ctx context.Context) ([]Media, error) {
-	if err := authorize(ctx, ScopeRead); err != nil {
-		return nil, err
-	}
-	inv, recs, err := s.mediaDevices(ctx)
-	if err != nil {
-		return nil, err
-	}
-	recs = listedMedia(inv, recs) // companions read through their primaries
-	out := make([]Media, len(recs))
-	for i, rec := range recs {
-		out[i] = s.mediaView(inv, rec)
-	}
-	return out, nil
+	listed := func(inv inventory) []DeviceRecord { return listedMedia(inv, inv.players()) } // companions read through their primaries
+	return list(ctx, s, listed, s.mediaView)
 }
 
 // GetMedia returns one media player by id or name.
 func (s *Service) GetMedia(ctx context.Context, ref string) (Media, error) {
-	if err := authorize(ctx, ScopeRead); err != nil {
-		return Media{}, err
-	}
-	inv, rec, err := s.findMediaToRead(ctx, ref)
-	if err != nil {
-		return Media{}, err
-	}
-	return s.mediaView(inv, rec), nil
-}
-
-func (s *Service) findMedia(ctx context.Context, ref string) (inventory, DeviceRecord, error) {
-	inv, recs, err := s.mediaDevices(ctx)
-	if err != nil {
-		return inv, DeviceRecord{}, err
-	}
-	rec, err := resolveMedia(inv, recs, ref, false)
-	return inv, rec, err
+	return get(ctx, s, ref, inventory.playerToRead, s.mediaView)
 }
 
 // mediaView is a player as the model knows it, as the effective device
@@ -125,7 +90,7 @@ func (s *Service) SetMedia(ctx context.Context, ref string, p MediaPatch) (Media
 	if err := checkMediaPatch(p); err != nil {
 		return Media{}, err
 	}
-	inv, rec, err := s.findMedia(ctx, ref)
+	inv, rec, err := find(ctx, s, ref, inventory.player)
 	if err != nil {
 		return Media{}, err
 	}
@@ -331,10 +296,7 @@ func mediaSummary(p MediaPatch) string {
 
 // Favorites lists a player's favourites, as last read.
 func (s *Service) Favorites(ctx context.Context, ref string) ([]devices.Favorite, error) {
-	if err := authorize(ctx, ScopeRead); err != nil {
-		return nil, err
-	}
-	inv, rec, err := s.findMedia(ctx, ref)
+	inv, rec, err := findFor(ctx, s, ScopeRead, ref, inventory.player)
 	if err != nil {
 		return nil, err
 	}
@@ -375,10 +337,7 @@ func (s *Service) favorites(ctx context.Context, rec DeviceRecord) (devices.Favo
 // title. The favourites as last read are tried first; a name they lack is
 // looked for again on the player.
 func (s *Service) PlayFavorite(ctx context.Context, ref, favorite string) (Media, error) {
-	if err := authorize(ctx, ScopeControl); err != nil {
-		return Media{}, err
-	}
-	inv, rec, err := s.findMedia(ctx, ref)
+	inv, rec, err := findFor(ctx, s, ScopeControl, ref, inventory.player)
 	if err != nil {
 		return Media{}, err
 	}
@@ -433,7 +392,7 @@ func (s *Service) Cast(ctx context.Context, ref, contentID, contentType string) 
 		return Media{}, Errorf(EINVALID, "The content type %q is not valid; valid: %s", Clip(contentType), strings.Join(CastTypes, ", ")).
 			With("options", CastTypes)
 	}
-	inv, rec, err := s.findMedia(ctx, ref)
+	inv, rec, err := find(ctx, s, ref, inventory.player)
 	if err != nil {
 		return Media{}, err
 	}
@@ -472,7 +431,7 @@ func (s *Service) Group(ctx context.Context, ref string, members []string) (Fano
 	if len(members) == 0 {
 		return FanoutResult{}, Errorf(EINVALID, "name at least one speaker to join the group")
 	}
-	inv, coord, err := s.findMedia(ctx, ref)
+	inv, coord, err := find(ctx, s, ref, inventory.player)
 	if err != nil {
 		return FanoutResult{}, err
 	}
@@ -527,10 +486,7 @@ func (s *Service) grouper(rec DeviceRecord) (devices.Grouper, error) {
 
 // Ungroup makes a speaker play alone again.
 func (s *Service) Ungroup(ctx context.Context, ref string) (Media, error) {
-	if err := authorize(ctx, ScopeControl); err != nil {
-		return Media{}, err
-	}
-	_, rec, err := s.findMedia(ctx, ref)
+	_, rec, err := findFor(ctx, s, ScopeControl, ref, inventory.player)
 	if err != nil {
 		return Media{}, err
 	}
@@ -553,10 +509,7 @@ func (s *Service) Ungroup(ctx context.Context, ref string) (Media, error) {
 // one of its inputs. An empty receiver removes the binding. A source cannot
 // be bound to itself, nor to a receiver that is itself bound.
 func (s *Service) BindReceiver(ctx context.Context, ref, receiver, input string) (Media, error) {
-	if err := authorize(ctx, ScopeControl); err != nil {
-		return Media{}, err
-	}
-	inv, rec, err := s.findMedia(ctx, ref)
+	inv, rec, err := findFor(ctx, s, ScopeControl, ref, inventory.player)
 	if err != nil {
 		return Media{}, err
 	}

@@ -26,10 +26,7 @@ type PairResult struct {
 // knows (an Android TV). Without a code it asks the device to show one;
 // with the code shown it completes the pairing.
 func (s *Service) PairDevice(ctx context.Context, ref, code string) (PairResult, error) {
-	if err := authorize(ctx, ScopeControl); err != nil {
-		return PairResult{}, err
-	}
-	inv, err := s.inventory(ctx)
+	inv, err := s.inventoryFor(ctx, ScopeControl)
 	if err != nil {
 		return PairResult{}, err
 	}

@@ -37,7 +37,7 @@ func (s *Service) PlayOn(ctx context.Context, tvRef, query string) (PlayOnResult
 	if q == "" {
 		return PlayOnResult{}, Errorf(EINVALID, "say what to play or open, e.g. \"Netflix\" or a show's title")
 	}
-	inv, rec, err := s.findRemote(ctx, tvRef)
+	inv, rec, err := find(ctx, s, tvRef, inventory.remote)
 	if err != nil {
 		return PlayOnResult{}, err
 	}

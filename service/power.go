@@ -9,40 +9,12 @@ import (
 
 // ListPower returns every switch, plug and fan.
 func (s *Service) ListPower(ctx context.Context) ([]PowerView, error) {
-	if err := authorize(ctx, ScopeRead); err != nil {
-		return nil, err
-	}
-	inv, err := s.inventory(ctx)
-	if err != nil {
-		return nil, err
-	}
-	recs := inv.ofKind(devices.KindPower)
-	out := make([]PowerView, len(recs))
-	for i, rec := range recs {
-		out[i] = s.powerView(inv, rec)
-	}
-	return out, nil
+	return list(ctx, s, allOf(devices.KindPower), s.powerView)
 }
 
 // GetPower returns one power device by id or name.
 func (s *Service) GetPower(ctx context.Context, ref string) (PowerView, error) {
-	if err := authorize(ctx, ScopeRead); err != nil {
-		return PowerView{}, err
-	}
-	inv, rec, err := s.findPower(ctx, ref)
-	if err != nil {
-		return PowerView{}, err
-	}
-	return s.powerView(inv, rec), nil
-}
-
-func (s *Service) findPower(ctx context.Context, ref string) (inventory, DeviceRecord, error) {
-	inv, err := s.inventory(ctx)
-	if err != nil {
-		return inv, DeviceRecord{}, err
-	}
-	rec, err := resolve("power device", ref, inv.ofKind(devices.KindPower), recID, recName)
-	return inv, rec, err
+	return get(ctx, s, ref, inventory.power, s.powerView)
 }
 
 func (s *Service) powerView(inv inventory, rec DeviceRecord) PowerView {
@@ -119,7 +91,7 @@ func (s *Service) SetPower(ctx context.Context, ref string, on bool) (PowerView,
 // writePower runs one write to the power device ref, undoable and
 // audited as action with detail, and answers the device's view after it.
 func (s *Service) writePower(ctx context.Context, ref, action, detail string, apply func(DeviceRecord) error) (PowerView, error) {
-	inv, rec, err := s.findPower(ctx, ref)
+	inv, rec, err := find(ctx, s, ref, inventory.power)
 	if err != nil {
 		return PowerView{}, err
 	}

@@ -39,3 +39,7 @@ func authorize(ctx context.Context, scope string) error {
 	}
 	return nil
 }
+
+// Authorize is authorize for the packages built over the service (the
+// home read at once), which check the caller before they read.
+func Authorize(ctx context.Context, scope string) error { return authorize(ctx, scope) }

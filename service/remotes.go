@@ -20,49 +20,14 @@ var keyAliases = map[string]string{
 	"return": "back",
 }
 
-func (s *Service) remoteDevices(ctx context.Context) (inventory, []DeviceRecord, error) {
-	inv, err := s.inventory(ctx)
-	if err != nil {
-		return inv, nil, err
-	}
-	return inv, inv.where(func(c capsRecord) bool { return c.Remote }), nil
-}
-
 // ListRemotes returns every TV remote with its apps and current app.
 func (s *Service) ListRemotes(ctx context.Context) ([]RemoteView, error) {
-	if err := authorize(ctx, ScopeRead); err != nil {
-		return nil, err
-	}
-	inv, recs, err := s.remoteDevices(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]RemoteView, len(recs))
-	for i, rec := range recs {
-		out[i] = s.remoteView(inv, rec)
-	}
-	return out, nil
+	return list(ctx, s, inventory.remotes, s.remoteView)
 }
 
 // GetRemote returns one remote by id or name.
 func (s *Service) GetRemote(ctx context.Context, ref string) (RemoteView, error) {
-	if err := authorize(ctx, ScopeRead); err != nil {
-		return RemoteView{}, err
-	}
-	inv, rec, err := s.findRemote(ctx, ref)
-	if err != nil {
-		return RemoteView{}, err
-	}
-	return s.remoteView(inv, rec), nil
-}
-
-func (s *Service) findRemote(ctx context.Context, ref string) (inventory, DeviceRecord, error) {
-	inv, recs, err := s.remoteDevices(ctx)
-	if err != nil {
-		return inv, DeviceRecord{}, err
-	}
-	rec, err := resolve("remote", ref, recs, recID, recName)
-	return inv, rec, err
+	return get(ctx, s, ref, inventory.remote, s.remoteView)
 }
 
 func (s *Service) remoteView(inv inventory, rec DeviceRecord) RemoteView {
@@ -115,7 +80,7 @@ func (s *Service) RemoteCommand(ctx context.Context, ref string, cmd RemoteComma
 	if err := checkRemoteCommand(&cmd); err != nil {
 		return RemoteView{}, err
 	}
-	inv, rec, err := s.findRemote(ctx, ref)
+	inv, rec, err := find(ctx, s, ref, inventory.remote)
 	if err != nil {
 		return RemoteView{}, err
 	}

@@ -42,6 +42,12 @@ func resolve[T any](what, ref string, items []T, id, name func(T) string) (T, er
 	return zero, Errorf(EINVALID, "%q matches more than one %s (%s); say which", Clip(ref), what, strings.Join(opts, ", ")).With("options", opts)
 }
 
+// Resolve is resolve for the packages built over the service, so a name
+// they narrow by (the home read's room) resolves as every target does.
+func Resolve[T any](what, ref string, items []T, id, name func(T) string) (T, error) {
+	return resolve(what, ref, items, id, name)
+}
+
 func names[T any](items []T, name func(T) string) []string {
 	out := make([]string, 0, len(items))
 	for _, it := range items {

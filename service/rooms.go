@@ -7,39 +7,14 @@ import (
 	"github.com/bifrost-hub/bifrost/devices"
 )
 
-func roomID(r Room) string   { return r.ID }
-func roomName(r Room) string { return r.Name }
-
 // ListRooms returns every room with its members and occupancy.
 func (s *Service) ListRooms(ctx context.Context) ([]RoomView, error) {
-	if err := authorize(ctx, ScopeRead); err != nil {
-		return nil, err
-	}
-	inv, err := s.inventory(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]RoomView, 0, len(inv.rooms))
-	for _, r := range inv.rooms {
-		out = append(out, s.roomView(inv, r))
-	}
-	return out, nil
+	return list(ctx, s, func(inv inventory) []Room { return inv.rooms }, s.roomView)
 }
 
 // GetRoom returns one room by id or name.
 func (s *Service) GetRoom(ctx context.Context, ref string) (RoomView, error) {
-	if err := authorize(ctx, ScopeRead); err != nil {
-		return RoomView{}, err
-	}
-	inv, err := s.inventory(ctx)
-	if err != nil {
-		return RoomView{}, err
-	}
-	r, err := resolve("room", ref, inv.rooms, roomID, roomName)
-	if err != nil {
-		return RoomView{}, err
-	}
-	return s.roomView(inv, r), nil
+	return get(ctx, s, ref, inventory.room, s.roomView)
 }
 
 func (s *Service) roomView(inv inventory, r Room) RoomView {
@@ -123,7 +98,7 @@ func (s *Service) RenameRoom(ctx context.Context, ref, name string) (RoomView, e
 	if err != nil {
 		return RoomView{}, err
 	}
-	r, err := s.findRoom(ctx, ref)
+	_, r, err := find(ctx, s, ref, inventory.room)
 	if err != nil {
 		return RoomView{}, err
 	}
@@ -138,10 +113,7 @@ func (s *Service) RenameRoom(ctx context.Context, ref, name string) (RoomView, e
 // DeleteRoom deletes a room (its devices stay, roomless) and its room
 // scenes.
 func (s *Service) DeleteRoom(ctx context.Context, ref string) error {
-	if err := authorize(ctx, ScopeControl); err != nil {
-		return err
-	}
-	r, err := s.findRoom(ctx, ref)
+	_, r, err := findFor(ctx, s, ScopeControl, ref, inventory.room)
 	if err != nil {
 		return err
 	}
@@ -164,14 +136,11 @@ func (s *Service) RemoveRoomMember(ctx context.Context, roomRef, deviceRef strin
 }
 
 func (s *Service) setMembership(ctx context.Context, roomRef, deviceRef string, add bool) (RoomView, error) {
-	if err := authorize(ctx, ScopeControl); err != nil {
-		return RoomView{}, err
-	}
-	inv, err := s.inventory(ctx)
+	inv, err := s.inventoryFor(ctx, ScopeControl)
 	if err != nil {
 		return RoomView{}, err
 	}
-	r, err := resolve("room", roomRef, inv.rooms, roomID, roomName)
+	r, err := inv.room(roomRef)
 	if err != nil {
 		return RoomView{}, err
 	}
@@ -205,14 +174,6 @@ func membersOf(inv inventory, r Room) []DeviceRecord {
 	return out
 }
 
-func (s *Service) findRoom(ctx context.Context, ref string) (Room, error) {
-	inv, err := s.inventory(ctx)
-	if err != nil {
-		return Room{}, err
-	}
-	return resolve("room", ref, inv.rooms, roomID, roomName)
-}
-
 // SetRoom applies a light patch to a room. An explicit On is power intent
 // for the whole room: every member light takes the patch, and a bare {on}
 // also reaches the room's power devices and media players. A patch without
@@ -230,7 +191,7 @@ func (s *Service) SetRoom(ctx context.Context, ref string, p RoomPatch) (FanoutR
 	if err != nil {
 		return FanoutResult{}, err
 	}
-	r, err := resolve("room", ref, inv.rooms, roomID, roomName)
+	r, err := inv.room(ref)
 	if err != nil {
 		return FanoutResult{}, err
 	}
@@ -258,14 +219,11 @@ func (s *Service) SetRoom(ctx context.Context, ref string, p RoomPatch) (FanoutR
 // beforehand what a room patch touches (an automation capturing state to
 // put back, checking one command per device).
 func (s *Service) RoomTargets(ctx context.Context, ref string, p RoomPatch) ([]devices.ID, error) {
-	if err := authorize(ctx, ScopeRead); err != nil {
-		return nil, err
-	}
-	inv, err := s.inventory(ctx)
+	inv, err := s.inventoryFor(ctx, ScopeRead)
 	if err != nil {
 		return nil, err
 	}
-	r, err := resolve("room", ref, inv.rooms, roomID, roomName)
+	r, err := inv.room(ref)
 	if err != nil {
 		return nil, err
 	}

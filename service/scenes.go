@@ -7,55 +7,22 @@ import (
 	"github.com/bifrost-hub/bifrost/devices"
 )
 
-func sceneID(s Scene) string   { return s.ID }
-func sceneName(s Scene) string { return s.Name }
-
 // ListScenes returns every scene.
 func (s *Service) ListScenes(ctx context.Context) ([]SceneView, error) {
-	if err := authorize(ctx, ScopeRead); err != nil {
-		return nil, err
-	}
-	inv, err := s.inventory(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]SceneView, 0, len(inv.scenes))
-	for _, sc := range inv.scenes {
-		out = append(out, sceneView(sc, inv))
-	}
-	return out, nil
+	return list(ctx, s, func(inv inventory) []Scene { return inv.scenes }, sceneView)
 }
 
 // GetScene returns one scene by id or name.
 func (s *Service) GetScene(ctx context.Context, ref string) (SceneView, error) {
-	if err := authorize(ctx, ScopeRead); err != nil {
-		return SceneView{}, err
-	}
-	inv, err := s.inventory(ctx)
-	if err != nil {
-		return SceneView{}, err
-	}
-	sc, err := resolve("scene", ref, inv.scenes, sceneID, sceneName)
-	if err != nil {
-		return SceneView{}, err
-	}
-	return sceneView(sc, inv), nil
+	return get(ctx, s, ref, inventory.scene, sceneView)
 }
 
-func sceneView(sc Scene, inv inventory) SceneView {
+func sceneView(inv inventory, sc Scene) SceneView {
 	v := SceneView{ID: sc.ID, Name: sc.Name, RoomID: sc.RoomID, Room: inv.roomOf[sc.RoomID], Entries: sc.Entries, CreatedAt: sc.CreatedAt}
 	if v.Entries == nil {
 		v.Entries = []SceneEntry{}
 	}
 	return v
-}
-
-func (s *Service) findScene(ctx context.Context, ref string) (Scene, error) {
-	inv, err := s.inventory(ctx)
-	if err != nil {
-		return Scene{}, err
-	}
-	return resolve("scene", ref, inv.scenes, sceneID, sceneName)
 }
 
 // CaptureScene saves the live state of a room (roomRef set: a Room Scene)
@@ -78,7 +45,7 @@ func (s *Service) CaptureScene(ctx context.Context, name, roomRef string) (Scene
 	sc := Scene{ID: NewID("sc"), Name: n, CreatedAt: s.now().UTC()}
 	members, where := inv.devices, "the house"
 	if roomRef != "" {
-		r, err := resolve("room", roomRef, inv.rooms, roomID, roomName)
+		r, err := inv.room(roomRef)
 		if err != nil {
 			return SceneView{}, err
 		}
@@ -94,7 +61,7 @@ func (s *Service) CaptureScene(ctx context.Context, name, roomRef string) (Scene
 	if err != nil {
 		return SceneView{}, err
 	}
-	v := sceneView(sc, inv)
+	v := sceneView(inv, sc)
 	v.Skipped = skipped
 	s.publish("scene", sc.ID, "created", v)
 	return v, nil
@@ -123,10 +90,7 @@ func (s *Service) captureEntries(inv inventory, members []DeviceRecord) ([]Scene
 // ActivateScene re-applies every entry of a scene in parallel and reports
 // per-device results.
 func (s *Service) ActivateScene(ctx context.Context, ref string) (FanoutResult, error) {
-	if err := authorize(ctx, ScopeControl); err != nil {
-		return FanoutResult{}, err
-	}
-	sc, err := s.findScene(ctx, ref)
+	_, sc, err := findFor(ctx, s, ScopeControl, ref, inventory.scene)
 	if err != nil {
 		return FanoutResult{}, err
 	}
@@ -221,7 +185,7 @@ func (s *Service) RenameScene(ctx context.Context, ref, name string) (SceneView,
 	if err != nil {
 		return SceneView{}, err
 	}
-	sc, err := s.findScene(ctx, ref)
+	_, sc, err := find(ctx, s, ref, inventory.scene)
 	if err != nil {
 		return SceneView{}, err
 	}
@@ -235,7 +199,7 @@ func (s *Service) RenameScene(ctx context.Context, ref, name string) (SceneView,
 	if err != nil {
 		return SceneView{}, err
 	}
-	v := sceneView(sc, inv)
+	v := sceneView(inv, sc)
 	s.publish("scene", sc.ID, "changed", v)
 	return v, nil
 }
@@ -243,10 +207,7 @@ func (s *Service) RenameScene(ctx context.Context, ref, name string) (SceneView,
 // DeleteScene deletes a scene by id; deleting one that is already gone
 // succeeds (idempotent). A name is accepted too.
 func (s *Service) DeleteScene(ctx context.Context, ref string) error {
-	if err := authorize(ctx, ScopeControl); err != nil {
-		return err
-	}
-	sc, err := s.findScene(ctx, ref)
+	_, sc, err := findFor(ctx, s, ScopeControl, ref, inventory.scene)
 	if ErrorCode(err) == ENOTFOUND {
 		return nil
 	}

@@ -35,14 +35,11 @@ type SegmentResult struct {
 // is write-only (the light's state does not report it), so it is neither
 // read back nor undoable.
 func (s *Service) SetSegments(ctx context.Context, ref string, segs []Segment) (SegmentResult, error) {
-	if err := authorize(ctx, ScopeControl); err != nil {
-		return SegmentResult{}, err
-	}
-	inv, err := s.inventory(ctx)
+	inv, err := s.inventoryFor(ctx, ScopeControl)
 	if err != nil {
 		return SegmentResult{}, err
 	}
-	rec, err := resolve("light", ref, inv.ofKind(devices.KindLight), recID, recName)
+	rec, err := inv.light(ref)
 	if err != nil {
 		return SegmentResult{}, err
 	}

@@ -10,35 +10,12 @@ import (
 
 // ListSensors returns every sensor with its readings.
 func (s *Service) ListSensors(ctx context.Context) ([]SensorView, error) {
-	if err := authorize(ctx, ScopeRead); err != nil {
-		return nil, err
-	}
-	inv, err := s.inventory(ctx)
-	if err != nil {
-		return nil, err
-	}
-	recs := inv.ofKind(devices.KindSensor)
-	out := make([]SensorView, len(recs))
-	for i, rec := range recs {
-		out[i] = s.sensorView(inv, rec)
-	}
-	return out, nil
+	return list(ctx, s, allOf(devices.KindSensor), s.sensorView)
 }
 
 // GetSensor returns one sensor by id or name.
 func (s *Service) GetSensor(ctx context.Context, ref string) (SensorView, error) {
-	if err := authorize(ctx, ScopeRead); err != nil {
-		return SensorView{}, err
-	}
-	inv, err := s.inventory(ctx)
-	if err != nil {
-		return SensorView{}, err
-	}
-	rec, err := resolve("sensor", ref, inv.ofKind(devices.KindSensor), recID, recName)
-	if err != nil {
-		return SensorView{}, err
-	}
-	return s.sensorView(inv, rec), nil
+	return get(ctx, s, ref, inventory.sensor, s.sensorView)
 }
 
 func (s *Service) sensorView(inv inventory, rec DeviceRecord) SensorView {

@@ -4,9 +4,10 @@
 // surface (/api/v1, /api, /mcp) calls these functions for the home; who the
 // caller is (users, sessions, API keys) is package identity's, which builds
 // on the Principal, the scopes and the errors declared here. service never
-// imports identity. The dashboard layouts (package dashboard) and the audit
-// log's sentences (package audit) build on the service the same way; the
-// cover art is fetched and held by package artwork, for the service.
+// imports identity. The dashboard layouts (package dashboard), the audit
+// log's sentences (package audit) and the house read at once (package
+// homeview) build on the service the same way; the cover art is fetched
+// and held by package artwork, for the service.
 package service
 
 import (

@@ -552,16 +552,6 @@ func TestSensorsAndOccupancy(t *testing.T) {
 	}
 }
 
-func TestHomeSnapshot(t *testing.T) {
-	h := newHouse(t)
-	home := must[service.HomeView](t)(h.svc.Home(h.ctx, service.HomeQuery{Detail: true}))
-	if len(home.Rooms) != 4 || len(home.Lights) != 6 || len(home.Media) != 4 || len(home.Power) != 3 ||
-		len(home.Remotes) != 1 || len(home.Sensors) != 3 {
-		t.Fatalf("home has %d rooms, %d lights, %d media, %d power, %d remotes, %d sensors",
-			len(home.Rooms), len(home.Lights), len(home.Media), len(home.Power), len(home.Remotes), len(home.Sensors))
-	}
-}
-
 func TestDisabledDevice(t *testing.T) {
 	h := newHouse(t)
 	must[service.DeviceView](t)(h.svc.UpdateDevice(h.ctx, "Coffee Plug", service.DevicePatch{Enabled: ptr(false)}))

@@ -12,10 +12,7 @@ import (
 // does not know (offline, never reported, a sensor) is left out. It is what
 // an automation's "put things back" captures.
 func (s *Service) Snapshot(ctx context.Context, ids []devices.ID) ([]SceneEntry, error) {
-	if err := authorize(ctx, ScopeRead); err != nil {
-		return nil, err
-	}
-	inv, err := s.inventory(ctx)
+	inv, err := s.inventoryFor(ctx, ScopeRead)
 	if err != nil {
 		return nil, err
 	}
@@ -36,10 +33,7 @@ func (s *Service) Snapshot(ctx context.Context, ids []devices.ID) ([]SceneEntry,
 // reports per device. A player is sent only what differs from its state
 // now; a device no longer in the inventory is reported, not restored.
 func (s *Service) Restore(ctx context.Context, entries []SceneEntry) (FanoutResult, error) {
-	if err := authorize(ctx, ScopeControl); err != nil {
-		return FanoutResult{}, err
-	}
-	inv, err := s.inventory(ctx)
+	inv, err := s.inventoryFor(ctx, ScopeControl)
 	if err != nil {
 		return FanoutResult{}, err
 	}

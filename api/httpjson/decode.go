@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/bifrost-hub/bifrost/jsonin"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -60,7 +61,7 @@ func decodeError(err error) error {
 	case errors.As(err, &mismatch):
 		return typeError(mismatch)
 	}
-	if field, ok := service.UnknownField(err); ok {
+	if field, ok := jsonin.UnknownField(err); ok {
 		return service.Errorf(service.EINVALID, "Unknown field %q; the OpenAPI document at /api/v1/openapi.json lists each body's fields", field).With("field", field)
 	}
 	// What is left is a value's own decoder refusing it (a duration such
@@ -76,9 +77,9 @@ func Malformed(e *json.SyntaxError) string {
 // typeError names the field whose value has the wrong type.
 func typeError(e *json.UnmarshalTypeError) error {
 	if e.Field == "" {
-		return service.Errorf(service.EINVALID, "Send the body as %s, not %s", service.JSONKind(e.Type), e.Value)
+		return service.Errorf(service.EINVALID, "Send the body as %s, not %s", jsonin.JSONKind(e.Type), e.Value)
 	}
-	return service.WrongType(e.Field, e.Type, e.Value)
+	return jsonin.WrongType(e.Field, e.Type, e.Value)
 }
 
 // Missing is the error for a required field the body left out: want

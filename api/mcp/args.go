@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bifrost-hub/bifrost/jsonin"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -33,7 +34,7 @@ func decodeArgs(tool string, raw json.RawMessage, v any) error {
 	if errors.As(err, &mismatch) {
 		return wrongType(args, mismatch)
 	}
-	if name, ok := service.UnknownField(err); ok {
+	if name, ok := jsonin.UnknownField(err); ok {
 		return unknownField(tool, args, raw, name)
 	}
 	var syntax *json.SyntaxError
@@ -51,7 +52,7 @@ func wrongType(args reflect.Type, e *json.UnmarshalTypeError) error {
 		return service.Errorf(service.EINVALID, `Give the arguments as an object, such as {"%s": …}, not %s`, firstArg(args), given(e.Value))
 	}
 	path := jsonPath(args, e.Field)
-	return service.WrongType(path, e.Type, given(e.Value))
+	return jsonin.WrongType(path, e.Type, given(e.Value))
 }
 
 // unknownField refuses an argument the tool does not take, listing those
@@ -187,7 +188,7 @@ func given(value string) string {
 	if literal != "" {
 		return clipQuoted(literal)
 	}
-	return service.ValueKind(kind)
+	return jsonin.ValueKind(kind)
 }
 
 // rounded is a number argument that a whole number holds (brightness in

@@ -12,6 +12,7 @@ import (
 
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/history"
+	"github.com/bifrost-hub/bifrost/homeview"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -40,8 +41,8 @@ var homeSchema = open(map[string]schema{
 
 // summary is a big house room by room, and how to ask for more.
 type summary struct {
-	Summary *service.HomeSummary `json:"summary"`
-	Hint    string               `json:"hint"`
+	Summary *homeview.Summary `json:"summary"`
+	Hint    string            `json:"hint"`
 }
 
 // summarySchema is told rather than spelt out, to keep tools/list small.
@@ -128,7 +129,7 @@ func (h home) text() string {
 func (t *tools) homeTools() []mcpserver.ServerTool {
 	return []mcpserver.ServerTool{
 		{Tool: newTool("get_home_state", fmt.Sprintf("The house at once: rooms (occupancy), lights, scenes, media (now playing), power, TV remotes, sensors. Start here. "+
-			"Past %d devices it answers a summary per room, unless given room, kind, only_on or detail.", service.SummaryThreshold),
+			"Past %d devices it answers a summary per room, unless given room, kind, only_on or detail.", homeview.SummaryThreshold),
 			reads, homeArgsSchema, homeSchema),
 			Handler: handle(t, t.getHome)},
 	}
@@ -157,12 +158,12 @@ func kindNames() []string {
 	return out
 }
 
-func (a homeArgs) query() service.HomeQuery {
-	return service.HomeQuery{Room: a.Room, Kind: devices.Kind(a.Kind), OnlyOn: a.OnlyOn, Detail: a.Detail}
+func (a homeArgs) query() homeview.Query {
+	return homeview.Query{Room: a.Room, Kind: devices.Kind(a.Kind), OnlyOn: a.OnlyOn, Detail: a.Detail}
 }
 
 func (t *tools) getHome(ctx context.Context, a homeArgs) (result, error) {
-	v, err := t.svc.Home(ctx, a.query())
+	v, err := homeview.Read(ctx, t.svc, a.query())
 	if err != nil {
 		return result{}, err
 	}
@@ -171,7 +172,7 @@ func (t *tools) getHome(ctx context.Context, a homeArgs) (result, error) {
 
 // homeAnswer is what get_home_state and bifrost://home answer for v: the
 // snapshot or the summary, with its text.
-func homeAnswer(v service.HomeView) result {
+func homeAnswer(v homeview.View) result {
 	if v.Summary != nil {
 		s := summaryOf(v.Summary)
 		return result{text: s.text(), data: s}
@@ -180,7 +181,7 @@ func homeAnswer(v service.HomeView) result {
 	return result{text: h.text(), data: h}
 }
 
-func summaryOf(s *service.HomeSummary) summary {
+func summaryOf(s *homeview.Summary) summary {
 	return summary{Summary: s, Hint: fmt.Sprintf("A summary of %d devices. For the devices themselves, call get_home_state with room, kind or only_on; detail: true lists every device.", s.Devices)}
 }
 
@@ -199,7 +200,7 @@ func (s summary) text() string {
 }
 
 // roomLine says what a room's devices are doing.
-func roomLine(name string, r service.RoomSummary) string {
+func roomLine(name string, r homeview.RoomSummary) string {
 	var parts []string
 	if r.Occupied != nil {
 		name += map[bool]string{true: " (occupied)", false: " (empty)"}[*r.Occupied]
@@ -259,7 +260,7 @@ func homeResource() mcplib.Resource {
 
 // readHome serves bifrost://home.
 func (t *tools) readHome(ctx context.Context, _ mcplib.ReadResourceRequest) ([]mcplib.ResourceContents, error) {
-	v, err := t.svc.Home(ctx, service.HomeQuery{})
+	v, err := homeview.Read(ctx, t.svc, homeview.Query{})
 	if err != nil {
 		if service.ErrorCode(err) == service.EINTERNAL {
 			t.log.Error("reading the home resource", "err", err)

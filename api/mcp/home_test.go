@@ -9,6 +9,7 @@ import (
 	mcplib "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/bifrost-hub/bifrost/api"
+	"github.com/bifrost-hub/bifrost/homeview"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/service/servicetest"
 )
@@ -28,7 +29,7 @@ func newLargeHub(t *testing.T) *hub {
 
 // summaryAnswer is get_home_state's structured content for a big house.
 type summaryAnswer struct {
-	Summary *service.HomeSummary
+	Summary *homeview.Summary
 	Hint    string
 }
 

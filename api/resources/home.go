@@ -14,6 +14,7 @@ import (
 
 	"github.com/bifrost-hub/bifrost/api/httpjson"
 	"github.com/bifrost-hub/bifrost/devices"
+	"github.com/bifrost-hub/bifrost/homeview"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -22,8 +23,8 @@ var homeParams = []string{"room", "kind", "only_on", "detail"}
 
 // homeQuery reads GET /home's query. An unknown parameter, one given
 // twice, or a flag that is not true or false is refused, naming it.
-func homeQuery(c echo.Context) (service.HomeQuery, error) {
-	var q service.HomeQuery
+func homeQuery(c echo.Context) (homeview.Query, error) {
+	var q homeview.Query
 	err := eachParam(c, func(name, v string) error { return setHomeParam(&q, name, v) })
 	return q, err
 }
@@ -43,7 +44,7 @@ func eachParam(c echo.Context, set func(name, v string) error) error {
 	return nil
 }
 
-func setHomeParam(q *service.HomeQuery, name, v string) (err error) {
+func setHomeParam(q *homeview.Query, name, v string) (err error) {
 	switch name {
 	case "room":
 		q.Room = v
@@ -71,8 +72,8 @@ func flag(name, v string) (bool, error) {
 // homeSummary is GET /home's answer for a big house asked for nothing
 // narrower: the summary, and how to ask for more.
 type homeSummary struct {
-	Summary *service.HomeSummary `json:"summary"`
-	Hint    string               `json:"hint"`
+	Summary *homeview.Summary `json:"summary"`
+	Hint    string            `json:"hint"`
 }
 
 func (h *handlers) home(c echo.Context) error { return serveHome(c, h.svc, false) }
@@ -90,7 +91,7 @@ func serveHome(c echo.Context, svc *service.Service, whole bool) error {
 		return err
 	}
 	q.Detail = q.Detail || whole
-	v, err := svc.Home(c.Request().Context(), q)
+	v, err := homeview.Read(c.Request().Context(), svc, q)
 	switch {
 	case err != nil:
 		return err

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/bifrost-hub/bifrost/api"
+	"github.com/bifrost-hub/bifrost/homeview"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/service/servicetest"
 )
@@ -86,15 +87,15 @@ func newLargeHarness(t *testing.T) *harness {
 func TestHomeOfALargeHouseIsASummary(t *testing.T) {
 	h := newLargeHarness(t)
 	var sum struct {
-		Summary service.HomeSummary `json:"summary"`
-		Hint    string              `json:"hint"`
+		Summary homeview.Summary `json:"summary"`
+		Hint    string           `json:"hint"`
 	}
 	r := h.call(t, h.read, http.MethodGet, "/api/v1/home", "", http.StatusOK, &sum)
 	t.Logf("GET /api/v1/home, 400 devices: %d bytes", len(r.Body))
 	if sum.Summary.Devices != 400 || len(sum.Summary.Rooms) != 4 || !strings.Contains(sum.Hint, "detail=true") {
 		t.Fatalf("summary: %s", r.Body)
 	}
-	attic := sum.Summary.Rooms[slices.IndexFunc(sum.Summary.Rooms, func(r service.RoomSummary) bool { return r.Name == "Attic" })]
+	attic := sum.Summary.Rooms[slices.IndexFunc(sum.Summary.Rooms, func(r homeview.RoomSummary) bool { return r.Name == "Attic" })]
 	if attic.Devices != 100 || attic.Lights.On != 25 || attic.Power.On != 16 || !slices.Equal(attic.Offline, []string{"Attic Light 50", "Attic Plug 50"}) {
 		t.Fatalf("the attic: %+v", attic)
 	}

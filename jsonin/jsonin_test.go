@@ -1,10 +1,11 @@
-package service_test
+package jsonin_test
 
 import (
 	"encoding/json"
 	"errors"
 	"testing"
 
+	"github.com/bifrost-hub/bifrost/jsonin"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -19,12 +20,12 @@ func TestWrongType(t *testing.T) {
 	if !errors.As(err, &mismatch) {
 		t.Fatalf("not a type error: %v", err)
 	}
-	got := service.WrongType("state.brightness", mismatch.Type, service.ValueKind(mismatch.Value))
+	got := jsonin.WrongType("state.brightness", mismatch.Type, jsonin.ValueKind(mismatch.Value))
 	if got.Error() != "Give state.brightness as a whole number, not a string" ||
 		service.ErrorDetails(got)["field"] != "state.brightness" || service.ErrorCode(got) != service.EINVALID {
 		t.Fatalf("%v %v", got, service.ErrorDetails(got))
 	}
-	if e := service.DecodeError(err, "state"); e.Error() != got.Error() {
+	if e := jsonin.DecodeError(err, "state"); e.Error() != got.Error() {
 		t.Fatalf("DecodeError says %q, WrongType %q", e, got)
 	}
 }

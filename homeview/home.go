@@ -1,4 +1,9 @@
-package service
+// Package homeview is the house read at once: every list of the home,
+// narrowed to a room, a kind or what is on, or summed up per room for a
+// house too big to read whole. It is built over the service's own lists
+// (each checks that the caller may read), so the service keeps the rules
+// and this package only puts the lists together.
+package homeview
 
 import (
 	"context"
@@ -8,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/bifrost-hub/bifrost/devices"
+	"github.com/bifrost-hub/bifrost/service"
 )
 
 // SummaryThreshold is how many devices a house may have and still be
@@ -20,10 +26,10 @@ const SummaryThreshold = 60
 // offline, the playing); the rest are counted.
 const summaryNames = 10
 
-// HomeQuery narrows the snapshot Home answers. The zero value asks for the
+// Query narrows the snapshot Read answers. The zero value asks for the
 // default: the whole house, summarised if it is bigger than
 // SummaryThreshold.
-type HomeQuery struct {
+type Query struct {
 	// Room keeps one room (an id or a name, resolved as every target is):
 	// its devices and its scenes.
 	Room string
@@ -39,19 +45,19 @@ type HomeQuery struct {
 }
 
 // narrows reports whether q asks for part of the house.
-func (q HomeQuery) narrows() bool { return q.Room != "" || q.Kind != "" || q.OnlyOn }
+func (q Query) narrows() bool { return q.Room != "" || q.Kind != "" || q.OnlyOn }
 
-// HomeView is what Home answers: the snapshot, narrowed as asked (Home),
-// or, for a big house asked for nothing narrower, its summary (Summary).
+// View is what Read answers: the snapshot, narrowed as asked (Home), or,
+// for a big house asked for nothing narrower, its summary (Summary).
 // Exactly one is set, so the encoded view is either the snapshot's lists
 // or {"summary": …}.
-type HomeView struct {
-	*Home
-	Summary *HomeSummary `json:"summary,omitempty"`
+type View struct {
+	*service.Home
+	Summary *Summary `json:"summary,omitempty"`
 }
 
-// HomeSummary is the house in one record per room.
-type HomeSummary struct {
+// Summary is the house in one record per room.
+type Summary struct {
 	Devices int           `json:"devices"`
 	Rooms   []RoomSummary `json:"rooms"`
 	// NoRoom sums the devices in no room; nil when every device has one.
@@ -102,37 +108,49 @@ type Playing struct {
 	NowPlaying *devices.NowPlaying `json:"now_playing,omitempty"`
 }
 
-// Home returns the house as q asks: every list, narrowed to a room, a kind
-// or what is on, or for a big house asked for nothing narrower a summary
-// per room. The parts are read in parallel.
-func (s *Service) Home(ctx context.Context, q HomeQuery) (HomeView, error) {
-	if err := authorize(ctx, ScopeRead); err != nil {
-		return HomeView{}, err
+// House is what the read needs of the home: its lists, each of which
+// checks that the caller may read (*service.Service is one).
+type House interface {
+	ListRooms(context.Context) ([]service.RoomView, error)
+	ListLights(context.Context) ([]service.Light, error)
+	ListScenes(context.Context) ([]service.SceneView, error)
+	ListMedia(context.Context) ([]service.Media, error)
+	ListPower(context.Context) ([]service.PowerView, error)
+	ListRemotes(context.Context) ([]service.RemoteView, error)
+	ListSensors(context.Context) ([]service.SensorView, error)
+}
+
+// Read returns house as q asks: every list, narrowed to a room, a kind or
+// what is on, or for a big house asked for nothing narrower a summary per
+// room. The lists are read in parallel.
+func Read(ctx context.Context, house House, q Query) (View, error) {
+	if err := service.Authorize(ctx, service.ScopeRead); err != nil {
+		return View{}, err
 	}
 	kind, err := homeKind(q.Kind)
 	if err != nil {
-		return HomeView{}, err
+		return View{}, err
 	}
-	h, err := s.readHome(ctx)
+	h, err := readHome(ctx, house)
 	if err != nil {
-		return HomeView{}, err
+		return View{}, err
 	}
 	if !q.narrows() && !q.Detail && countDevices(h) > SummaryThreshold {
-		return HomeView{Summary: summarize(h)}, nil
+		return View{Summary: summarize(h)}, nil
 	}
 	h, err = narrow(h, q, kind)
 	if err != nil {
-		return HomeView{}, err
+		return View{}, err
 	}
-	return HomeView{Home: &h}, nil
+	return View{Home: &h}, nil
 }
 
 // narrow keeps the part of h that q asks for (kind checked already).
-func narrow(h Home, q HomeQuery, kind devices.Kind) (Home, error) {
+func narrow(h service.Home, q Query, kind devices.Kind) (service.Home, error) {
 	if q.Room != "" {
-		r, err := resolve("room", q.Room, h.Rooms, func(r RoomView) string { return r.ID }, func(r RoomView) string { return r.Name })
+		r, err := service.Resolve("room", q.Room, h.Rooms, func(r service.RoomView) string { return r.ID }, func(r service.RoomView) string { return r.Name })
 		if err != nil {
-			return Home{}, asArgument("room", err)
+			return service.Home{}, asArgument("room", err)
 		}
 		h = inRoom(h, r)
 	}
@@ -144,8 +162,8 @@ func narrow(h Home, q HomeQuery, kind devices.Kind) (Home, error) {
 }
 
 // readHome reads every list of the house.
-func (s *Service) readHome(ctx context.Context) (Home, error) {
-	var h Home
+func readHome(ctx context.Context, house House) (service.Home, error) {
+	var h service.Home
 	var mu sync.Mutex
 	var first error
 	keep := func(err error) {
@@ -156,13 +174,13 @@ func (s *Service) readHome(ctx context.Context) (Home, error) {
 		}
 	}
 	var wg sync.WaitGroup
-	wg.Go(func() { var err error; h.Rooms, err = s.ListRooms(ctx); keep(err) })
-	wg.Go(func() { var err error; h.Lights, err = s.ListLights(ctx); keep(err) })
-	wg.Go(func() { var err error; h.Scenes, err = s.ListScenes(ctx); keep(err) })
-	wg.Go(func() { var err error; h.Media, err = s.ListMedia(ctx); keep(err) })
-	wg.Go(func() { var err error; h.Power, err = s.ListPower(ctx); keep(err) })
-	wg.Go(func() { var err error; h.Remotes, err = s.ListRemotes(ctx); keep(err) })
-	wg.Go(func() { var err error; h.Sensors, err = s.ListSensors(ctx); keep(err) })
+	wg.Go(func() { var err error; h.Rooms, err = house.ListRooms(ctx); keep(err) })
+	wg.Go(func() { var err error; h.Lights, err = house.ListLights(ctx); keep(err) })
+	wg.Go(func() { var err error; h.Scenes, err = house.ListScenes(ctx); keep(err) })
+	wg.Go(func() { var err error; h.Media, err = house.ListMedia(ctx); keep(err) })
+	wg.Go(func() { var err error; h.Power, err = house.ListPower(ctx); keep(err) })
+	wg.Go(func() { var err error; h.Remotes, err = house.ListRemotes(ctx); keep(err) })
+	wg.Go(func() { var err error; h.Sensors, err = house.ListSensors(ctx); keep(err) })
 	wg.Wait()
 	return h, first
 }
@@ -177,30 +195,30 @@ func homeKind(k devices.Kind) (devices.Kind, error) {
 	for _, v := range devices.Kinds {
 		opts = append(opts, string(v))
 	}
-	return "", Errorf(EINVALID, "kind %q is not a kind of device; valid: %s", k, strings.Join(opts, ", ")).
+	return "", service.Errorf(service.EINVALID, "kind %q is not a kind of device; valid: %s", k, strings.Join(opts, ", ")).
 		With("field", "kind").With("options", opts)
 }
 
 // asArgument makes a failed lookup of a filter's value an invalid
 // argument naming the field: the house is there, the value is wrong.
 func asArgument(field string, err error) error {
-	var e *Error
+	var e *service.Error
 	if !errors.As(err, &e) {
 		return err
 	}
-	return (&Error{Code: EINVALID, Message: e.Message, Details: e.Details}).With("field", field)
+	return (&service.Error{Code: service.EINVALID, Message: e.Message, Details: e.Details}).With("field", field)
 }
 
 // homeDevice is what the filters and the summary need of a device in any
 // of the lists.
 type homeDevice struct {
-	view       DeviceView
+	view       service.DeviceView
 	offline    bool
 	on         bool // lit, on or playing, showing an app, sensing someone
 	brightness int  // a light's
 }
 
-func lightDevice(l Light) homeDevice {
+func lightDevice(l service.Light) homeDevice {
 	d := homeDevice{view: l.DeviceView, offline: !l.Online || l.State == nil}
 	if !d.offline {
 		d.on, d.brightness = l.State.On, l.State.Brightness
@@ -208,30 +226,30 @@ func lightDevice(l Light) homeDevice {
 	return d
 }
 
-func mediaDevice(m Media) homeDevice {
+func mediaDevice(m service.Media) homeDevice {
 	d := homeDevice{view: m.DeviceView, offline: !m.Online || m.State == nil}
 	d.on = !d.offline && (m.State.Power || m.State.Transport == devices.TransportPlaying)
 	return d
 }
 
-func powerDevice(p PowerView) homeDevice {
+func powerDevice(p service.PowerView) homeDevice {
 	d := homeDevice{view: p.DeviceView, offline: !p.Online || p.On == nil}
 	d.on = !d.offline && *p.On
 	return d
 }
 
-func remoteDevice(r RemoteView) homeDevice {
+func remoteDevice(r service.RemoteView) homeDevice {
 	return homeDevice{view: r.DeviceView, offline: !r.Online, on: r.Online && r.CurrentApp != ""}
 }
 
-func sensorDevice(sn SensorView) homeDevice {
+func sensorDevice(sn service.SensorView) homeDevice {
 	senses := slices.ContainsFunc(sn.Readings, func(r devices.Reading) bool { p, ok := r.Presence(); return ok && p })
 	return homeDevice{view: sn.DeviceView, offline: !sn.Online, on: sn.Online && senses}
 }
 
 // eachDevice calls fn for every device of h, list by list (a TV is a
 // media player and a remote, so it comes twice).
-func eachDevice(h Home, fn func(devices.Kind, homeDevice)) {
+func eachDevice(h service.Home, fn func(devices.Kind, homeDevice)) {
 	for _, l := range h.Lights {
 		fn(devices.KindLight, lightDevice(l))
 	}
@@ -250,14 +268,14 @@ func eachDevice(h Home, fn func(devices.Kind, homeDevice)) {
 }
 
 // countDevices counts the devices of h, each once.
-func countDevices(h Home) int {
+func countDevices(h service.Home) int {
 	seen := map[devices.ID]bool{}
 	eachDevice(h, func(_ devices.Kind, d homeDevice) { seen[d.view.ID] = true })
 	return len(seen)
 }
 
 // narrowHome keeps the devices of h that ok keeps, in every list.
-func narrowHome(h Home, ok func(devices.Kind, homeDevice) bool) Home {
+func narrowHome(h service.Home, ok func(devices.Kind, homeDevice) bool) service.Home {
 	h.Lights = kept(h.Lights, devices.KindLight, lightDevice, ok)
 	h.Media = kept(h.Media, devices.KindMedia, mediaDevice, ok)
 	h.Power = kept(h.Power, devices.KindPower, powerDevice, ok)
@@ -278,21 +296,21 @@ func kept[T any](items []T, k devices.Kind, dev func(T) homeDevice, ok func(devi
 }
 
 // inRoom narrows h to room r: its devices and its scenes.
-func inRoom(h Home, r RoomView) Home {
+func inRoom(h service.Home, r service.RoomView) service.Home {
 	h = narrowHome(h, func(_ devices.Kind, d homeDevice) bool { return d.view.RoomID == r.ID })
-	h.Rooms = []RoomView{r}
-	h.Scenes = slices.DeleteFunc(slices.Clone(h.Scenes), func(sc SceneView) bool { return sc.RoomID != r.ID })
+	h.Rooms = []service.RoomView{r}
+	h.Scenes = slices.DeleteFunc(slices.Clone(h.Scenes), func(sc service.SceneView) bool { return sc.RoomID != r.ID })
 	return h
 }
 
 // keptRooms narrows each room's members to the devices h still lists and
 // leaves out the rooms left empty (but the room asked for, always kept).
-func keptRooms(h Home, asked bool) []RoomView {
+func keptRooms(h service.Home, asked bool) []service.RoomView {
 	listed := map[devices.ID]bool{}
 	eachDevice(h, func(_ devices.Kind, d homeDevice) { listed[d.view.ID] = true })
-	out := make([]RoomView, 0, len(h.Rooms))
+	out := make([]service.RoomView, 0, len(h.Rooms))
 	for _, r := range h.Rooms {
-		r.Members = slices.DeleteFunc(slices.Clone(r.Members), func(m DeviceView) bool { return !listed[m.ID] })
+		r.Members = slices.DeleteFunc(slices.Clone(r.Members), func(m service.DeviceView) bool { return !listed[m.ID] })
 		if len(r.Members) > 0 || asked {
 			out = append(out, r)
 		}
@@ -302,7 +320,7 @@ func keptRooms(h Home, asked bool) []RoomView {
 
 // summarize counts h room by room; the devices in no room are counted
 // apart, and the home scenes listed apart from the rooms' own.
-func summarize(h Home) *HomeSummary {
+func summarize(h service.Home) *Summary {
 	byRoom := make(map[string]*roomTally, len(h.Rooms))
 	for _, r := range h.Rooms {
 		byRoom[r.ID] = newTally(RoomSummary{ID: r.ID, Name: r.Name, Occupied: r.Occupied})
@@ -320,7 +338,7 @@ func summarize(h Home) *HomeSummary {
 			tallyOf(m.RoomID).play(m)
 		}
 	}
-	sum := &HomeSummary{Devices: countDevices(h), Rooms: make([]RoomSummary, 0, len(h.Rooms))}
+	sum := &Summary{Devices: countDevices(h), Rooms: make([]RoomSummary, 0, len(h.Rooms))}
 	for _, sc := range h.Scenes {
 		if t, ok := byRoom[sc.RoomID]; ok {
 			t.Scenes = append(t.Scenes, sc.Name)
@@ -403,7 +421,7 @@ func (c *LightCounts) lit(b int) {
 }
 
 // play names a player that plays.
-func (t *roomTally) play(m Media) {
+func (t *roomTally) play(m service.Media) {
 	if len(t.Playing) == summaryNames {
 		t.MorePlaying++
 		return

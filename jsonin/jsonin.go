@@ -1,4 +1,10 @@
-package service
+// Package jsonin is strict JSON input and the one wording of what was
+// wrong with it: the kind of value a field takes, a field the target does
+// not have, a value of the wrong type. Every surface that decodes JSON (the
+// HTTP kit, MCP's arguments, automation actions) says these the same way;
+// what it returns is a *service.Error, so each surface renders it as any
+// other.
+package jsonin
 
 import (
 	"encoding/json"
@@ -6,6 +12,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/bifrost-hub/bifrost/service"
 )
 
 // JSONKinder is a type that says what JSON it takes, for messages (a
@@ -60,7 +68,7 @@ func UnknownField(err error) (string, bool) {
 // DecodeError phrases encoding/json's error for a value decoded at path
 // (a field's path, "" for the whole value) in the words a person acts on,
 // or returns nil when it is not one of encoding/json's.
-func DecodeError(err error, path string) *Error {
+func DecodeError(err error, path string) *service.Error {
 	var mismatch *json.UnmarshalTypeError
 	join := func(field string) string {
 		switch {
@@ -74,13 +82,13 @@ func DecodeError(err error, path string) *Error {
 	if errors.As(err, &mismatch) {
 		at := join(mismatch.Field)
 		if at == "" {
-			return Errorf(EINVALID, "Send %s, not %s", JSONKind(mismatch.Type), ValueKind(mismatch.Value))
+			return service.Errorf(service.EINVALID, "Send %s, not %s", JSONKind(mismatch.Type), ValueKind(mismatch.Value))
 		}
 		return WrongType(at, mismatch.Type, ValueKind(mismatch.Value))
 	}
 	if field, ok := UnknownField(err); ok {
 		at := join(field)
-		return Errorf(EINVALID, "Unknown field %q", at).With("field", at)
+		return service.Errorf(service.EINVALID, "Unknown field %q", at).With("field", at)
 	}
 	return nil
 }
@@ -90,8 +98,8 @@ func DecodeError(err error, path string) *Error {
 // as a number, not a string". want is the Go type the value was decoded
 // into (JSONKind says what it takes); got says what came instead, in the
 // surface's words (ValueKind's, or the value itself).
-func WrongType(field string, want reflect.Type, got string) *Error {
-	return Errorf(EINVALID, "Give %s as %s, not %s", field, JSONKind(want), got).With("field", field)
+func WrongType(field string, want reflect.Type, got string) *service.Error {
+	return service.Errorf(service.EINVALID, "Give %s as %s, not %s", field, JSONKind(want), got).With("field", field)
 }
 
 // ValueKind says what came instead, from an UnmarshalTypeError's Value:
