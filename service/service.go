@@ -8,6 +8,14 @@
 // log's sentences (package audit) and the house read at once (package
 // homeview) build on the service the same way; the cover art is fetched
 // and held by package artwork, for the service.
+//
+// Errors are data: an *Error carries a code, the subject as the person
+// named it, the field, the options, the fields a caller may give, a next
+// step as a Hint kind and the device's own error as its cause; each
+// surface says it in its own words (Words), and no message here names a
+// route, a tool or a page. A light write has one door: a LightTarget
+// (ParseLightTarget, the one reader of "all"), a patch read once by
+// ParseLightPatch, and SetLights, of which SetLight is the one-target case.
 package service
 
 import (
