@@ -13,14 +13,19 @@ import (
 var errSkipped = errors.New("skipped")
 
 // fanout runs fn for every target in parallel: a room or scene costs about
-// one device's latency, and a slow device delays only its own result.
+// one device's latency, and a slow device delays only its own result. One
+// target (a write to one light) runs on the caller's goroutine.
 func (s *Service) fanout(ctx context.Context, targets []DeviceRecord, fn func(context.Context, DeviceRecord) error) FanoutResult {
 	errs := make([]error, len(targets))
-	var wg sync.WaitGroup
-	for i, rec := range targets {
-		wg.Go(func() { errs[i] = fn(ctx, rec) })
+	if len(targets) == 1 {
+		errs[0] = fn(ctx, targets[0])
+	} else {
+		var wg sync.WaitGroup
+		for i, rec := range targets {
+			wg.Go(func() { errs[i] = fn(ctx, rec) })
+		}
+		wg.Wait()
 	}
-	wg.Wait()
 	res := FanoutResult{Applied: []Outcome{}, Failed: []Outcome{}}
 	for i, rec := range targets {
 		o := Outcome{ID: rec.ID, Name: rec.Name}
