@@ -52,7 +52,8 @@ func NewRecorder(cfg Config) *Recorder {
 
 // Note hands a sensor's readings, as read at, to the writer: the numeric
 // ones are kept. It never blocks: a read the backlog cannot take is
-// counted (Dropped) and said in the log, at most once a minute.
+// counted (Dropped) and said in the log, at most once a minute. Once Run
+// has returned, Note keeps nothing.
 func (r *Recorder) Note(id devices.ID, rs []devices.Reading, at time.Time) {
 	if r.stopped.Load() {
 		return
