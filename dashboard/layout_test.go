@@ -42,29 +42,12 @@ func newLayoutHouse(t *testing.T) *layoutHouse {
 	}
 	ctx := service.WithPrincipal(context.Background(), service.Principal{Kind: "user", ID: "u1", Name: "tester", Scope: service.ScopeControl})
 	bob := service.WithPrincipal(context.Background(), service.Principal{Kind: "user", ID: "u2", Name: "bob", Scope: service.ScopeControl})
-	office := must[service.RoomView](t)(svc.GetRoom(ctx, "Office"))
-	living := must[service.RoomView](t)(svc.GetRoom(ctx, "Living Room"))
+	office := servicetest.Must[service.RoomView](t)(svc.GetRoom(ctx, "Office"))
+	living := servicetest.Must[service.RoomView](t)(svc.GetRoom(ctx, "Living Room"))
 	return &layoutHouse{svc: svc, db: db, layouts: dashboard.New(svc, db), ctx: ctx, bob: bob, office: office.ID, living: living.ID}
 }
 
-func must[T any](t *testing.T) func(T, error) T {
-	return func(v T, err error) T {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
-}
-
 func ptr[T any](v T) *T { return &v }
-
-func wantCode(t *testing.T, err error, code string) {
-	t.Helper()
-	if got := service.ErrorCode(err); got != code {
-		t.Fatalf("error %v has code %q; want %q", err, got, code)
-	}
-}
 
 func wantLayout(t *testing.T, what string, got, want dashboard.Layout) {
 	t.Helper()
@@ -81,7 +64,7 @@ func emptyLayout() dashboard.Layout {
 
 func TestLayoutIsEachPersonsOwn(t *testing.T) {
 	h := newLayoutHouse(t)
-	wantLayout(t, "before any is saved", must[dashboard.Layout](t)(h.layouts.Get(h.ctx)), emptyLayout())
+	wantLayout(t, "before any is saved", servicetest.Must[dashboard.Layout](t)(h.layouts.Get(h.ctx)), emptyLayout())
 
 	mine := dashboard.Layout{
 		Rooms:  []string{h.office, h.living},
@@ -89,15 +72,15 @@ func TestLayoutIsEachPersonsOwn(t *testing.T) {
 		Pinned: []devices.ID{"sim:ceiling-light"},
 		Hidden: []devices.ID{"sim:office-motion"},
 	}
-	wantLayout(t, "the answer to a save", must[dashboard.Layout](t)(h.layouts.Save(h.ctx, mine)), mine)
-	wantLayout(t, "read back", must[dashboard.Layout](t)(h.layouts.Get(h.ctx)), mine)
-	wantLayout(t, "bob's, untouched", must[dashboard.Layout](t)(h.layouts.Get(h.bob)), emptyLayout())
+	wantLayout(t, "the answer to a save", servicetest.Must[dashboard.Layout](t)(h.layouts.Save(h.ctx, mine)), mine)
+	wantLayout(t, "read back", servicetest.Must[dashboard.Layout](t)(h.layouts.Get(h.ctx)), mine)
+	wantLayout(t, "bob's, untouched", servicetest.Must[dashboard.Layout](t)(h.layouts.Get(h.bob)), emptyLayout())
 
 	bobs := dashboard.Layout{Rooms: []string{h.living}, Pinned: []devices.ID{"sim:key-light"}}
 	want := emptyLayout()
 	want.Rooms, want.Pinned = bobs.Rooms, bobs.Pinned
-	wantLayout(t, "bob's save, lists left out empty", must[dashboard.Layout](t)(h.layouts.Save(h.bob, bobs)), want)
-	wantLayout(t, "mine after bob's save", must[dashboard.Layout](t)(h.layouts.Get(h.ctx)), mine)
+	wantLayout(t, "bob's save, lists left out empty", servicetest.Must[dashboard.Layout](t)(h.layouts.Save(h.bob, bobs)), want)
+	wantLayout(t, "mine after bob's save", servicetest.Must[dashboard.Layout](t)(h.layouts.Get(h.ctx)), mine)
 }
 
 func TestLayoutIsOnlyForPeople(t *testing.T) {
@@ -114,9 +97,9 @@ func TestLayoutIsOnlyForPeople(t *testing.T) {
 		{"nobody", context.Background(), service.EUNAUTHORIZED, "sign in"},
 	} {
 		_, err := h.layouts.Get(c.ctx)
-		wantCode(t, err, c.code)
+		servicetest.WantCode(t, err, c.code)
 		_, werr := h.layouts.Save(c.ctx, dashboard.Layout{})
-		wantCode(t, werr, c.code)
+		servicetest.WantCode(t, werr, c.code)
 		if !strings.Contains(err.Error(), c.says) {
 			t.Errorf("%s: %q does not say %q", c.what, err, c.says)
 		}
@@ -128,7 +111,7 @@ func TestLayoutIsOnlyForPeople(t *testing.T) {
 func TestLayoutRefusesWhatIsMalformed(t *testing.T) {
 	h := newLayoutHouse(t)
 	saved := dashboard.Layout{Rooms: []string{h.office}}
-	must[dashboard.Layout](t)(h.layouts.Save(h.ctx, saved))
+	servicetest.Must[dashboard.Layout](t)(h.layouts.Save(h.ctx, saved))
 	many := make([]devices.ID, dashboard.MaxIDs+1)
 	for i := range many {
 		many[i] = devices.ID(fmt.Sprintf("sim:d%d", i))
@@ -158,7 +141,7 @@ func TestLayoutRefusesWhatIsMalformed(t *testing.T) {
 		{"pinned and hidden", dashboard.Layout{Pinned: []devices.ID{"sim:key-light"}, Hidden: []devices.ID{"sim:key-light"}}, "Key Light is both pinned and hidden", "hidden", ""},
 	} {
 		_, err := h.layouts.Save(h.ctx, c.l)
-		wantCode(t, err, service.EINVALID)
+		servicetest.WantCode(t, err, service.EINVALID)
 		if msg := service.ErrorMessage(err); !strings.HasPrefix(msg, c.says) {
 			t.Errorf("%s: message %q, want it to begin %q", c.what, msg, c.says)
 		}
@@ -172,7 +155,7 @@ func TestLayoutRefusesWhatIsMalformed(t *testing.T) {
 	}
 	want := emptyLayout()
 	want.Rooms = saved.Rooms
-	wantLayout(t, "after the refusals", must[dashboard.Layout](t)(h.layouts.Get(h.ctx)), want)
+	wantLayout(t, "after the refusals", servicetest.Must[dashboard.Layout](t)(h.layouts.Get(h.ctx)), want)
 }
 
 // TestLayoutOutlivesWhatIsGone saves a layout, then changes the house
@@ -180,8 +163,8 @@ func TestLayoutRefusesWhatIsMalformed(t *testing.T) {
 // removed from the inventory. The layout still reads, without them.
 func TestLayoutOutlivesWhatIsGone(t *testing.T) {
 	h := newLayoutHouse(t)
-	bedroom := must[service.RoomView](t)(h.svc.GetRoom(h.ctx, "Bedroom")).ID
-	must[dashboard.Layout](t)(h.layouts.Save(h.ctx, dashboard.Layout{
+	bedroom := servicetest.Must[service.RoomView](t)(h.svc.GetRoom(h.ctx, "Bedroom")).ID
+	servicetest.Must[dashboard.Layout](t)(h.layouts.Save(h.ctx, dashboard.Layout{
 		Rooms:  []string{bedroom, h.office, h.living},
 		Tiles:  map[string][]devices.ID{h.office: {"sim:desk-lamp", "sim:key-light"}, bedroom: {"sim:bedside-lamp"}},
 		Pinned: []devices.ID{"sim:fill-light", "sim:bedside-lamp"},
@@ -190,14 +173,14 @@ func TestLayoutOutlivesWhatIsGone(t *testing.T) {
 	if err := h.svc.DeleteRoom(h.ctx, "Bedroom"); err != nil {
 		t.Fatal(err)
 	}
-	must[service.RoomView](t)(h.svc.AddRoomMember(h.ctx, "Living Room", "Desk Lamp"))
+	servicetest.Must[service.RoomView](t)(h.svc.AddRoomMember(h.ctx, "Living Room", "Desk Lamp"))
 	want := dashboard.Layout{
 		Rooms:  []string{h.office, h.living},
 		Tiles:  map[string][]devices.ID{h.office: {"sim:key-light"}},
 		Pinned: []devices.ID{"sim:fill-light", "sim:bedside-lamp"},
 		Hidden: []devices.ID{"sim:desk-fan"},
 	}
-	wantLayout(t, "after a room went and a lamp moved", must[dashboard.Layout](t)(h.layouts.Get(h.ctx)), want)
+	wantLayout(t, "after a room went and a lamp moved", servicetest.Must[dashboard.Layout](t)(h.layouts.Get(h.ctx)), want)
 
 	// The inventory forgets the Fill Light; a service started again over
 	// the database (with no adapters) no longer has it.
@@ -209,7 +192,7 @@ func TestLayoutOutlivesWhatIsGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	want.Pinned = []devices.ID{"sim:bedside-lamp"}
-	wantLayout(t, "after a device was removed", must[dashboard.Layout](t)(dashboard.New(again, h.db).Get(h.ctx)), want)
+	wantLayout(t, "after a device was removed", servicetest.Must[dashboard.Layout](t)(dashboard.New(again, h.db).Get(h.ctx)), want)
 }
 
 // TestLayoutOrdersTheDevicesInNoRoom: the tiles under NoRoomTiles order
@@ -217,14 +200,14 @@ func TestLayoutOutlivesWhatIsGone(t *testing.T) {
 // leaves them.
 func TestLayoutOrdersTheDevicesInNoRoom(t *testing.T) {
 	h := newLayoutHouse(t)
-	must[service.DeviceView](t)(h.svc.UpdateDevice(h.ctx, "Desk Fan", service.DevicePatch{Room: ptr("")}))
+	servicetest.Must[service.DeviceView](t)(h.svc.UpdateDevice(h.ctx, "Desk Fan", service.DevicePatch{Room: ptr("")}))
 	saved := dashboard.Layout{Tiles: map[string][]devices.ID{dashboard.NoRoomTiles: {"sim:desk-fan", "sim:porch-switch"}}}
 	want := emptyLayout()
 	want.Tiles = saved.Tiles
-	wantLayout(t, "as saved", must[dashboard.Layout](t)(h.layouts.Save(h.ctx, saved)), want)
+	wantLayout(t, "as saved", servicetest.Must[dashboard.Layout](t)(h.layouts.Save(h.ctx, saved)), want)
 
 	_, err := h.layouts.Save(h.ctx, dashboard.Layout{Tiles: map[string][]devices.ID{dashboard.NoRoomTiles: {"sim:porch-switch", "sim:key-light"}}})
-	wantCode(t, err, service.EINVALID)
+	servicetest.WantCode(t, err, service.EINVALID)
 	if msg, says := service.ErrorMessage(err), "Key Light is in Office; the tiles under no_room are the devices in no room"; msg != says {
 		t.Errorf("a roomed device among the roomless: %q, want %q", msg, says)
 	}
@@ -233,9 +216,9 @@ func TestLayoutOrdersTheDevicesInNoRoom(t *testing.T) {
 	}
 	// The key orders tiles only: it is no room to put in order.
 	_, err = h.layouts.Save(h.ctx, dashboard.Layout{Rooms: []string{dashboard.NoRoomTiles}})
-	wantCode(t, err, service.EINVALID)
+	servicetest.WantCode(t, err, service.EINVALID)
 
-	must[service.RoomView](t)(h.svc.AddRoomMember(h.ctx, "Office", "Desk Fan"))
+	servicetest.Must[service.RoomView](t)(h.svc.AddRoomMember(h.ctx, "Office", "Desk Fan"))
 	want.Tiles = map[string][]devices.ID{dashboard.NoRoomTiles: {"sim:porch-switch"}}
-	wantLayout(t, "after the fan joined the office", must[dashboard.Layout](t)(h.layouts.Get(h.ctx)), want)
+	wantLayout(t, "after the fan joined the office", servicetest.Must[dashboard.Layout](t)(h.layouts.Get(h.ctx)), want)
 }

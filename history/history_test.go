@@ -54,35 +54,6 @@ func historyHouse(t testing.TB, keep *history.Retention) (*house, *clock) {
 
 func ptr[T any](v T) *T { return &v }
 
-func must[T any](t testing.TB) func(T, error) T {
-	return func(v T, err error) T {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
-}
-
-func wantCode(t *testing.T, err error, code string) {
-	t.Helper()
-	if got := service.ErrorCode(err); got != code {
-		t.Fatalf("error %v has code %q; want %q", err, got, code)
-	}
-}
-
-// waitFor polls cond until it holds, failing the test after a deadline.
-func waitFor(tb testing.TB, what string, cond func() bool) {
-	tb.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			tb.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
 // waitHistory polls the sensor's history until cond holds of it, for up
 // to 15 s (the writer writes each second).
 func waitHistory(t *testing.T, h *house, id string, q history.Query, what string, cond func(history.View) bool) history.View {
@@ -117,7 +88,7 @@ func seriesOf(v history.View, typ string) *history.Series {
 // kept once 5 s have passed; an unchanged value adds nothing.
 func TestSensorHistoryRecordsReadings(t *testing.T) {
 	h, c := historyHouse(t, nil)
-	sensor := must[service.SensorView](t)(h.svc.GetSensor(h.ctx, "Bedroom Temperature"))
+	sensor := servicetest.Must[service.SensorView](t)(h.svc.GetSensor(h.ctx, "Bedroom Temperature"))
 	id := string(sensor.ID)
 	s := h.home.Sensor(sensor.ID)
 	q := history.Query{Type: devices.ReadingTemperature}
@@ -145,8 +116,8 @@ func TestSensorHistoryRecordsReadings(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, "the service to hear 21.7", func() bool {
-		for _, r := range must[service.SensorView](t)(h.svc.GetSensor(h.ctx, id)).Readings {
+	servicetest.WaitFor(t, "the service to hear 21.7", func() bool {
+		for _, r := range servicetest.Must[service.SensorView](t)(h.svc.GetSensor(h.ctx, id)).Readings {
 			if r.Type == devices.ReadingTemperature {
 				return r.Value == 21.7
 			}
@@ -179,8 +150,8 @@ func TestSensorHistoryRecordsReadings(t *testing.T) {
 	if err := s.SetReading(devices.ReadingTemperature, 99); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the service to hear 99", func() bool {
-		for _, r := range must[service.SensorView](t)(h.svc.GetSensor(h.ctx, id)).Readings {
+	servicetest.WaitFor(t, "the service to hear 99", func() bool {
+		for _, r := range servicetest.Must[service.SensorView](t)(h.svc.GetSensor(h.ctx, id)).Readings {
 			if r.Type == devices.ReadingTemperature {
 				return r.Value == 99
 			}
@@ -198,7 +169,7 @@ func TestSensorHistoryRecordsReadings(t *testing.T) {
 	}
 	// Humidity, reported by the same sensor, has a series too (all types
 	// when none is asked for).
-	all := must[history.View](t)(h.reader.SensorHistory(h.ctx, id, history.Query{}))
+	all := servicetest.Must[history.View](t)(h.reader.SensorHistory(h.ctx, id, history.Query{}))
 	if seriesOf(all, devices.ReadingHumidity) == nil || seriesOf(all, devices.ReadingTemperature) == nil {
 		t.Fatalf("all series: %+v; want temperature and humidity", all.Series)
 	}
@@ -208,7 +179,7 @@ func TestSensorHistoryRecordsReadings(t *testing.T) {
 // reaches back far enough, coarsened to at most 500 points.
 func TestSensorHistoryTiers(t *testing.T) {
 	h, c := historyHouse(t, nil)
-	sensor := must[service.SensorView](t)(h.svc.GetSensor(h.ctx, "Bedroom Temperature"))
+	sensor := servicetest.Must[service.SensorView](t)(h.svc.GetSensor(h.ctx, "Bedroom Temperature"))
 	now := c.now()
 	// 40 days of a sample every 5 minutes, rising one a sample, as a
 	// reading the sensor does not report (so nothing it reports mixes in).
@@ -239,7 +210,7 @@ func TestSensorHistoryTiers(t *testing.T) {
 		{"30d", history.TierHourly, 5184, 500},  // 720 hours in 500 of 5,184 s
 		{"60d", history.TierHourly, 10368, 334}, // the 960 hours kept, in buckets of 60 days / 500
 	} {
-		v := must[history.View](t)(h.reader.SensorHistory(h.ctx, "Bedroom Temperature", history.Query{Since: tt.since, Type: typ}))
+		v := servicetest.Must[history.View](t)(h.reader.SensorHistory(h.ctx, "Bedroom Temperature", history.Query{Since: tt.since, Type: typ}))
 		sr := seriesOf(v, typ)
 		if v.Resolution != tt.res || v.BucketSecs != tt.bucket || sr == nil || len(sr.Points) < tt.points-1 || len(sr.Points) > tt.points+1 || len(sr.Points) > 500 {
 			n := -1
@@ -279,7 +250,7 @@ func TestSensorHistoryRefusals(t *testing.T) {
 		{"sim:nothing", history.Query{}, service.ENOTFOUND},
 	} {
 		_, err := h.reader.SensorHistory(h.ctx, tt.ref, tt.q)
-		wantCode(t, err, tt.code)
+		servicetest.WantCode(t, err, tt.code)
 	}
 	_, err := h.reader.SensorHistory(h.ctx, "Bedroom Temperature", history.Query{Since: "yesterday"})
 	if e, ok := err.(*service.Error); !ok || e.Details["field"] != "since" {
@@ -296,7 +267,7 @@ func TestSensorHistoryRefusals(t *testing.T) {
 // a 7-day or a year's chart too.
 func TestSensorHistoryTail(t *testing.T) {
 	h, c := historyHouse(t, nil)
-	sensor := must[service.SensorView](t)(h.svc.GetSensor(h.ctx, "Bedroom Temperature"))
+	sensor := servicetest.Must[service.SensorView](t)(h.svc.GetSensor(h.ctx, "Bedroom Temperature"))
 	now := c.now()
 	ctx := context.Background()
 	const typ = devices.ReadingBattery // not reported by the sensor: nothing mixes in
@@ -323,7 +294,7 @@ func TestSensorHistoryTail(t *testing.T) {
 		res   string
 		n     int
 	}{{"7d", history.Tier5m, 36}, {"365d", history.TierHourly, 3}} {
-		v := must[history.View](t)(h.reader.SensorHistory(h.ctx, "Bedroom Temperature", history.Query{Since: tt.since, Type: typ}))
+		v := servicetest.Must[history.View](t)(h.reader.SensorHistory(h.ctx, "Bedroom Temperature", history.Query{Since: tt.since, Type: typ}))
 		sr := seriesOf(v, typ)
 		if v.Resolution != tt.res || sr == nil || len(sr.Points) != tt.n || *sr.Max != 179 || *sr.Min != 0 {
 			t.Fatalf("since %s: %s, %+v; want %s, %d points from 0 to 179", tt.since, v.Resolution, sr, tt.res, tt.n)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/history"
+	"github.com/bifrost-hub/bifrost/service/servicetest"
 )
 
 // gatedStore is a history store whose writes wait while its gate is shut
@@ -97,7 +98,7 @@ func TestRecorderBacklog(t *testing.T) {
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = rec.Run(ctx) }()
-	waitFor(t, "the writer to wait for the store", func() bool { return st.waiting.Load() == 1 })
+	servicetest.WaitFor(t, "the writer to wait for the store", func() bool { return st.waiting.Load() == 1 })
 
 	reads := 0
 	note := func(n int) {
@@ -118,7 +119,7 @@ func TestRecorderBacklog(t *testing.T) {
 	// A minute on, the writer catches up and says the two not said yet.
 	c.add(time.Minute)
 	st.open()
-	waitFor(t, "the backlog to be written", func() bool { return st.written() == backlog })
+	servicetest.WaitFor(t, "the backlog to be written", func() bool { return st.written() == backlog })
 	deadline := time.Now().Add(5 * time.Second)
 	for len(logs.warnings()) < 2 && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
@@ -131,7 +132,7 @@ func TestRecorderBacklog(t *testing.T) {
 	// said as the Recorder stops.
 	st.shut()
 	note(1)
-	waitFor(t, "the writer to wait for the store", func() bool { return st.waiting.Load() == 1 })
+	servicetest.WaitFor(t, "the writer to wait for the store", func() bool { return st.waiting.Load() == 1 })
 	note(backlog + 2)
 	if got := rec.Dropped(); got != 5 {
 		t.Fatalf("dropped %d reads in all; want 5", got)

@@ -24,23 +24,6 @@ func newHouse(t *testing.T) *house {
 	return &house{svc: svc, ctx: service.WithPrincipal(context.Background(), p)}
 }
 
-func must[T any](t *testing.T) func(T, error) T {
-	return func(v T, err error) T {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
-}
-
-func wantCode(t *testing.T, err error, code string) {
-	t.Helper()
-	if got := service.ErrorCode(err); got != code {
-		t.Fatalf("error %v has code %q; want %q", err, got, code)
-	}
-}
-
 // homeNames lists the names of the devices in a home's lists, list by list.
 func homeNames(h *service.Home) map[string][]string {
 	out := map[string][]string{}
@@ -101,7 +84,7 @@ func TestHomeOfASmallHouseIsInFull(t *testing.T) {
 
 func TestHomeSnapshot(t *testing.T) {
 	h := newHouse(t)
-	home := must[homeview.View](t)(homeview.Read(h.ctx, h.svc, homeview.Query{Detail: true}))
+	home := servicetest.Must[homeview.View](t)(homeview.Read(h.ctx, h.svc, homeview.Query{Detail: true}))
 	if len(home.Rooms) != 4 || len(home.Lights) != 6 || len(home.Media) != 4 || len(home.Power) != 3 ||
 		len(home.Remotes) != 1 || len(home.Sensors) != 3 {
 		t.Fatalf("home has %d rooms, %d lights, %d media, %d power, %d remotes, %d sensors",
@@ -111,8 +94,8 @@ func TestHomeSnapshot(t *testing.T) {
 
 func TestHomeFilters(t *testing.T) {
 	h := newHouse(t)
-	must[service.SceneView](t)(h.svc.CaptureScene(h.ctx, "Office work", "office"))
-	must[service.SceneView](t)(h.svc.CaptureScene(h.ctx, "Evening", ""))
+	servicetest.Must[service.SceneView](t)(h.svc.CaptureScene(h.ctx, "Office work", "office"))
+	servicetest.Must[service.SceneView](t)(h.svc.CaptureScene(h.ctx, "Evening", ""))
 
 	office := homeNames(detail(t)(homeview.Read(h.ctx, h.svc, homeview.Query{Room: "office"})))
 	want := map[string][]string{
@@ -164,7 +147,7 @@ func TestHomeRefusesBadFilters(t *testing.T) {
 	h := newHouse(t)
 	for _, q := range []homeview.Query{{Room: "attic"}, {Room: "room"}, {Kind: "lamp"}} {
 		_, err := homeview.Read(h.ctx, h.svc, q)
-		wantCode(t, err, service.EINVALID)
+		servicetest.WantCode(t, err, service.EINVALID)
 		d := service.ErrorDetails(err)
 		if opts, _ := d["options"].([]string); len(opts) == 0 || d["field"] == nil {
 			t.Errorf("%+v: %v names no field or options: %v", q, err, d)

@@ -129,7 +129,7 @@ func newArtHouse(t *testing.T) *artHouse {
 
 func (h *artHouse) media(t *testing.T) service.Media {
 	t.Helper()
-	return must[service.Media](t)(h.svc.GetMedia(h.ctx, "Player"))
+	return servicetest.Must[service.Media](t)(h.svc.GetMedia(h.ctx, "Player"))
 }
 
 // show makes the player report art (and volume, to tell the read that
@@ -138,7 +138,7 @@ func (h *artHouse) media(t *testing.T) service.Media {
 func (h *artHouse) show(t *testing.T, art string, volume int) service.Media {
 	t.Helper()
 	h.player.change(func(p *artPlayer) { p.art, p.volume = art, volume })
-	waitFor(t, "the player's new state", func() bool { return h.media(t).State.Volume == volume })
+	servicetest.WaitFor(t, "the player's new state", func() bool { return h.media(t).State.Volume == volume })
 	service.WaitArtwork(h.svc)
 	return h.media(t)
 }
@@ -162,7 +162,7 @@ func TestArtworkIsFetchedOncePerChangeAndServedFromMemory(t *testing.T) {
 	if n := h.srv.hitsOf("/red.png"); n != 1 {
 		t.Fatalf("the art was fetched %d times; want once", n)
 	}
-	art := must[artwork.Image](t)(h.svc.GetArtwork(h.ctx, "Player", ""))
+	art := servicetest.Must[artwork.Image](t)(h.svc.GetArtwork(h.ctx, "Player", ""))
 	if !bytes.Equal(art.Data, red) || art.ContentType != "image/png" {
 		t.Fatalf("served %d bytes of %s; want the red PNG", len(art.Data), art.ContentType)
 	}
@@ -170,9 +170,9 @@ func TestArtworkIsFetchedOncePerChangeAndServedFromMemory(t *testing.T) {
 		t.Fatalf("the current version: %v", err)
 	}
 	_, err := h.svc.GetArtwork(h.ctx, "Player", "0123456789ab")
-	wantCode(t, err, service.ENOTFOUND) // another version is never answered with this image
-	for range 3 {                       // served from memory
-		must[artwork.Image](t)(h.svc.GetArtwork(h.ctx, "Player", ""))
+	servicetest.WantCode(t, err, service.ENOTFOUND) // another version is never answered with this image
+	for range 3 {                                   // served from memory
+		servicetest.Must[artwork.Image](t)(h.svc.GetArtwork(h.ctx, "Player", ""))
 	}
 	if n := h.srv.hitsOf("/red.png"); n != 1 {
 		t.Fatalf("serving the art fetched it again: %d fetches", n)
@@ -182,7 +182,7 @@ func TestArtworkIsFetchedOncePerChangeAndServedFromMemory(t *testing.T) {
 	if m.ArtworkURL == "" || m.ArtworkURL == redVersion {
 		t.Fatalf("artwork_url %q after the art changed; want a new version", m.ArtworkURL)
 	}
-	if art := must[artwork.Image](t)(h.svc.GetArtwork(h.ctx, "Player", "")); !bytes.Equal(art.Data, blue) {
+	if art := servicetest.Must[artwork.Image](t)(h.svc.GetArtwork(h.ctx, "Player", "")); !bytes.Equal(art.Data, blue) {
 		t.Fatal("the hub serves the old art after a change")
 	}
 
@@ -199,7 +199,7 @@ func TestArtworkIsFetchedOncePerChangeAndServedFromMemory(t *testing.T) {
 		t.Fatalf("artwork_url %q with no art", m.ArtworkURL)
 	}
 	_, err = h.svc.GetArtwork(h.ctx, "Player", "")
-	wantCode(t, err, service.ENOTFOUND)
+	servicetest.WantCode(t, err, service.ENOTFOUND)
 }
 
 func TestArtworkThatIsNotAnImageIsNotKept(t *testing.T) {
@@ -214,7 +214,7 @@ func TestArtworkThatIsNotAnImageIsNotKept(t *testing.T) {
 			t.Errorf("%s: artwork_url %q; want none", u, m.ArtworkURL)
 		}
 		_, err := h.svc.GetArtwork(h.ctx, "Player", "")
-		wantCode(t, err, service.ENOTFOUND)
+		servicetest.WantCode(t, err, service.ENOTFOUND)
 	}
 	for _, p := range []string{"/page.png", "/sent-as-html", "/huge.png", "/missing.png"} {
 		if n := h.srv.hitsOf(p); n != 1 {
@@ -229,13 +229,13 @@ func TestMediaViewCarriesProgress(t *testing.T) {
 	h.player.change(func(p *artPlayer) {
 		p.volume, p.progress = 40, &devices.Progress{Position: 83 * time.Second, Duration: 225 * time.Second, At: at}
 	})
-	waitFor(t, "the progress", func() bool { return h.media(t).PositionSecs != nil })
+	servicetest.WaitFor(t, "the progress", func() bool { return h.media(t).PositionSecs != nil })
 	m := h.media(t)
 	if *m.PositionSecs != 83 || m.DurationSecs == nil || *m.DurationSecs != 225 || !m.PositionAt.Equal(at) {
 		t.Fatalf("progress %v of %v at %v; want 83 of 225 at %v", *m.PositionSecs, m.DurationSecs, m.PositionAt, at)
 	}
 	h.player.change(func(p *artPlayer) { p.progress = &devices.Progress{Position: 5 * time.Second, At: at} })
-	waitFor(t, "the live stream's progress", func() bool { return h.media(t).DurationSecs == nil })
+	servicetest.WaitFor(t, "the live stream's progress", func() bool { return h.media(t).DurationSecs == nil })
 	if m := h.media(t); *m.PositionSecs != 5 {
 		t.Fatalf("position %v; want 5", *m.PositionSecs)
 	}

@@ -51,18 +51,18 @@ func newCompanionHouseNamed(t *testing.T, name string) *companionHouse {
 
 func (h *companionHouse) get(t *testing.T, ref string) service.Media {
 	t.Helper()
-	return must[service.Media](t)(h.svc.GetMedia(h.ctx, ref))
+	return servicetest.Must[service.Media](t)(h.svc.GetMedia(h.ctx, ref))
 }
 
 func (h *companionHouse) set(t *testing.T, ref string, p service.MediaPatch) service.Media {
 	t.Helper()
-	return must[service.Media](t)(h.svc.SetMedia(h.ctx, ref, p))
+	return servicetest.Must[service.Media](t)(h.svc.SetMedia(h.ctx, ref, p))
 }
 
 // merge makes TV Audio the TV's companion.
 func (h *companionHouse) merge(t *testing.T) service.Media {
 	t.Helper()
-	m := must[service.Media](t)(h.svc.SetCompanion(h.ctx, string(audioID), "Living Room TV"))
+	m := servicetest.Must[service.Media](t)(h.svc.SetCompanion(h.ctx, string(audioID), "Living Room TV"))
 	if m.ID != tvID || !slices.Equal(m.Companions, []devices.ID{audioID}) {
 		t.Fatalf("merging answered %s with companions %v; want the TV with TV Audio", m.ID, m.Companions)
 	}
@@ -72,7 +72,7 @@ func (h *companionHouse) merge(t *testing.T) service.Media {
 func listedIDs(t *testing.T, h *companionHouse) []devices.ID {
 	t.Helper()
 	var ids []devices.ID
-	for _, m := range must[[]service.Media](t)(h.svc.ListMedia(h.ctx)) {
+	for _, m := range servicetest.Must[[]service.Media](t)(h.svc.ListMedia(h.ctx)) {
 		ids = append(ids, m.ID)
 	}
 	return ids
@@ -110,7 +110,7 @@ func TestCompanionMergeHidesTheCompanionAndFillsThePrimary(t *testing.T) {
 		t.Fatalf("companion read: companion_of %q, companions %v", c.CompanionOf, c.Companions)
 	}
 	_, err := h.svc.SetMedia(h.ctx, "TV Audio", service.MediaPatch{Volume: ptr(10)})
-	wantCode(t, err, service.ENOTFOUND) // nor is it controlled on its own
+	servicetest.WantCode(t, err, service.ENOTFOUND) // nor is it controlled on its own
 	if !strings.Contains(service.ErrorMessage(err), "Living Room TV") {
 		t.Fatalf("refusal %q does not name the primary", service.ErrorMessage(err))
 	}
@@ -120,7 +120,7 @@ func TestCompanionSpeaksForAnOfflinePrimary(t *testing.T) {
 	h := newCompanionHouse(t)
 	h.merge(t)
 	h.tv.SetUnreachable(true)
-	waitFor(t, "the merged TV to read the companion's power", func() bool {
+	servicetest.WaitFor(t, "the merged TV to read the companion's power", func() bool {
 		m, err := h.svc.GetMedia(h.ctx, "Living Room TV")
 		return err == nil && m.Online && m.State != nil && m.State.Power // the TV is off; the speaker is always on
 	})
@@ -138,7 +138,7 @@ func TestCompanionSpeaksForAnOfflinePrimary(t *testing.T) {
 	}
 
 	h.tv.SetUnreachable(false)
-	waitFor(t, "the TV to speak for itself again", func() bool {
+	servicetest.WaitFor(t, "the TV to speak for itself again", func() bool {
 		m, err := h.svc.GetMedia(h.ctx, "Living Room TV")
 		return err == nil && m.State != nil && !m.State.Power
 	})
@@ -194,7 +194,7 @@ func TestCompanionRoutesCommands(t *testing.T) {
 
 func TestCompanionBoundToAReceiver(t *testing.T) {
 	h := newCompanionHouse(t)
-	must[service.Media](t)(h.svc.BindReceiver(h.ctx, "TV Audio", "Onkyo Receiver", "TV"))
+	servicetest.Must[service.Media](t)(h.svc.BindReceiver(h.ctx, "TV Audio", "Onkyo Receiver", "TV"))
 	m := h.merge(t)
 	if m.Receiver != recvID {
 		t.Fatalf("merged receiver %q; want the companion's binding", m.Receiver)
@@ -227,23 +227,23 @@ func TestCompanionBoundToAReceiver(t *testing.T) {
 func TestCompanionRefusals(t *testing.T) {
 	h := newCompanionHouse(t)
 	_, err := h.svc.SetCompanion(h.ctx, "TV Audio", "TV Audio")
-	wantCode(t, err, service.EINVALID)
+	servicetest.WantCode(t, err, service.EINVALID)
 	_, err = h.svc.SetCompanion(h.ctx, "TV Audio", "Garage TV")
-	wantCode(t, err, service.EINVALID)
+	servicetest.WantCode(t, err, service.EINVALID)
 	if msg := service.ErrorMessage(err); !strings.HasPrefix(msg, `There is no media device "Garage TV" to merge into`) {
 		t.Fatalf("unknown primary: %q", msg)
 	}
 	_, err = h.svc.SetCompanion(h.ctx, "Garage TV", "Living Room TV")
-	wantCode(t, err, service.ENOTFOUND)
+	servicetest.WantCode(t, err, service.ENOTFOUND)
 	read := service.WithPrincipal(context.Background(), service.Principal{Kind: "key", ID: "k1", Name: "dash", Scope: service.ScopeRead})
 	_, err = h.svc.SetCompanion(read, "TV Audio", "Living Room TV")
-	wantCode(t, err, service.EFORBIDDEN)
+	servicetest.WantCode(t, err, service.EFORBIDDEN)
 
 	h.merge(t)
 	_, err = h.svc.SetCompanion(h.ctx, "Kitchen Sonos", "TV Audio") // a companion is no primary
-	wantCode(t, err, service.EINVALID)
+	servicetest.WantCode(t, err, service.EINVALID)
 	_, err = h.svc.SetCompanion(h.ctx, "Living Room TV", "Kitchen Sonos") // a primary is no companion
-	wantCode(t, err, service.EINVALID)
+	servicetest.WantCode(t, err, service.EINVALID)
 	if msg := service.ErrorMessage(err); !strings.HasPrefix(msg, "Cannot merge Living Room TV") {
 		t.Fatalf("primary refusal %q", msg)
 	}
@@ -257,7 +257,7 @@ func TestCompanionUnmerge(t *testing.T) {
 	h.set(t, "TV Audio", service.MediaPatch{Source: ptr(sim.SourceRadio)})
 	h.merge(t)
 
-	own := must[service.Media](t)(h.svc.SetCompanion(h.ctx, string(audioID), ""))
+	own := servicetest.Must[service.Media](t)(h.svc.SetCompanion(h.ctx, string(audioID), ""))
 	if own.ID != audioID || own.CompanionOf != "" {
 		t.Fatalf("unmerging answered %s companion_of %q; want TV Audio on its own", own.ID, own.CompanionOf)
 	}
@@ -273,12 +273,12 @@ func TestCompanionUnmerge(t *testing.T) {
 		t.Fatalf("TV Audio volume %d; want 15", v)
 	}
 	// Unmerging what is not merged changes nothing.
-	must[service.Media](t)(h.svc.SetCompanion(h.ctx, string(audioID), ""))
+	servicetest.Must[service.Media](t)(h.svc.SetCompanion(h.ctx, string(audioID), ""))
 }
 
 func TestCompanionTwinsNamedAlike(t *testing.T) {
 	h := newCompanionHouseNamed(t, "Living Room TV") // both views carry the set's name
-	m := must[service.Media](t)(h.svc.SetCompanion(h.ctx, "Living Room TV", "Living Room TV"))
+	m := servicetest.Must[service.Media](t)(h.svc.SetCompanion(h.ctx, "Living Room TV", "Living Room TV"))
 	if len(m.Companions) != 1 || m.Companions[0] == m.ID {
 		t.Fatalf("merging twins by name answered %s with companions %v", m.ID, m.Companions)
 	}
@@ -288,7 +288,7 @@ func TestCompanionTwinsNamedAlike(t *testing.T) {
 	if got := h.get(t, "Living Room TV"); got.ID != m.ID {
 		t.Fatalf("the name reads %s; want the primary %s", got.ID, m.ID)
 	}
-	own := must[service.Media](t)(h.svc.SetCompanion(h.ctx, "Living Room TV", "")) // the name unmerges the companion
+	own := servicetest.Must[service.Media](t)(h.svc.SetCompanion(h.ctx, "Living Room TV", "")) // the name unmerges the companion
 	if own.ID != m.Companions[0] {
 		t.Fatalf("unmerging by name answered %s; want the companion %s", own.ID, m.Companions[0])
 	}

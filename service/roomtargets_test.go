@@ -6,6 +6,7 @@ import (
 
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/service/servicetest"
 )
 
 // ids sorts a fan-out's applied devices.
@@ -29,9 +30,9 @@ func sorted(ids []devices.ID) []devices.ID {
 // on or off, and never a disabled device.
 func TestRoomTargetsAreWhatSetRoomChanges(t *testing.T) {
 	h := newHouse(t)
-	must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{On: ptr(true), Brightness: ptr(80)}))
-	must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Fill Light", service.LightPatch{On: ptr(false)}))
-	must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Desk Lamp", service.LightPatch{On: ptr(true)}))
+	servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{On: ptr(true), Brightness: ptr(80)}))
+	servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Fill Light", service.LightPatch{On: ptr(false)}))
+	servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Desk Lamp", service.LightPatch{On: ptr(true)}))
 	if _, err := h.svc.UpdateDevice(h.ctx, "Desk Lamp", service.DevicePatch{Enabled: ptr(false)}); err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func TestRoomTargetsAreWhatSetRoomChanges(t *testing.T) {
 		if !slices.Equal(sorted(got), c.want) {
 			t.Fatalf("%s: RoomTargets = %v, want %v", c.name, got, c.want)
 		}
-		res := must[service.FanoutResult](t)(h.svc.SetRoom(h.ctx, "Office", c.p))
+		res := servicetest.Must[service.FanoutResult](t)(h.svc.SetRoom(h.ctx, "Office", c.p))
 		if a := appliedIDs(res); !slices.Equal(a, c.want) || len(res.Failed) != 0 {
 			t.Fatalf("%s: SetRoom changed %v (failed %+v), RoomTargets said %v", c.name, a, res.Failed, c.want)
 		}

@@ -18,7 +18,7 @@ func TestSetSegmentsColoursTheStrip(t *testing.T) {
 	h := newHouse(t)
 	rope := h.home.Light(ropeID)
 	before := rope.State()
-	res := must[service.SegmentResult](t)(h.svc.SetSegments(h.ctx, "rope", []service.Segment{
+	res := servicetest.Must[service.SegmentResult](t)(h.svc.SetSegments(h.ctx, "rope", []service.Segment{
 		{Segment: 0, RGB: ptr(0xFF0000)},
 		{Segment: 1, RGB: ptr(0x0000FF), Brightness: ptr(50)},
 		{Segment: 14, Brightness: ptr(0)},
@@ -39,11 +39,11 @@ func TestSetSegmentsColoursTheStrip(t *testing.T) {
 	if after := rope.State(); after.Mode != before.Mode || after.Effect != before.Effect {
 		t.Errorf("segments changed the light's state: %+v → %+v", before, after)
 	}
-	l := must[service.Light](t)(h.svc.GetLight(h.ctx, ropeID))
+	l := servicetest.Must[service.Light](t)(h.svc.GetLight(h.ctx, ropeID))
 	if l.Capabilities.Segments != 15 {
 		t.Errorf("the rope light advertises %d segments; want 15", l.Capabilities.Segments)
 	}
-	audit := must[[]service.AuditEntry](t)(h.svc.AuditLog(h.ctx, 1))
+	audit := servicetest.Must[[]service.AuditEntry](t)(h.svc.AuditLog(h.ctx, 1))
 	if e := audit[0]; e.Action != "light.segments" || e.Target != "Rope Light" || e.Result != "ok" || e.Detail != "0=#FF0000 1=#0000FF@50% 14=@0%" {
 		t.Errorf("audit entry %+v", e)
 	}
@@ -69,7 +69,7 @@ func TestSetSegmentsRefusesBadEntries(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := h.svc.SetSegments(h.ctx, "Rope Light", tc.segs)
-			wantCode(t, err, service.EINVALID)
+			servicetest.WantCode(t, err, service.EINVALID)
 			msg := service.ErrorMessage(err)
 			if !strings.Contains(msg, tc.field) || !unicode.IsUpper([]rune(msg)[0]) {
 				t.Errorf("message %q should name %s and start with a capital", msg, tc.field)
@@ -88,7 +88,7 @@ func TestSetSegmentsNeedsAStrip(t *testing.T) {
 	h := newHouse(t)
 	seg := []service.Segment{{Segment: 0, RGB: ptr(0xFF0000)}}
 	_, err := h.svc.SetSegments(h.ctx, "Desk Lamp", seg)
-	wantCode(t, err, service.EDEVICE)
+	servicetest.WantCode(t, err, service.EDEVICE)
 	if msg := service.ErrorMessage(err); msg != "Desk Lamp has no addressable segments; only lights with capabilities.segments take them" {
 		t.Errorf("message %q", msg)
 	}
@@ -96,17 +96,17 @@ func TestSetSegmentsNeedsAStrip(t *testing.T) {
 		t.Error("the lamp was sent segments")
 	}
 	_, err = h.svc.SetSegments(h.ctx, "Garage Strip", seg)
-	wantCode(t, err, service.ENOTFOUND)
+	servicetest.WantCode(t, err, service.ENOTFOUND)
 	_, err = h.svc.SetSegments(h.ctx, "Coffee Plug", seg) // not a light
-	wantCode(t, err, service.ENOTFOUND)
+	servicetest.WantCode(t, err, service.ENOTFOUND)
 
 	read := service.WithPrincipal(context.Background(), service.Principal{Kind: "key", ID: "k", Name: "ro", Scope: service.ScopeRead})
 	_, err = h.svc.SetSegments(read, "Rope Light", seg)
-	wantCode(t, err, service.EFORBIDDEN)
+	servicetest.WantCode(t, err, service.EFORBIDDEN)
 
 	h.home.Light(ropeID).SetUnreachable(true)
 	_, err = h.svc.SetSegments(h.ctx, "Rope Light", seg)
-	wantCode(t, err, service.EUNREACHABLE)
+	servicetest.WantCode(t, err, service.EUNREACHABLE)
 }
 
 func TestSetSegmentsGoesThroughTheWorker(t *testing.T) {
@@ -120,7 +120,7 @@ func TestSetSegmentsGoesThroughTheWorker(t *testing.T) {
 		_, err := h.svc.SetLight(h.ctx, "Rope Light", service.LightPatch{Brightness: ptr(30)})
 		done <- err
 	}()
-	must[service.SegmentResult](t)(h.svc.SetSegments(h.ctx, "Rope Light", []service.Segment{{Segment: 2, RGB: ptr(0x00FF00)}}))
+	servicetest.Must[service.SegmentResult](t)(h.svc.SetSegments(h.ctx, "Rope Light", []service.Segment{{Segment: 2, RGB: ptr(0x00FF00)}}))
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestSetSegmentsPublishesTheLight(t *testing.T) {
 	servicetest.Run(t, h.svc)
 	events, stop := h.svc.Events().Subscribe()
 	defer stop()
-	must[service.SegmentResult](t)(h.svc.SetSegments(h.ctx, "Rope Light", []service.Segment{{Segment: 2, RGB: ptr(0x00FF00)}}))
+	servicetest.Must[service.SegmentResult](t)(h.svc.SetSegments(h.ctx, "Rope Light", []service.Segment{{Segment: 2, RGB: ptr(0x00FF00)}}))
 	deadline := time.After(2 * time.Second)
 	for {
 		select {

@@ -56,38 +56,9 @@ func newHouseWith(t testing.TB, adjust func(*service.Config, *sim.Home)) *house 
 
 func ptr[T any](v T) *T { return &v }
 
-func wantCode(t *testing.T, err error, code string) {
-	t.Helper()
-	if got := service.ErrorCode(err); got != code {
-		t.Fatalf("error %v has code %q; want %q", err, got, code)
-	}
-}
-
-// waitFor polls cond until it holds, failing the test after a deadline.
-func waitFor(tb testing.TB, what string, cond func() bool) {
-	tb.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			tb.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
-func must[T any](t *testing.T) func(T, error) T {
-	return func(v T, err error) T {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
-}
-
 func TestDemoHomeIsRecorded(t *testing.T) {
 	h := newHouse(t)
-	rooms := must[[]service.RoomView](t)(h.svc.ListRooms(h.ctx))
+	rooms := servicetest.Must[[]service.RoomView](t)(h.svc.ListRooms(h.ctx))
 	var names []string
 	for _, r := range rooms {
 		names = append(names, r.Name)
@@ -97,7 +68,7 @@ func TestDemoHomeIsRecorded(t *testing.T) {
 			t.Errorf("room %q missing from %v", want, names)
 		}
 	}
-	lights := must[[]service.Light](t)(h.svc.ListLights(h.ctx))
+	lights := servicetest.Must[[]service.Light](t)(h.svc.ListLights(h.ctx))
 	if len(lights) != 6 {
 		t.Fatalf("%d lights; want 6", len(lights))
 	}
@@ -107,11 +78,11 @@ func TestDemoHomeIsRecorded(t *testing.T) {
 		}
 	}
 	// A second sync keeps the user's names and rooms.
-	must[service.DeviceView](t)(h.svc.UpdateDevice(h.ctx, "Key Light", service.DevicePatch{Name: ptr("Panel")}))
+	servicetest.Must[service.DeviceView](t)(h.svc.UpdateDevice(h.ctx, "Key Light", service.DevicePatch{Name: ptr("Panel")}))
 	if err := h.svc.Sync(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	l := must[service.Light](t)(h.svc.GetLight(h.ctx, "Panel"))
+	l := servicetest.Must[service.Light](t)(h.svc.GetLight(h.ctx, "Panel"))
 	if l.Room != "Office" {
 		t.Errorf("renamed light lost its room: %q", l.Room)
 	}
@@ -119,20 +90,20 @@ func TestDemoHomeIsRecorded(t *testing.T) {
 
 func TestSetLightSparseAndImpliedOn(t *testing.T) {
 	h := newHouse(t)
-	must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Desk Lamp", service.LightPatch{On: ptr(false)}))
-	res := must[service.LightResult](t)(h.svc.SetLight(h.ctx, "desk", service.LightPatch{Brightness: ptr(40)}))
+	servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Desk Lamp", service.LightPatch{On: ptr(false)}))
+	res := servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "desk", service.LightPatch{Brightness: ptr(40)}))
 	if !res.State.On || res.State.Brightness != 40 {
 		t.Fatalf("brightness did not imply on: %+v", res.State)
 	}
 	before := res.State
-	res = must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Desk Lamp", service.LightPatch{Kelvin: ptr(3000)}))
+	res = servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Desk Lamp", service.LightPatch{Kelvin: ptr(3000)}))
 	if res.State.Brightness != before.Brightness || res.State.Kelvin != 3000 || res.State.Mode != devices.ModeTemperature {
 		t.Fatalf("a kelvin write changed more than kelvin: %+v", res.State)
 	}
 	if res.Applied.Mirek == nil || *res.Applied.Mirek != 333 {
 		t.Errorf("applied mirek %v; want 333", res.Applied.Mirek)
 	}
-	res = must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Desk Lamp", service.LightPatch{Hex: ptr("#ff0000")}))
+	res = servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Desk Lamp", service.LightPatch{Hex: ptr("#ff0000")}))
 	if res.State.Mode != devices.ModeColor || res.Applied.Color == nil || res.Applied.Color.Hex == "" {
 		t.Fatalf("hex not applied: %+v", res)
 	}
@@ -140,11 +111,11 @@ func TestSetLightSparseAndImpliedOn(t *testing.T) {
 	if c := res.Applied.Color; c.X != 0.6915 || c.Y != 0.3083 {
 		t.Errorf("red in gamut C = (%v, %v); want (0.6915, 0.3083)", c.X, c.Y)
 	}
-	res = must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Desk Lamp", service.LightPatch{Mirek: ptr(250)}))
+	res = servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Desk Lamp", service.LightPatch{Mirek: ptr(250)}))
 	if res.State.Kelvin != 4000 {
 		t.Errorf("mirek 250 gave %d K; want 4000", res.State.Kelvin)
 	}
-	res = must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Desk Lamp", service.LightPatch{Brightness: ptr(0)}))
+	res = servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Desk Lamp", service.LightPatch{Brightness: ptr(0)}))
 	if res.State.On {
 		t.Error("brightness 0 must turn the light off")
 	}
@@ -152,7 +123,7 @@ func TestSetLightSparseAndImpliedOn(t *testing.T) {
 
 func TestSetLightClampsAndSaysSo(t *testing.T) {
 	h := newHouse(t)
-	res := must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{Kelvin: ptr(2700)}))
+	res := servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{Kelvin: ptr(2700)}))
 	if res.State.Kelvin != 3200 || *res.Applied.Kelvin != 3200 {
 		t.Fatalf("2700 K on a 3200–5600 K panel: state %d applied %d", res.State.Kelvin, *res.Applied.Kelvin)
 	}
@@ -160,7 +131,7 @@ func TestSetLightClampsAndSaysSo(t *testing.T) {
 		t.Errorf("clamping not reported: %v", res.Notes)
 	}
 	// The RGB strip has no white channel: a temperature becomes a colour.
-	res = must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Rope Light", service.LightPatch{Kelvin: ptr(2700)}))
+	res = servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Rope Light", service.LightPatch{Kelvin: ptr(2700)}))
 	if res.State.Mode != devices.ModeColor || len(res.Notes) == 0 {
 		t.Errorf("kelvin on an RGB strip: %+v", res)
 	}
@@ -191,7 +162,7 @@ func TestSetLightRefusesNonsense(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := h.svc.SetLight(h.ctx, c.light, c.p)
-			wantCode(t, err, c.code)
+			servicetest.WantCode(t, err, c.code)
 			if !strings.Contains(service.ErrorMessage(err), c.says) {
 				t.Errorf("message %q does not say %q", service.ErrorMessage(err), c.says)
 			}
@@ -204,7 +175,7 @@ func TestSetLightRefusesNonsense(t *testing.T) {
 
 func TestEffectByNameIsCaseInsensitive(t *testing.T) {
 	h := newHouse(t)
-	res := must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{Effect: ptr("cop car")}))
+	res := servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{Effect: ptr("cop car")}))
 	if res.State.Effect != "Cop Car" || res.State.Mode != devices.ModeEffect || !res.State.On {
 		t.Fatalf("effect: %+v", res.State)
 	}
@@ -215,11 +186,11 @@ func TestScopes(t *testing.T) {
 	read := service.WithPrincipal(context.Background(), service.Principal{Kind: "key", ID: "k", Name: "ro", Scope: service.ScopeRead})
 	before := h.home.Light("sim:key-light").Commands()
 	_, err := h.svc.SetLight(read, "Key Light", service.LightPatch{On: ptr(true)})
-	wantCode(t, err, service.EFORBIDDEN)
+	servicetest.WantCode(t, err, service.EFORBIDDEN)
 	_, err = h.svc.SetRoom(read, "Office", service.RoomPatch{On: ptr(false)})
-	wantCode(t, err, service.EFORBIDDEN)
+	servicetest.WantCode(t, err, service.EFORBIDDEN)
 	_, err = h.svc.ActivateScene(read, "anything")
-	wantCode(t, err, service.EFORBIDDEN)
+	servicetest.WantCode(t, err, service.EFORBIDDEN)
 	if got := h.home.Light("sim:key-light").Commands(); got != before {
 		t.Fatal("a read key reached a device")
 	}
@@ -227,17 +198,17 @@ func TestScopes(t *testing.T) {
 		t.Fatalf("a read key cannot read: %v", err)
 	}
 	_, err = h.svc.ListLights(context.Background())
-	wantCode(t, err, service.EUNAUTHORIZED)
+	servicetest.WantCode(t, err, service.EUNAUTHORIZED)
 }
 
 func TestRoomPowerIntentAndDimming(t *testing.T) {
 	h := newHouse(t)
 	// Office: Key Light, Fill Light, Desk Lamp, Desk Fan, Office Motion.
-	must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{On: ptr(true), Brightness: ptr(80)}))
-	must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Fill Light", service.LightPatch{On: ptr(false)}))
-	must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Desk Lamp", service.LightPatch{On: ptr(true)}))
+	servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{On: ptr(true), Brightness: ptr(80)}))
+	servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Fill Light", service.LightPatch{On: ptr(false)}))
+	servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Desk Lamp", service.LightPatch{On: ptr(true)}))
 
-	res := must[service.FanoutResult](t)(h.svc.SetRoom(h.ctx, "Office", service.RoomPatch{Brightness: ptr(20)}))
+	res := servicetest.Must[service.FanoutResult](t)(h.svc.SetRoom(h.ctx, "Office", service.RoomPatch{Brightness: ptr(20)}))
 	if len(res.Applied) != 2 || len(res.Failed) != 0 {
 		t.Fatalf("dimming reached %+v; want the two lit lamps", res)
 	}
@@ -249,17 +220,17 @@ func TestRoomPowerIntentAndDimming(t *testing.T) {
 	}
 
 	// A bare {on:false} is power intent: lights, the fan, everything.
-	must[service.PowerView](t)(h.svc.SetPower(h.ctx, "Desk Fan", true))
-	res = must[service.FanoutResult](t)(h.svc.SetRoom(h.ctx, "office", service.RoomPatch{On: ptr(false)}))
+	servicetest.Must[service.PowerView](t)(h.svc.SetPower(h.ctx, "Desk Fan", true))
+	res = servicetest.Must[service.FanoutResult](t)(h.svc.SetRoom(h.ctx, "office", service.RoomPatch{On: ptr(false)}))
 	if len(res.Failed) != 0 || len(res.Applied) != 4 {
 		t.Fatalf("power off reached %+v; want 3 lights and the fan", res)
 	}
-	fan := must[service.PowerView](t)(h.svc.GetPower(h.ctx, "Desk Fan"))
+	fan := servicetest.Must[service.PowerView](t)(h.svc.GetPower(h.ctx, "Desk Fan"))
 	if fan.On == nil || *fan.On {
 		t.Fatal("the fan is still on")
 	}
 	// Explicit on with brightness wakes every lamp but leaves the fan alone.
-	res = must[service.FanoutResult](t)(h.svc.SetRoom(h.ctx, "Office", service.RoomPatch{On: ptr(true), Brightness: ptr(60)}))
+	res = servicetest.Must[service.FanoutResult](t)(h.svc.SetRoom(h.ctx, "Office", service.RoomPatch{On: ptr(true), Brightness: ptr(60)}))
 	if len(res.Applied) != 3 {
 		t.Fatalf("on+brightness reached %+v; want the 3 lights", res)
 	}
@@ -271,7 +242,7 @@ func TestRoomPowerIntentAndDimming(t *testing.T) {
 func TestRoomNamesFailures(t *testing.T) {
 	h := newHouse(t)
 	h.home.Light("sim:key-light").SetUnreachable(true)
-	res := must[service.FanoutResult](t)(h.svc.SetRoom(h.ctx, "Office", service.RoomPatch{On: ptr(true), Hex: ptr("FF0000")}))
+	res := servicetest.Must[service.FanoutResult](t)(h.svc.SetRoom(h.ctx, "Office", service.RoomPatch{On: ptr(true), Hex: ptr("FF0000")}))
 	failed := map[string]string{}
 	for _, f := range res.Failed {
 		failed[f.Name] = f.Code
@@ -283,43 +254,43 @@ func TestRoomNamesFailures(t *testing.T) {
 		t.Fatalf("applied %+v; want Desk Lamp", res.Applied)
 	}
 	// An offline light still lists, with its name and room.
-	l := must[service.Light](t)(h.svc.GetLight(h.ctx, "Key Light"))
+	l := servicetest.Must[service.Light](t)(h.svc.GetLight(h.ctx, "Key Light"))
 	if l.Online || l.Room != "Office" || l.Capabilities.KelvinMax != 5600 {
 		t.Fatalf("offline light view %+v", l)
 	}
 	_, err := h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{On: ptr(true)})
-	wantCode(t, err, service.EUNREACHABLE)
+	servicetest.WantCode(t, err, service.EUNREACHABLE)
 }
 
 func TestRoomAdministration(t *testing.T) {
 	h := newHouse(t)
-	r := must[service.RoomView](t)(h.svc.CreateRoom(h.ctx, "Studio", []string{"Key Light", "Desk Fan"}))
+	r := servicetest.Must[service.RoomView](t)(h.svc.CreateRoom(h.ctx, "Studio", []string{"Key Light", "Desk Fan"}))
 	if len(r.Members) != 2 {
 		t.Fatalf("members %+v", r.Members)
 	}
-	office := must[service.RoomView](t)(h.svc.GetRoom(h.ctx, "Office"))
+	office := servicetest.Must[service.RoomView](t)(h.svc.GetRoom(h.ctx, "Office"))
 	for _, m := range office.Members {
 		if m.Name == "Key Light" {
 			t.Fatal("Key Light is in two rooms")
 		}
 	}
 	_, err := h.svc.CreateRoom(h.ctx, "studio", nil)
-	wantCode(t, err, service.ECONFLICT)
+	servicetest.WantCode(t, err, service.ECONFLICT)
 	_, err = h.svc.CreateRoom(h.ctx, "Attic", []string{"Nonexistent Lamp"})
-	wantCode(t, err, service.ENOTFOUND)
+	servicetest.WantCode(t, err, service.ENOTFOUND)
 	if _, err := h.svc.GetRoom(h.ctx, "Attic"); service.ErrorCode(err) != service.ENOTFOUND {
 		t.Fatal("a failed create left a room behind")
 	}
-	r = must[service.RoomView](t)(h.svc.RenameRoom(h.ctx, "Studio", "Den"))
-	r = must[service.RoomView](t)(h.svc.AddRoomMember(h.ctx, "Den", "Kitchen Sonos"))
-	r = must[service.RoomView](t)(h.svc.RemoveRoomMember(h.ctx, "Den", "Desk Fan"))
+	r = servicetest.Must[service.RoomView](t)(h.svc.RenameRoom(h.ctx, "Studio", "Den"))
+	r = servicetest.Must[service.RoomView](t)(h.svc.AddRoomMember(h.ctx, "Den", "Kitchen Sonos"))
+	r = servicetest.Must[service.RoomView](t)(h.svc.RemoveRoomMember(h.ctx, "Den", "Desk Fan"))
 	if len(r.Members) != 2 || r.Name != "Den" {
 		t.Fatalf("den %+v", r)
 	}
 	if err := h.svc.DeleteRoom(h.ctx, "Den"); err != nil {
 		t.Fatal(err)
 	}
-	l := must[service.Light](t)(h.svc.GetLight(h.ctx, "Key Light"))
+	l := servicetest.Must[service.Light](t)(h.svc.GetLight(h.ctx, "Key Light"))
 	if l.Room != "" {
 		t.Fatalf("a deleted room's light still has room %q", l.Room)
 	}
@@ -327,11 +298,11 @@ func TestRoomAdministration(t *testing.T) {
 
 func TestSceneCaptureAndActivate(t *testing.T) {
 	h := newHouse(t)
-	must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{Effect: ptr("Party"), Brightness: ptr(70)}))
-	must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Desk Lamp", service.LightPatch{Hex: ptr("00FF00"), Brightness: ptr(30)}))
-	must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Fill Light", service.LightPatch{Kelvin: ptr(4500), Brightness: ptr(55)}))
-	must[service.PowerView](t)(h.svc.SetPower(h.ctx, "Desk Fan", true))
-	sc := must[service.SceneView](t)(h.svc.CaptureScene(h.ctx, "Streaming", "Office"))
+	servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{Effect: ptr("Party"), Brightness: ptr(70)}))
+	servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Desk Lamp", service.LightPatch{Hex: ptr("00FF00"), Brightness: ptr(30)}))
+	servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Fill Light", service.LightPatch{Kelvin: ptr(4500), Brightness: ptr(55)}))
+	servicetest.Must[service.PowerView](t)(h.svc.SetPower(h.ctx, "Desk Fan", true))
+	sc := servicetest.Must[service.SceneView](t)(h.svc.CaptureScene(h.ctx, "Streaming", "Office"))
 	if sc.Room != "Office" || len(sc.Entries) != 4 {
 		t.Fatalf("scene %+v", sc)
 	}
@@ -339,9 +310,9 @@ func TestSceneCaptureAndActivate(t *testing.T) {
 	for _, id := range []devices.ID{"sim:key-light", "sim:desk-lamp", "sim:fill-light"} {
 		want[id] = h.home.Light(id).State()
 	}
-	must[service.FanoutResult](t)(h.svc.SetRoom(h.ctx, "Office", service.RoomPatch{On: ptr(false)}))
+	servicetest.Must[service.FanoutResult](t)(h.svc.SetRoom(h.ctx, "Office", service.RoomPatch{On: ptr(false)}))
 
-	res := must[service.FanoutResult](t)(h.svc.ActivateScene(h.ctx, "streaming"))
+	res := servicetest.Must[service.FanoutResult](t)(h.svc.ActivateScene(h.ctx, "streaming"))
 	if len(res.Failed) != 0 || len(res.Applied) != 4 {
 		t.Fatalf("activate %+v", res)
 	}
@@ -355,12 +326,12 @@ func TestSceneCaptureAndActivate(t *testing.T) {
 		}
 	}
 	_, err := h.svc.CaptureScene(h.ctx, "STREAMING", "")
-	wantCode(t, err, service.ECONFLICT)
-	home := must[service.SceneView](t)(h.svc.CaptureScene(h.ctx, "Evening", ""))
+	servicetest.WantCode(t, err, service.ECONFLICT)
+	home := servicetest.Must[service.SceneView](t)(h.svc.CaptureScene(h.ctx, "Evening", ""))
 	if home.RoomID != "" || len(home.Entries) < 9 {
 		t.Fatalf("home scene has %d entries", len(home.Entries))
 	}
-	must[service.SceneView](t)(h.svc.RenameScene(h.ctx, "Evening", "Night"))
+	servicetest.Must[service.SceneView](t)(h.svc.RenameScene(h.ctx, "Evening", "Night"))
 	if err := h.svc.DeleteScene(h.ctx, "Night"); err != nil {
 		t.Fatal(err)
 	}
@@ -374,14 +345,14 @@ func TestSceneCaptureAndActivate(t *testing.T) {
 // it as a light once it is one.
 func TestSceneSwitchesADeviceThatBecameALight(t *testing.T) {
 	h := newHouse(t)
-	must[service.PowerView](t)(h.svc.SetPower(h.ctx, "Coffee Plug", true))
-	must[service.SceneView](t)(h.svc.CaptureScene(h.ctx, "Morning", "Kitchen"))
+	servicetest.Must[service.PowerView](t)(h.svc.SetPower(h.ctx, "Coffee Plug", true))
+	servicetest.Must[service.SceneView](t)(h.svc.CaptureScene(h.ctx, "Morning", "Kitchen"))
 	bulb := sim.NewLight("coffee-plug", "Coffee Plug", "Kitchen", devices.LightCaps{Dimmable: true}, sim.Options{})
 	h.reg.Add(bulb)
 	if err := h.svc.Sync(h.ctx); err != nil {
 		t.Fatal(err)
 	}
-	res := must[service.FanoutResult](t)(h.svc.ActivateScene(h.ctx, "Morning"))
+	res := servicetest.Must[service.FanoutResult](t)(h.svc.ActivateScene(h.ctx, "Morning"))
 	if len(res.Failed) != 0 || !bulb.State().On {
 		t.Fatalf("the scene gave %+v; the light is on: %v", res, bulb.State().On)
 	}
@@ -389,9 +360,9 @@ func TestSceneSwitchesADeviceThatBecameALight(t *testing.T) {
 
 func TestSceneActivationReportsPartialFailure(t *testing.T) {
 	h := newHouse(t)
-	must[service.SceneView](t)(h.svc.CaptureScene(h.ctx, "Work", "Office"))
+	servicetest.Must[service.SceneView](t)(h.svc.CaptureScene(h.ctx, "Work", "Office"))
 	h.home.Light("sim:desk-lamp").SetUnreachable(true)
-	res := must[service.FanoutResult](t)(h.svc.ActivateScene(h.ctx, "Work"))
+	res := servicetest.Must[service.FanoutResult](t)(h.svc.ActivateScene(h.ctx, "Work"))
 	if len(res.Failed) != 1 || res.Failed[0].Name != "Desk Lamp" || res.Failed[0].Code != service.EUNREACHABLE {
 		t.Fatalf("failed %+v", res.Failed)
 	}
@@ -402,7 +373,7 @@ func TestSceneActivationReportsPartialFailure(t *testing.T) {
 
 func TestMediaFavoritesGroupingAndCast(t *testing.T) {
 	h := newHouse(t)
-	favs := must[[]devices.Favorite](t)(h.svc.Favorites(h.ctx, "Living Room Sonos"))
+	favs := servicetest.Must[[]devices.Favorite](t)(h.svc.Favorites(h.ctx, "Living Room Sonos"))
 	if len(favs) < 8 {
 		t.Fatalf("%d favourites", len(favs))
 	}
@@ -412,57 +383,57 @@ func TestMediaFavoritesGroupingAndCast(t *testing.T) {
 			fav = f
 		}
 	}
-	m := must[service.Media](t)(h.svc.PlayFavorite(h.ctx, "Living Room Sonos", strings.ToLower(fav.Title[1:len(fav.Title)-1])))
+	m := servicetest.Must[service.Media](t)(h.svc.PlayFavorite(h.ctx, "Living Room Sonos", strings.ToLower(fav.Title[1:len(fav.Title)-1])))
 	if m.State.Transport != devices.TransportPlaying || m.State.NowPlaying == nil || m.State.NowPlaying.Title != fav.Title {
 		t.Fatalf("after play: %+v", m.State)
 	}
 	_, err := h.svc.PlayFavorite(h.ctx, "Living Room Sonos", "no such station anywhere")
-	wantCode(t, err, service.EINVALID) // a value the command carries, not a target
+	servicetest.WantCode(t, err, service.EINVALID) // a value the command carries, not a target
 
-	res := must[service.FanoutResult](t)(h.svc.Group(h.ctx, "Living Room Sonos", []string{"Kitchen Sonos"}))
+	res := servicetest.Must[service.FanoutResult](t)(h.svc.Group(h.ctx, "Living Room Sonos", []string{"Kitchen Sonos"}))
 	if len(res.Applied) != 1 {
 		t.Fatalf("group %+v", res)
 	}
-	k := must[service.Media](t)(h.svc.GetMedia(h.ctx, "Kitchen Sonos"))
+	k := servicetest.Must[service.Media](t)(h.svc.GetMedia(h.ctx, "Kitchen Sonos"))
 	if k.State.GroupCoordinator != "sim:living-room-sonos" {
 		t.Fatalf("kitchen follows %q", k.State.GroupCoordinator)
 	}
 	_, err = h.svc.Group(h.ctx, "Kitchen Sonos", []string{"Kitchen Sonos"})
-	wantCode(t, err, service.EINVALID)
-	k = must[service.Media](t)(h.svc.Ungroup(h.ctx, "Kitchen Sonos"))
+	servicetest.WantCode(t, err, service.EINVALID)
+	k = servicetest.Must[service.Media](t)(h.svc.Ungroup(h.ctx, "Kitchen Sonos"))
 	if k.State.GroupCoordinator != "" {
 		t.Fatal("still grouped")
 	}
 	_, err = h.svc.Cast(h.ctx, "Kitchen Sonos", "https://radio.example/stream.mp3", "podcast")
-	wantCode(t, err, service.EINVALID)
-	must[service.Media](t)(h.svc.Cast(h.ctx, "Kitchen Sonos", "https://radio.example/stream.mp3", "music"))
+	servicetest.WantCode(t, err, service.EINVALID)
+	servicetest.Must[service.Media](t)(h.svc.Cast(h.ctx, "Kitchen Sonos", "https://radio.example/stream.mp3", "music"))
 	_, err = h.svc.SetMedia(h.ctx, "Kitchen Sonos", service.MediaPatch{Volume: ptr(101)})
-	wantCode(t, err, service.EINVALID)
+	servicetest.WantCode(t, err, service.EINVALID)
 	_, err = h.svc.SetMedia(h.ctx, "Kitchen Sonos", service.MediaPatch{Transport: ptr("rewind")})
-	wantCode(t, err, service.EINVALID)
+	servicetest.WantCode(t, err, service.EINVALID)
 }
 
 func TestReceiverBinding(t *testing.T) {
 	h := newHouse(t)
 	recv := h.home.Receiver("sim:onkyo-receiver")
-	must[service.Media](t)(h.svc.SetMedia(h.ctx, "Onkyo Receiver", service.MediaPatch{Power: ptr(false)}))
-	tv := must[service.Media](t)(h.svc.BindReceiver(h.ctx, "Living Room TV", "Onkyo", "tv"))
+	servicetest.Must[service.Media](t)(h.svc.SetMedia(h.ctx, "Onkyo Receiver", service.MediaPatch{Power: ptr(false)}))
+	tv := servicetest.Must[service.Media](t)(h.svc.BindReceiver(h.ctx, "Living Room TV", "Onkyo", "tv"))
 	if tv.Receiver != "sim:onkyo-receiver" {
 		t.Fatalf("binding %+v", tv)
 	}
 	// Powering the TV on wakes the receiver on the bound input.
-	must[service.Media](t)(h.svc.SetMedia(h.ctx, "Living Room TV", service.MediaPatch{Power: ptr(true)}))
-	rs := must[service.Media](t)(h.svc.GetMedia(h.ctx, "Onkyo Receiver")).State
+	servicetest.Must[service.Media](t)(h.svc.SetMedia(h.ctx, "Living Room TV", service.MediaPatch{Power: ptr(true)}))
+	rs := servicetest.Must[service.Media](t)(h.svc.GetMedia(h.ctx, "Onkyo Receiver")).State
 	if !rs.Power || rs.Source != "TV" {
 		t.Fatalf("receiver after TV on: %+v", rs)
 	}
 	// Volume on the TV goes to the receiver.
-	tvVolBefore := must[service.Media](t)(h.svc.GetMedia(h.ctx, "Living Room TV"))
+	tvVolBefore := servicetest.Must[service.Media](t)(h.svc.GetMedia(h.ctx, "Living Room TV"))
 	_ = tvVolBefore
 	tvDev := h.home.TV("sim:living-room-tv")
 	tvCommands := tvDev.Commands()
-	tv = must[service.Media](t)(h.svc.SetMedia(h.ctx, "Living Room TV", service.MediaPatch{Volume: ptr(35)}))
-	if st := must[service.Media](t)(h.svc.GetMedia(h.ctx, "Onkyo Receiver")).State; st.Volume != 35 {
+	tv = servicetest.Must[service.Media](t)(h.svc.SetMedia(h.ctx, "Living Room TV", service.MediaPatch{Volume: ptr(35)}))
+	if st := servicetest.Must[service.Media](t)(h.svc.GetMedia(h.ctx, "Onkyo Receiver")).State; st.Volume != 35 {
 		t.Fatalf("receiver volume %d; want 35", st.Volume)
 	}
 	if tvDev.Commands() != tvCommands {
@@ -473,19 +444,19 @@ func TestReceiverBinding(t *testing.T) {
 	}
 	_ = recv
 	// Powering the TV off takes the receiver down.
-	must[service.Media](t)(h.svc.SetMedia(h.ctx, "Living Room TV", service.MediaPatch{Power: ptr(false)}))
-	if st := must[service.Media](t)(h.svc.GetMedia(h.ctx, "Onkyo Receiver")).State; st.Power {
+	servicetest.Must[service.Media](t)(h.svc.SetMedia(h.ctx, "Living Room TV", service.MediaPatch{Power: ptr(false)}))
+	if st := servicetest.Must[service.Media](t)(h.svc.GetMedia(h.ctx, "Onkyo Receiver")).State; st.Power {
 		t.Fatal("receiver still on")
 	}
 	_, err := h.svc.BindReceiver(h.ctx, "Onkyo Receiver", "Onkyo Receiver", "")
-	wantCode(t, err, service.EINVALID)
+	servicetest.WantCode(t, err, service.EINVALID)
 	_, err = h.svc.BindReceiver(h.ctx, "Kitchen Sonos", "Living Room TV", "")
-	wantCode(t, err, service.EINVALID) // the TV is itself bound
+	servicetest.WantCode(t, err, service.EINVALID) // the TV is itself bound
 	_, err = h.svc.BindReceiver(h.ctx, "Onkyo Receiver", "Kitchen Sonos", "")
-	wantCode(t, err, service.EINVALID) // the receiver serves the TV
+	servicetest.WantCode(t, err, service.EINVALID) // the receiver serves the TV
 	_, err = h.svc.BindReceiver(h.ctx, "Kitchen Sonos", "Onkyo Receiver", "Laserdisc")
-	wantCode(t, err, service.EINVALID)
-	tv = must[service.Media](t)(h.svc.BindReceiver(h.ctx, "Living Room TV", "", ""))
+	servicetest.WantCode(t, err, service.EINVALID)
+	tv = servicetest.Must[service.Media](t)(h.svc.BindReceiver(h.ctx, "Living Room TV", "", ""))
 	if tv.Receiver != "" {
 		t.Fatal("unbind failed")
 	}
@@ -493,25 +464,25 @@ func TestReceiverBinding(t *testing.T) {
 
 func TestRemotesAndPlayOn(t *testing.T) {
 	h := newHouse(t)
-	remotes := must[[]service.RemoteView](t)(h.svc.ListRemotes(h.ctx))
+	remotes := servicetest.Must[[]service.RemoteView](t)(h.svc.ListRemotes(h.ctx))
 	if len(remotes) != 1 || len(remotes[0].Apps) < 5 {
 		t.Fatalf("remotes %+v", remotes)
 	}
-	r := must[service.RemoteView](t)(h.svc.RemoteCommand(h.ctx, "Living Room TV", service.RemoteCommand{App: "youtube"}))
+	r := servicetest.Must[service.RemoteView](t)(h.svc.RemoteCommand(h.ctx, "Living Room TV", service.RemoteCommand{App: "youtube"}))
 	if r.CurrentApp != "com.google.android.youtube.tv" {
 		t.Fatalf("current app %q", r.CurrentApp)
 	}
-	must[service.RemoteView](t)(h.svc.RemoteCommand(h.ctx, "tv", service.RemoteCommand{Key: "OK"}))
+	servicetest.Must[service.RemoteView](t)(h.svc.RemoteCommand(h.ctx, "tv", service.RemoteCommand{Key: "OK"}))
 	_, err := h.svc.RemoteCommand(h.ctx, "tv", service.RemoteCommand{Key: "self_destruct"})
-	wantCode(t, err, service.EINVALID)
+	servicetest.WantCode(t, err, service.EINVALID)
 	_, err = h.svc.RemoteCommand(h.ctx, "tv", service.RemoteCommand{Key: "up", App: "Netflix"})
-	wantCode(t, err, service.EINVALID)
+	servicetest.WantCode(t, err, service.EINVALID)
 
-	res := must[service.PlayOnResult](t)(h.svc.PlayOn(h.ctx, "Living Room TV", "open Netflix"))
+	res := servicetest.Must[service.PlayOnResult](t)(h.svc.PlayOn(h.ctx, "Living Room TV", "open Netflix"))
 	if res.Action != "opened_app" || res.App != "com.netflix.ninja" {
 		t.Fatalf("open netflix: %+v", res)
 	}
-	res = must[service.PlayOnResult](t)(h.svc.PlayOn(h.ctx, "Living Room TV", "zzqx unknown words"))
+	res = servicetest.Must[service.PlayOnResult](t)(h.svc.PlayOn(h.ctx, "Living Room TV", "zzqx unknown words"))
 	if res.Action == "opened_app" {
 		t.Fatalf("nonsense opened an app by name: %+v", res)
 	}
@@ -519,7 +490,7 @@ func TestRemotesAndPlayOn(t *testing.T) {
 
 func TestSensorsAndOccupancy(t *testing.T) {
 	h := newHouse(t)
-	sensors := must[[]service.SensorView](t)(h.svc.ListSensors(h.ctx))
+	sensors := servicetest.Must[[]service.SensorView](t)(h.svc.ListSensors(h.ctx))
 	if len(sensors) != 3 {
 		t.Fatalf("%d sensors", len(sensors))
 	}
@@ -530,19 +501,19 @@ func TestSensorsAndOccupancy(t *testing.T) {
 	// The model hears the sensor's change and reads it, off this call.
 	occupied := func(want bool) func() bool {
 		return func() bool {
-			r := must[service.RoomView](t)(h.svc.GetRoom(h.ctx, "Living Room"))
+			r := servicetest.Must[service.RoomView](t)(h.svc.GetRoom(h.ctx, "Living Room"))
 			return r.Occupied != nil && *r.Occupied == want
 		}
 	}
-	waitFor(t, "the living room to be occupied", occupied(true))
+	servicetest.WaitFor(t, "the living room to be occupied", occupied(true))
 	if err := occ.SetPresence(false); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the living room to be empty", occupied(false))
-	if k := must[service.RoomView](t)(h.svc.GetRoom(h.ctx, "Kitchen")); k.Occupied != nil {
+	servicetest.WaitFor(t, "the living room to be empty", occupied(false))
+	if k := servicetest.Must[service.RoomView](t)(h.svc.GetRoom(h.ctx, "Kitchen")); k.Occupied != nil {
 		t.Fatal("a room without presence sensors reports occupancy")
 	}
-	temp := must[service.SensorView](t)(h.svc.GetSensor(h.ctx, "Bedroom Temperature"))
+	temp := servicetest.Must[service.SensorView](t)(h.svc.GetSensor(h.ctx, "Bedroom Temperature"))
 	var units []string
 	for _, rd := range temp.Readings {
 		units = append(units, rd.Unit)
@@ -554,22 +525,22 @@ func TestSensorsAndOccupancy(t *testing.T) {
 
 func TestDisabledDevice(t *testing.T) {
 	h := newHouse(t)
-	must[service.DeviceView](t)(h.svc.UpdateDevice(h.ctx, "Coffee Plug", service.DevicePatch{Enabled: ptr(false)}))
+	servicetest.Must[service.DeviceView](t)(h.svc.UpdateDevice(h.ctx, "Coffee Plug", service.DevicePatch{Enabled: ptr(false)}))
 	_, err := h.svc.SetPower(h.ctx, "Coffee Plug", true)
-	wantCode(t, err, service.ECONFLICT)
+	servicetest.WantCode(t, err, service.ECONFLICT)
 	_, err = h.svc.UpdateDevice(h.ctx, "Coffee Plug", service.DevicePatch{})
-	wantCode(t, err, service.EINVALID)
+	servicetest.WantCode(t, err, service.EINVALID)
 	_, err = h.svc.UpdateDevice(h.ctx, "Coffee Plug", service.DevicePatch{Name: ptr("  ")})
-	wantCode(t, err, service.EINVALID)
+	servicetest.WantCode(t, err, service.EINVALID)
 }
 
 func TestAuditRecordsWhoAndResult(t *testing.T) {
 	h := newHouse(t)
-	must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{On: ptr(true)}))
+	servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{On: ptr(true)}))
 	_, _ = h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{Brightness: ptr(250)})
 	h.home.Light("sim:desk-lamp").SetUnreachable(true)
 	_, _ = h.svc.SetLight(h.ctx, "Desk Lamp", service.LightPatch{On: ptr(true)})
-	audit := must[[]service.AuditEntry](t)(h.svc.AuditLog(h.ctx, 10))
+	audit := servicetest.Must[[]service.AuditEntry](t)(h.svc.AuditLog(h.ctx, 10))
 	if len(audit) != 3 {
 		t.Fatalf("audit %+v; want every attempt with its result", audit)
 	}
@@ -589,7 +560,7 @@ func TestEventsFollowChanges(t *testing.T) {
 	servicetest.Run(t, h.svc)
 	events, stop := h.svc.Events().Subscribe()
 	defer stop()
-	must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{On: ptr(true)}))
+	servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{On: ptr(true)}))
 	if err := h.home.Sensor("sim:office-motion").SetPresence(true); err != nil {
 		t.Fatal(err)
 	}
@@ -610,16 +581,16 @@ func TestUndoRestoresExactlyTheTouchedDevices(t *testing.T) {
 	key := service.WithPrincipal(context.Background(), service.Principal{Kind: "key", ID: "k1", Name: "assistant", Scope: service.ScopeControl})
 	other := service.WithPrincipal(context.Background(), service.Principal{Kind: "key", ID: "k2", Name: "script", Scope: service.ScopeControl})
 	_, err := h.svc.Undo(key)
-	wantCode(t, err, service.ENOTFOUND)
+	servicetest.WantCode(t, err, service.ENOTFOUND)
 
-	must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{On: ptr(true), Kelvin: ptr(4000), Brightness: ptr(50)}))
+	servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{On: ptr(true), Kelvin: ptr(4000), Brightness: ptr(50)}))
 	beforeKey := h.home.Light("sim:key-light").State()
 	beforeBedside := h.home.Light("sim:bedside-lamp").State()
-	must[service.FanoutResult](t)(h.svc.SetRoom(key, "Office", service.RoomPatch{On: ptr(true), Hex: ptr("FF00FF")}))
+	servicetest.Must[service.FanoutResult](t)(h.svc.SetRoom(key, "Office", service.RoomPatch{On: ptr(true), Hex: ptr("FF00FF")}))
 	// Someone else's later change is not what this key undoes.
-	must[service.LightResult](t)(h.svc.SetLight(other, "Bedside Lamp", service.LightPatch{Brightness: ptr(5)}))
+	servicetest.Must[service.LightResult](t)(h.svc.SetLight(other, "Bedside Lamp", service.LightPatch{Brightness: ptr(5)}))
 
-	res := must[service.UndoResult](t)(h.svc.Undo(key))
+	res := servicetest.Must[service.UndoResult](t)(h.svc.Undo(key))
 	if len(res.Result.Applied) == 0 || res.Action != "room Office" {
 		t.Fatalf("undo %+v", res)
 	}
@@ -631,23 +602,23 @@ func TestUndoRestoresExactlyTheTouchedDevices(t *testing.T) {
 		t.Fatal("undo touched a device the change did not")
 	}
 	_, err = h.svc.Undo(key)
-	wantCode(t, err, service.ENOTFOUND)
+	servicetest.WantCode(t, err, service.ENOTFOUND)
 }
 
 func TestUndoWindow(t *testing.T) {
 	now := time.Now()
 	h := newHouseWith(t, func(c *service.Config, _ *sim.Home) { c.Now = func() time.Time { return now } })
 	key := service.WithPrincipal(context.Background(), service.Principal{Kind: "key", ID: "k1", Name: "a", Scope: service.ScopeControl})
-	must[service.PowerView](t)(h.svc.SetPower(key, "Coffee Plug", true))
+	servicetest.Must[service.PowerView](t)(h.svc.SetPower(key, "Coffee Plug", true))
 	now = now.Add(service.UndoWindow + time.Second)
 	_, err := h.svc.Undo(key)
-	wantCode(t, err, service.ENOTFOUND)
+	servicetest.WantCode(t, err, service.ENOTFOUND)
 }
 
 func TestScan(t *testing.T) {
 	h := newHouseWith(t, func(c *service.Config, home *sim.Home) { c.Scanners = []devices.Scanner{home} })
 	h.reg.Remove("sim:coffee-plug")
-	res := must[service.ScanResult](t)(h.svc.Scan(h.ctx))
+	res := servicetest.Must[service.ScanResult](t)(h.svc.Scan(h.ctx))
 	if len(res.Adapters) != 1 || res.Adapters[0] != "sim" || res.Message == "" {
 		t.Fatalf("scan %+v", res)
 	}
@@ -656,7 +627,7 @@ func TestScan(t *testing.T) {
 	}
 	read := service.WithPrincipal(context.Background(), service.Principal{Kind: "key", ID: "r", Scope: service.ScopeRead})
 	_, err := h.svc.Scan(read)
-	wantCode(t, err, service.EFORBIDDEN)
+	servicetest.WantCode(t, err, service.EFORBIDDEN)
 }
 
 // switchedScanner is an adapter that settings turn on and off at run time,
@@ -678,7 +649,7 @@ func TestScanWithAnAdapterTurnedOnLater(t *testing.T) {
 	h := newHouseWith(t, func(c *service.Config, home *sim.Home) { c.Scanners = []devices.Scanner{home, sw} })
 	names := func() []string {
 		var out []string
-		for _, a := range must[[]service.AdapterInfo](t)(h.svc.Adapters(h.ctx)) {
+		for _, a := range servicetest.Must[[]service.AdapterInfo](t)(h.svc.Adapters(h.ctx)) {
 			out = append(out, a.Name)
 		}
 		return out
@@ -686,18 +657,18 @@ func TestScanWithAnAdapterTurnedOnLater(t *testing.T) {
 	if got := names(); !slices.Equal(got, []string{"sim"}) {
 		t.Fatalf("adapters while the broker is off: %v", got)
 	}
-	res := must[service.ScanResult](t)(h.svc.Scan(h.ctx))
+	res := servicetest.Must[service.ScanResult](t)(h.svc.Scan(h.ctx))
 	if !slices.Equal(res.Adapters, []string{"sim"}) || len(res.Failed) != 0 || sw.scans.Load() != 0 {
 		t.Fatalf("scan while the broker is off: %+v, %d scans", res, sw.scans.Load())
 	}
 	_, err := h.svc.AddDevice(h.ctx, "broker", "10.0.0.1")
-	wantCode(t, err, service.ENOTFOUND)
+	servicetest.WantCode(t, err, service.ENOTFOUND)
 
 	sw.on.Store(true)
 	if got := names(); !slices.Equal(got, []string{"sim", "broker"}) {
 		t.Fatalf("adapters once the broker is on: %v", got)
 	}
-	res = must[service.ScanResult](t)(h.svc.Scan(h.ctx))
+	res = servicetest.Must[service.ScanResult](t)(h.svc.Scan(h.ctx))
 	if !slices.Equal(res.Adapters, []string{"broker", "sim"}) || res.WaitSeconds != 2 || sw.scans.Load() != 1 {
 		t.Fatalf("scan once the broker is on: %+v, %d scans", res, sw.scans.Load())
 	}
@@ -705,13 +676,13 @@ func TestScanWithAnAdapterTurnedOnLater(t *testing.T) {
 
 func TestRoomOffQuietensSpeakers(t *testing.T) {
 	h := newHouse(t)
-	favs := must[[]devices.Favorite](t)(h.svc.Favorites(h.ctx, "Living Room Sonos"))
-	must[service.Media](t)(h.svc.PlayFavorite(h.ctx, "Living Room Sonos", favs[0].ID))
-	res := must[service.FanoutResult](t)(h.svc.SetRoom(h.ctx, "Living Room", service.RoomPatch{On: ptr(false)}))
+	favs := servicetest.Must[[]devices.Favorite](t)(h.svc.Favorites(h.ctx, "Living Room Sonos"))
+	servicetest.Must[service.Media](t)(h.svc.PlayFavorite(h.ctx, "Living Room Sonos", favs[0].ID))
+	res := servicetest.Must[service.FanoutResult](t)(h.svc.SetRoom(h.ctx, "Living Room", service.RoomPatch{On: ptr(false)}))
 	if len(res.Failed) != 0 {
 		t.Fatalf("room off failed on %+v", res.Failed)
 	}
-	m := must[service.Media](t)(h.svc.GetMedia(h.ctx, "Living Room Sonos"))
+	m := servicetest.Must[service.Media](t)(h.svc.GetMedia(h.ctx, "Living Room Sonos"))
 	if m.State.Transport == devices.TransportPlaying {
 		t.Fatal("the speaker still plays after the room was switched off")
 	}
@@ -719,58 +690,58 @@ func TestRoomOffQuietensSpeakers(t *testing.T) {
 
 func TestGreenMagentaShift(t *testing.T) {
 	h := newHouse(t)
-	res := must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{Kelvin: ptr(4300), GM: ptr(-20)}))
+	res := servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{Kelvin: ptr(4300), GM: ptr(-20)}))
 	if res.State.Mode != devices.ModeTemperature || res.State.GM != -20 || res.Applied.GM == nil || *res.Applied.GM != -20 {
 		t.Fatalf("kelvin with gm: %+v", res)
 	}
-	res = must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{GM: ptr(15)}))
+	res = servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{GM: ptr(15)}))
 	if res.State.GM != 15 || res.State.Kelvin != 4300 {
 		t.Fatalf("gm alone shifts the white the light shows: %+v", res.State)
 	}
-	caps := must[service.Light](t)(h.svc.GetLight(h.ctx, "Key Light")).Capabilities
+	caps := servicetest.Must[service.Light](t)(h.svc.GetLight(h.ctx, "Key Light")).Capabilities
 	if !caps.GM {
 		t.Fatalf("the Key Light does not say it takes gm: %+v", caps)
 	}
 
 	for _, p := range []service.LightPatch{{GM: ptr(51)}, {GM: ptr(-51)}, {GM: ptr(5), Hex: ptr("FF0000")}, {GM: ptr(5), Preset: ptr("HMI")}} {
 		_, err := h.svc.SetLight(h.ctx, "Key Light", p)
-		wantCode(t, err, service.EINVALID)
+		servicetest.WantCode(t, err, service.EINVALID)
 	}
 	_, err := h.svc.SetLight(h.ctx, "Fill Light", service.LightPatch{GM: ptr(10)})
-	wantCode(t, err, service.EUNSUPPORTED)
+	servicetest.WantCode(t, err, service.EUNSUPPORTED)
 	_, err = h.svc.SetLight(h.ctx, "Fill Light", service.LightPatch{GM: ptr(0)}) // alone, it asks nothing the light can do
-	wantCode(t, err, service.EUNSUPPORTED)
-	must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Fill Light", service.LightPatch{Kelvin: ptr(4000), GM: ptr(0)})) // neutral asks nothing
+	servicetest.WantCode(t, err, service.EUNSUPPORTED)
+	servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Fill Light", service.LightPatch{Kelvin: ptr(4000), GM: ptr(0)})) // neutral asks nothing
 
 	// A room's shift reaches the lights that take one; the others take the
 	// rest of the patch.
-	room := must[service.FanoutResult](t)(h.svc.SetRoom(h.ctx, "Office", service.RoomPatch{Kelvin: ptr(4300), GM: ptr(15)}))
+	room := servicetest.Must[service.FanoutResult](t)(h.svc.SetRoom(h.ctx, "Office", service.RoomPatch{Kelvin: ptr(4300), GM: ptr(15)}))
 	if len(room.Failed) != 0 {
 		t.Fatalf("room with gm: %+v", room)
 	}
-	if st := must[service.Light](t)(h.svc.GetLight(h.ctx, "Fill Light")).State; st == nil || st.Kelvin != 4300 {
+	if st := servicetest.Must[service.Light](t)(h.svc.GetLight(h.ctx, "Fill Light")).State; st == nil || st.Kelvin != 4300 {
 		t.Fatalf("the Fill Light after a room kelvin with gm: %+v", st)
 	}
 
 	// A scene restores the shift, and a neutral white in a scene undoes one.
-	must[service.SceneView](t)(h.svc.CaptureScene(h.ctx, "Tinted", "Office"))
-	must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{Kelvin: ptr(5000), GM: ptr(0)}))
-	must[service.FanoutResult](t)(h.svc.ActivateScene(h.ctx, "Tinted"))
-	if st := must[service.Light](t)(h.svc.GetLight(h.ctx, "Key Light")).State; st == nil || st.GM != 15 || st.Kelvin != 4300 {
+	servicetest.Must[service.SceneView](t)(h.svc.CaptureScene(h.ctx, "Tinted", "Office"))
+	servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{Kelvin: ptr(5000), GM: ptr(0)}))
+	servicetest.Must[service.FanoutResult](t)(h.svc.ActivateScene(h.ctx, "Tinted"))
+	if st := servicetest.Must[service.Light](t)(h.svc.GetLight(h.ctx, "Key Light")).State; st == nil || st.GM != 15 || st.Kelvin != 4300 {
 		t.Fatalf("after the scene: %+v", st)
 	}
-	must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{Kelvin: ptr(4300), GM: ptr(0)}))
-	must[service.SceneView](t)(h.svc.CaptureScene(h.ctx, "Neutral", "Office"))
-	must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{GM: ptr(30)}))
-	must[service.FanoutResult](t)(h.svc.ActivateScene(h.ctx, "Neutral"))
-	if st := must[service.Light](t)(h.svc.GetLight(h.ctx, "Key Light")).State; st == nil || st.GM != 0 {
+	servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{Kelvin: ptr(4300), GM: ptr(0)}))
+	servicetest.Must[service.SceneView](t)(h.svc.CaptureScene(h.ctx, "Neutral", "Office"))
+	servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{GM: ptr(30)}))
+	servicetest.Must[service.FanoutResult](t)(h.svc.ActivateScene(h.ctx, "Neutral"))
+	if st := servicetest.Must[service.Light](t)(h.svc.GetLight(h.ctx, "Key Light")).State; st == nil || st.GM != 0 {
 		t.Fatalf("a neutral scene left the shift: %+v", st)
 	}
 }
 
 func TestPresets(t *testing.T) {
 	h := newHouse(t)
-	presets := must[[]color.Preset](t)(h.svc.ListPresets(h.ctx))
+	presets := servicetest.Must[[]color.Preset](t)(h.svc.ListPresets(h.ctx))
 	var source, gel color.Preset
 	for _, p := range presets {
 		switch {
@@ -783,18 +754,18 @@ func TestPresets(t *testing.T) {
 	if source.Name == "" || gel.Name == "" {
 		t.Fatalf("catalogue lacks a tinted source or a creative gel: %+v", presets)
 	}
-	res := must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{Preset: ptr(strings.ToUpper(source.Name))}))
+	res := servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{Preset: ptr(strings.ToUpper(source.Name))}))
 	if res.Applied.Kelvin == nil || res.Applied.GM == nil || *res.Applied.GM != source.GM || !res.State.On {
 		t.Fatalf("source preset on a bi-colour panel: %+v", res)
 	}
-	res = must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Rope Light", service.LightPatch{Preset: &gel.Name}))
+	res = servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Rope Light", service.LightPatch{Preset: &gel.Name}))
 	if res.State.Mode != devices.ModeColor || res.Applied.Color == nil || res.Applied.Color.Hex != gel.Hex {
 		t.Fatalf("gel on an RGB strip: %+v", res)
 	}
 	_, err := h.svc.SetLight(h.ctx, "Fill Light", service.LightPatch{Preset: &gel.Name})
-	wantCode(t, err, service.EUNSUPPORTED)
+	servicetest.WantCode(t, err, service.EUNSUPPORTED)
 	_, err = h.svc.SetLight(h.ctx, "Fill Light", service.LightPatch{Preset: ptr("Moonbeam Unicorn")})
-	wantCode(t, err, service.EINVALID)
+	servicetest.WantCode(t, err, service.EINVALID)
 }
 
 // lampAdder adds a simulated lamp at any address, as a real adapter adds
@@ -816,7 +787,7 @@ func TestAddDeviceByAddress(t *testing.T) {
 	h := newHouseWith(t, func(c *service.Config, _ *sim.Home) {
 		c.Scanners = []devices.Scanner{lampAdder{reg: c.Registry.(*devices.Registry)}}
 	})
-	adapters := must[[]service.AdapterInfo](t)(h.svc.Adapters(h.ctx))
+	adapters := servicetest.Must[[]service.AdapterInfo](t)(h.svc.Adapters(h.ctx))
 	if len(adapters) != 1 || adapters[0].Name != "lamps" || !adapters[0].CanAdd {
 		t.Fatalf("adapters %+v", adapters)
 	}
@@ -824,18 +795,18 @@ func TestAddDeviceByAddress(t *testing.T) {
 	// the first of them creates its room, and neither fails.
 	servicetest.Run(t, h.svc)
 	for i := range 10 {
-		found := must[[]service.DeviceView](t)(h.svc.AddDevice(h.ctx, "lamps", fmt.Sprintf("10.0.0.%d", i)))
+		found := servicetest.Must[[]service.DeviceView](t)(h.svc.AddDevice(h.ctx, "lamps", fmt.Sprintf("10.0.0.%d", i)))
 		if len(found) != 1 || found[0].Room != "Garage" || !found[0].Online {
 			t.Fatalf("found %+v", found)
 		}
 	}
-	must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Porch Lamp 10.0.0.7", service.LightPatch{On: ptr(true)}))
+	servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Porch Lamp 10.0.0.7", service.LightPatch{On: ptr(true)}))
 	_, err := h.svc.AddDevice(h.ctx, "lamps", "192.0.2.1")
-	wantCode(t, err, service.EUNREACHABLE)
+	servicetest.WantCode(t, err, service.EUNREACHABLE)
 	_, err = h.svc.AddDevice(h.ctx, "hue", "10.0.0.8")
-	wantCode(t, err, service.ENOTFOUND)
+	servicetest.WantCode(t, err, service.ENOTFOUND)
 	_, err = h.svc.AddDevice(h.ctx, "lamps", " ")
-	wantCode(t, err, service.EINVALID)
+	servicetest.WantCode(t, err, service.EINVALID)
 }
 
 // flakyAdder adds a lamp at an address once the address has refused a
@@ -870,7 +841,7 @@ func TestAddedDevicesComeBackAfterARestart(t *testing.T) {
 	reg1 := devices.NewRegistry(time.Second)
 	svc1 := service.New(service.Config{Store: db, Registry: reg1, Scanners: []devices.Scanner{lampAdder{reg: reg1}}})
 	for _, addr := range []string{"10.0.0.7", "10.0.0.8"} {
-		must[[]service.DeviceView](t)(svc1.AddDevice(user, "lamps", addr))
+		servicetest.Must[[]service.DeviceView](t)(svc1.AddDevice(user, "lamps", addr))
 	}
 	reg1.Close()
 
@@ -890,7 +861,7 @@ func TestAddedDevicesComeBackAfterARestart(t *testing.T) {
 	if n := adder.tries.Load(); n != 3 {
 		t.Errorf("%d tries; want 3 (two refusals, then the lamp at 10.0.0.7, and none for 10.0.0.8)", n)
 	}
-	must[service.LightResult](t)(svc2.SetLight(user, "Porch Lamp 10.0.0.7", service.LightPatch{On: ptr(true)}))
+	servicetest.Must[service.LightResult](t)(svc2.SetLight(user, "Porch Lamp 10.0.0.7", service.LightPatch{On: ptr(true)}))
 
 	// A hub stopped while an address still does not answer gives up.
 	adder.refuse.Store(1 << 20)
@@ -917,7 +888,7 @@ func TestAddedDevicesComeBackAfterARestart(t *testing.T) {
 	}
 
 	// A device the user disabled is not added again.
-	must[service.DeviceView](t)(svc2.UpdateDevice(user, "Porch Lamp 10.0.0.7", service.DevicePatch{Enabled: ptr(false)}))
+	servicetest.Must[service.DeviceView](t)(svc2.UpdateDevice(user, "Porch Lamp 10.0.0.7", service.DevicePatch{Enabled: ptr(false)}))
 	tries = adder.tries.Load()
 	if err := svc2.RestoreAdded(ctx); err != nil {
 		t.Fatal(err)
@@ -937,14 +908,14 @@ func TestPlayOnUnderstandsRequests(t *testing.T) {
 		{"play something odd on Disney+", "opened_app", "com.disney.disneyplus", ""},
 	}
 	for _, c := range cases {
-		res := must[service.PlayOnResult](t)(h.svc.PlayOn(h.ctx, "Living Room TV", c.query))
+		res := servicetest.Must[service.PlayOnResult](t)(h.svc.PlayOn(h.ctx, "Living Room TV", c.query))
 		if res.Action != c.action || res.App != c.app || res.Title != c.title {
 			t.Errorf("%q: %+v; want %s %s %q", c.query, res, c.action, c.app, c.title)
 		}
 	}
 	// Back on the home screen, an unknown title opens the app last used.
-	must[service.RemoteView](t)(h.svc.RemoteCommand(h.ctx, "Living Room TV", service.RemoteCommand{Key: "home"}))
-	res := must[service.PlayOnResult](t)(h.svc.PlayOn(h.ctx, "Living Room TV", "play Bob's Burgers"))
+	servicetest.Must[service.RemoteView](t)(h.svc.RemoteCommand(h.ctx, "Living Room TV", service.RemoteCommand{Key: "home"}))
+	res := servicetest.Must[service.PlayOnResult](t)(h.svc.PlayOn(h.ctx, "Living Room TV", "play Bob's Burgers"))
 	if res.Action != "opened_last_app" || res.App != "com.disney.disneyplus" {
 		t.Fatalf("fallback: %+v", res)
 	}
@@ -954,40 +925,40 @@ func TestUndoTakesBackATVsVolumeAndPowerKeys(t *testing.T) {
 	h := newHouse(t)
 	key := service.WithPrincipal(context.Background(), service.Principal{Kind: "key", ID: "k1", Name: "assistant", Scope: service.ScopeControl})
 	tv := h.home.TV("sim:living-room-tv")
-	must[service.Media](t)(h.svc.SetMedia(h.ctx, "Living Room TV", service.MediaPatch{Power: ptr(true), Volume: ptr(20), Source: ptr("Netflix")}))
+	servicetest.Must[service.Media](t)(h.svc.SetMedia(h.ctx, "Living Room TV", service.MediaPatch{Power: ptr(true), Volume: ptr(20), Source: ptr("Netflix")}))
 
-	must[service.RemoteView](t)(h.svc.RemoteCommand(key, "Living Room TV", service.RemoteCommand{Key: "volume_up"}))
-	if st := must[devices.MediaState](t)(tv.MediaState(h.ctx)); st.Volume == 20 {
+	servicetest.Must[service.RemoteView](t)(h.svc.RemoteCommand(key, "Living Room TV", service.RemoteCommand{Key: "volume_up"}))
+	if st := servicetest.Must[devices.MediaState](t)(tv.MediaState(h.ctx)); st.Volume == 20 {
 		t.Fatalf("volume_up left the volume at %d", st.Volume)
 	}
-	res := must[service.UndoResult](t)(h.svc.Undo(key))
-	st := must[devices.MediaState](t)(tv.MediaState(h.ctx))
+	res := servicetest.Must[service.UndoResult](t)(h.svc.Undo(key))
+	st := servicetest.Must[devices.MediaState](t)(tv.MediaState(h.ctx))
 	if len(res.Result.Applied) != 1 || st.Volume != 20 || st.Source != "Netflix" || !st.Power {
 		t.Fatalf("after undoing volume_up the TV is %+v (%+v); want volume 20 on Netflix", st, res)
 	}
 
-	must[service.RemoteView](t)(h.svc.RemoteCommand(key, "Living Room TV", service.RemoteCommand{Key: "power"}))
-	if st := must[devices.MediaState](t)(tv.MediaState(h.ctx)); st.Power {
+	servicetest.Must[service.RemoteView](t)(h.svc.RemoteCommand(key, "Living Room TV", service.RemoteCommand{Key: "power"}))
+	if st := servicetest.Must[devices.MediaState](t)(tv.MediaState(h.ctx)); st.Power {
 		t.Fatal("the power key left the TV on")
 	}
-	must[service.UndoResult](t)(h.svc.Undo(key))
-	if st := must[devices.MediaState](t)(tv.MediaState(h.ctx)); !st.Power {
+	servicetest.Must[service.UndoResult](t)(h.svc.Undo(key))
+	if st := servicetest.Must[devices.MediaState](t)(tv.MediaState(h.ctx)); !st.Power {
 		t.Fatal("undoing the power key left the TV off")
 	}
 
 	// Keys that change nothing the model keeps are not undone.
-	must[service.RemoteView](t)(h.svc.RemoteCommand(key, "Living Room TV", service.RemoteCommand{Key: "select"}))
+	servicetest.Must[service.RemoteView](t)(h.svc.RemoteCommand(key, "Living Room TV", service.RemoteCommand{Key: "select"}))
 	_, err := h.svc.Undo(key)
-	wantCode(t, err, service.ENOTFOUND)
+	servicetest.WantCode(t, err, service.ENOTFOUND)
 }
 
 func TestHoldingAKey(t *testing.T) {
 	h := newHouse(t)
 	_, err := h.svc.RemoteCommand(h.ctx, "Living Room TV", service.RemoteCommand{Key: "select", HoldSecs: 4})
-	wantCode(t, err, service.EINVALID)
+	servicetest.WantCode(t, err, service.EINVALID)
 	_, err = h.svc.RemoteCommand(h.ctx, "Living Room TV", service.RemoteCommand{Text: "x", HoldSecs: 1})
-	wantCode(t, err, service.EINVALID)
+	servicetest.WantCode(t, err, service.EINVALID)
 	// The simulated TV has no long press: said so, not faked.
 	_, err = h.svc.RemoteCommand(h.ctx, "Living Room TV", service.RemoteCommand{Key: "select", HoldSecs: 1})
-	wantCode(t, err, service.EUNSUPPORTED)
+	servicetest.WantCode(t, err, service.EUNSUPPORTED)
 }

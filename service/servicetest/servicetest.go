@@ -81,3 +81,35 @@ func SimHouse(tb testing.TB) (*service.Service, *sim.Home) {
 	home.Register(reg)
 	return New(tb, reg, 0), home
 }
+
+// Must returns a function that passes on a call's value and fails t on
+// its error: must := Must[service.Room](t); r := must(svc.GetRoom(…)).
+func Must[T any](t testing.TB) func(T, error) T {
+	return func(v T, err error) T {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+}
+
+// WantCode fails t unless err carries the service error code.
+func WantCode(t testing.TB, err error, code string) {
+	t.Helper()
+	if got := service.ErrorCode(err); got != code {
+		t.Fatalf("error %v has code %q; want %q", err, got, code)
+	}
+}
+
+// WaitFor polls cond until it holds, failing tb after a deadline.
+func WaitFor(tb testing.TB, what string, cond func() bool) {
+	tb.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			tb.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
