@@ -11,8 +11,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/bifrost-hub/bifrost/service"
 )
@@ -71,9 +69,9 @@ type act struct{ verb, rest string }
 // done is the act in the past tense, as a sentence.
 func (a act) done() string {
 	if a.verb == "" {
-		return capitalize(a.rest)
+		return service.UpperFirst(a.rest)
 	}
-	return capitalize(strings.TrimSpace(pastOf(a.verb) + " " + a.rest))
+	return service.UpperFirst(strings.TrimSpace(pastOf(a.verb) + " " + a.rest))
 }
 
 // past holds the past tense of the verbs describe uses that do not take
@@ -97,14 +95,6 @@ func pastOf(verb string) string {
 		return p + " " + rest
 	}
 	return p
-}
-
-func capitalize(s string) string {
-	r, size := utf8.DecodeRuneInString(s)
-	if r == utf8.RuneError {
-		return s
-	}
-	return string(unicode.ToUpper(r)) + s[size:]
 }
 
 // describers phrase each action code the hub audits.
