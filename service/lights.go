@@ -59,34 +59,35 @@ func (s *Service) lightView(inv inventory, rec DeviceRecord) Light {
 // SetLights, answered with the state that resulted and any adjustment
 // made to fit the lamp.
 func (s *Service) SetLight(ctx context.Context, ref string, p LightPatch) (LightResult, error) {
-	var one LightResult
-	res, err := s.writeLights(ctx, LightTarget{Refs: []string{ref}}, p, func(r LightResult) { one = r })
-	if err != nil {
+	res, err := s.writeLights(ctx, LightTarget{Refs: []string{ref}}, p)
+	switch {
+	case err != nil:
 		return LightResult{}, err
-	}
-	if len(res.Failed) > 0 {
+	case len(res.causes) > 0:
 		return LightResult{}, res.causes[0]
 	}
-	return one, nil
+	return res.results[0], nil
 }
 
 // SetLights applies one patch to the lights of a target (every light, or
 // several by id or name) in parallel, and reports per light.
 func (s *Service) SetLights(ctx context.Context, t LightTarget, p LightPatch) (FanoutResult, error) {
-	res, err := s.writeLights(ctx, t, p, nil)
+	res, err := s.writeLights(ctx, t, p)
 	return res.FanoutResult, err
 }
 
-// lightsWritten is a light write's outcome, with each failure's error.
+// lightsWritten is a light write's outcome, with each light's result and
+// each failure's error.
 type lightsWritten struct {
 	FanoutResult
-	causes []error
+	results []LightResult
+	causes  []error
 }
 
 // writeLights is every light write: the patch parsed once, the target
-// resolved, each light written in parallel (one reports its result to
-// each), the change kept for undo and audited.
-func (s *Service) writeLights(ctx context.Context, t LightTarget, p LightPatch, each func(LightResult)) (lightsWritten, error) {
+// resolved, each light written in parallel, the change kept for undo and
+// audited.
+func (s *Service) writeLights(ctx context.Context, t LightTarget, p LightPatch) (lightsWritten, error) {
 	if err := authorize(ctx, ScopeControl); err != nil {
 		return lightsWritten{}, err
 	}
@@ -117,8 +118,8 @@ func (s *Service) writeLights(ctx context.Context, t LightTarget, p LightPatch, 
 		defer mu.Unlock()
 		if err != nil {
 			out.causes = append(out.causes, err)
-		} else if each != nil {
-			each(r)
+		} else {
+			out.results = append(out.results, r)
 		}
 		return err
 	})
