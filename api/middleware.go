@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"regexp"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -33,20 +33,63 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// keyLike is anything shaped like an API key: "bfr_" and more characters
-// than a key list shows (8, which identify a key without giving it away).
-// Keys are lowercase base32; any case, hex included, is matched, so a
-// mangled key is caught too.
-var keyLike = regexp.MustCompile(`(?i)bfr_[a-z0-9]{9,}`)
+// keyPrefix begins anything shaped like an API key; keyShown is how many
+// characters after it a key list shows (they identify a key without
+// giving it away), so more of them make a string key-shaped.
+const (
+	keyPrefix = "bfr_"
+	keyShown  = 8
+)
 
 // keyRedacted stands in a log for a key taken out of it.
 const keyRedacted = "bfr_…redacted"
 
-// redactKeys replaces every key-shaped string in s (a path, a query) by
-// keyRedacted, so that a key sent where it should not be, such as
-// DELETE /api/api-keys/<the key>, never reaches the log.
+// redactKeys replaces every key-shaped string in s (a path, a query):
+// "bfr_", in any case, and more than keyShown letters or digits, so that a
+// key sent where it should not be, such as DELETE /api/api-keys/<the
+// key>, never reaches the log. Keys are lowercase base32; any case, hex
+// included, is caught, so a mangled key is too.
 func redactKeys(s string) string {
-	return keyLike.ReplaceAllLiteralString(s, keyRedacted)
+	var b strings.Builder
+	rest := s
+	for {
+		i := indexFold(rest, keyPrefix)
+		if i < 0 {
+			break
+		}
+		n := i + len(keyPrefix)
+		for n < len(rest) && isAlnum(rest[n]) {
+			n++
+		}
+		if n-i-len(keyPrefix) <= keyShown {
+			n = i + len(keyPrefix) // not a key: look again after its "bfr_"
+			b.WriteString(rest[:n])
+		} else {
+			b.WriteString(rest[:i])
+			b.WriteString(keyRedacted)
+		}
+		rest = rest[n:]
+	}
+	if b.Len() == 0 {
+		return s
+	}
+	b.WriteString(rest)
+	return b.String()
+}
+
+// indexFold is the index of the first sub in s in any case of ASCII
+// letters, or -1.
+func indexFold(s, sub string) int {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return i
+		}
+	}
+	return -1
+}
+
+func isAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // recoverPanics turns a panic in a handler into an internal error, which

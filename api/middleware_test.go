@@ -15,6 +15,8 @@ func TestRedactKeys(t *testing.T) {
 		"/api/api-keys/bfr_mfrggzdf":                   "/api/api-keys/bfr_mfrggzdf",
 		"/api/api-keys/key_abcdefghijklm":              "/api/api-keys/key_abcdefghijklm",
 		"/api/v1/lights":                               "/api/v1/lights",
+		"bfr_bfr_mfrggzdfmz":                           "bfr_bfr_…redacted",
+		"/x/bfr_ünï/bfr_":                              "/x/bfr_ünï/bfr_",
 	} {
 		if got := redactKeys(in); got != want {
 			t.Errorf("redactKeys(%q) = %q; want %q", in, got, want)

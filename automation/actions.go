@@ -373,10 +373,7 @@ func outcomeOf(results []ActionResult, applied []bool) string {
 func failedText(fr service.FanoutResult) string {
 	parts := make([]string, len(fr.Failed))
 	for i, f := range fr.Failed {
-		parts[i] = f.Error
-		if parts[i] == "" {
-			parts[i] = f.Name + " failed"
-		}
+		parts[i] = f.Said()
 	}
 	n := len(fr.Applied) + len(fr.Failed)
 	return fmt.Sprintf("%d of %d devices failed: %s", len(fr.Failed), n, strings.Join(parts, "; "))

@@ -88,11 +88,11 @@ func (s *Service) GetArtwork(ctx context.Context, ref, version string) (artwork.
 	}
 	m := s.mediaView(inv, rec)
 	if m.State == nil || m.State.NowPlaying == nil {
-		return artwork.Image{}, Errorf(ENOTFOUND, "%s is playing nothing with cover art", rec.Name)
+		return artwork.Image{}, aboutf(ENOTFOUND, "%s is playing nothing with cover art", rec.Name)
 	}
 	img := s.artworkOf(inv, rec, m.State.NowPlaying)
 	if img == nil {
-		return artwork.Image{}, Errorf(ENOTFOUND, "%s has no cover art for what it plays", rec.Name)
+		return artwork.Image{}, aboutf(ENOTFOUND, "%s has no cover art for what it plays", rec.Name)
 	}
 	if version != "" && version != img.Version {
 		return artwork.Image{}, Errorf(ENOTFOUND, "The cover art version %q is no longer what %s plays; its media view's artwork_url names the current one", Clip(version), rec.Name)

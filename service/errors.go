@@ -81,7 +81,7 @@ func (e *Error) Unwrap() error { return e.Cause }
 
 // Errorf returns an *Error with code and a formatted message.
 func Errorf(code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+	return &Error{Code: code, Message: fmt.Sprintf(format, clipQuotedArgs(format, args)...)}
 }
 
 // Listf returns an *Error whose message is lead, the fields a caller may

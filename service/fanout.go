@@ -35,6 +35,8 @@ func (s *Service) fanout(ctx context.Context, targets []DeviceRecord, fn func(co
 		case errs[i] != nil:
 			o.Error = ErrorMessage(errs[i])
 			o.Code = ErrorCode(errs[i])
+			var e *Error
+			o.named = errors.As(errs[i], &e) && strings.EqualFold(e.Subject, rec.Name)
 			res.Failed = append(res.Failed, o)
 			continue
 		}
@@ -50,7 +52,7 @@ func (r FanoutResult) err() error {
 	}
 	parts := make([]string, 0, len(r.Failed))
 	for _, f := range r.Failed {
-		parts = append(parts, f.Name+": "+f.Error)
+		parts = append(parts, f.Said())
 	}
 	return &Error{Code: "partial", Message: fmt.Sprintf("%d of %d failed: %s", len(r.Failed), len(r.Failed)+len(r.Applied), strings.Join(parts, "; "))}
 }

@@ -33,7 +33,7 @@ func wrapDevice(name string, err error) error {
 		return nil
 	}
 	if errors.Is(err, context.Canceled) {
-		return Errorf(EUNREACHABLE, "%s: request cancelled", name)
+		return aboutf(EUNREACHABLE, "%s: request cancelled", name)
 	}
 	return deviceError(name, err)
 }

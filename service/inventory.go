@@ -239,7 +239,7 @@ func (s *Service) live(rec DeviceRecord) (devices.Device, error) {
 		}
 	}
 	if !ok || !d.Online() {
-		return nil, Errorf(EUNREACHABLE, "%s is offline", rec.Name)
+		return nil, aboutf(EUNREACHABLE, "%s is offline", rec.Name)
 	}
 	return d, nil
 }
@@ -261,7 +261,7 @@ func (s *Service) wakeable(rec DeviceRecord) (devices.Device, error) {
 // controllable checks that rec may take a command.
 func controllable(rec DeviceRecord) error {
 	if !rec.Enabled {
-		return Errorf(ECONFLICT, "%s is disabled", rec.Name).WithHint(HintEnable, rec.Name, rec.ID)
+		return aboutf(ECONFLICT, "%s is disabled", rec.Name).WithHint(HintEnable, rec.Name, rec.ID)
 	}
 	return nil
 }

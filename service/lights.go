@@ -188,7 +188,7 @@ func (s *Service) applyLight(ctx context.Context, rec DeviceRecord, v LightValue
 	}
 	ld, ok := d.(devices.Light)
 	if !ok {
-		return LightResult{}, Errorf(EUNSUPPORTED, "%s is not a light", rec.Name)
+		return LightResult{}, aboutf(EUNSUPPORTED, "%s is not a light", rec.Name)
 	}
 	change, applied, notes, err := buildLightChange(rec.Name, ld.LightCaps(), s.model.state(rec.ID).light, v)
 	if err != nil {
@@ -260,7 +260,7 @@ func buildLightChange(name string, caps devices.LightCaps, cur *devices.LightSta
 	c.On = v.On
 	if v.Brightness != nil {
 		if !caps.Dimmable {
-			return c, AppliedLight{}, nil, Errorf(EUNSUPPORTED, "%s cannot be dimmed; it only turns on and off", name)
+			return c, AppliedLight{}, nil, aboutf(EUNSUPPORTED, "%s cannot be dimmed; it only turns on and off", name)
 		}
 		if *v.Brightness == 0 {
 			off := false
@@ -325,7 +325,7 @@ func applyColorMode(c *devices.LightChange, name string, caps devices.LightCaps,
 	case v.GM != nil && (*v.GM != 0 || v.onlyGM()):
 		// A neutral gm beside other fields asks nothing of a light without
 		// a shift; on its own it asks for something the light cannot do.
-		return nil, Errorf(EUNSUPPORTED, "%s has no green–magenta shift", name)
+		return nil, aboutf(EUNSUPPORTED, "%s has no green–magenta shift", name)
 	}
 	switch {
 	case v.Kelvin != nil:
@@ -358,7 +358,7 @@ func applyPreset(c *devices.LightChange, name string, caps devices.LightCaps, pr
 		return nil, err
 	}
 	if !caps.Color {
-		return nil, Errorf(EUNSUPPORTED, "%s has no colour, and %s is a colour gel", name, pr.Name)
+		return nil, aboutf(EUNSUPPORTED, "%s has no colour, and %s is a colour gel", name, pr.Name)
 	}
 	return applyColor(c, name, caps, rgb, nil)
 }
@@ -368,7 +368,7 @@ func applyPreset(c *devices.LightChange, name string, caps devices.LightCaps, pr
 func applyTemperature(c *devices.LightChange, name string, caps devices.LightCaps, k int) ([]string, error) {
 	if !caps.HasTemperature() {
 		if !caps.Color {
-			return nil, Errorf(EUNSUPPORTED, "%s has no colour temperature or colour", name)
+			return nil, aboutf(EUNSUPPORTED, "%s has no colour temperature or colour", name)
 		}
 		rgb := color.KelvinToRGB(k)
 		note := fmt.Sprintf("%s has no white channel: %d K shown as colour #%s", name, k, rgb.Hex())
@@ -389,10 +389,10 @@ func applyTemperature(c *devices.LightChange, name string, caps devices.LightCap
 func applyColor(c *devices.LightChange, name string, caps devices.LightCaps, rgb color.RGB, xy *color.Point) ([]string, error) {
 	if !caps.Color {
 		if caps.HasTemperature() {
-			return nil, Errorf(EUNSUPPORTED, "%s has no colour; it takes colour temperature %d–%d K", name, caps.KelvinMin, caps.KelvinMax).
+			return nil, aboutf(EUNSUPPORTED, "%s has no colour; it takes colour temperature %d–%d K", name, caps.KelvinMin, caps.KelvinMax).
 				With("kelvin_min", caps.KelvinMin).With("kelvin_max", caps.KelvinMax)
 		}
-		return nil, Errorf(EUNSUPPORTED, "%s has no colour", name)
+		return nil, aboutf(EUNSUPPORTED, "%s has no colour", name)
 	}
 	pt := color.Point{}
 	if xy != nil {
@@ -415,14 +415,14 @@ func round4(f float64) float64 { return math.Round(f*1e4) / 1e4 }
 // matchEffect finds the lamp's effect named e (case-insensitive).
 func matchEffect(name string, caps devices.LightCaps, e string) (string, error) {
 	if len(caps.Effects) == 0 {
-		return "", Errorf(EUNSUPPORTED, "%s has no effects", name)
+		return "", aboutf(EUNSUPPORTED, "%s has no effects", name)
 	}
 	for _, have := range caps.Effects {
 		if strings.EqualFold(have, strings.TrimSpace(e)) {
 			return have, nil
 		}
 	}
-	return "", Errorf(EINVALID, "%s has no effect %q; valid: %s", name, Clip(e), strings.Join(caps.Effects, ", ")).
+	return "", aboutf(EINVALID, "%s has no effect %q; valid: %s", name, Clip(e), strings.Join(caps.Effects, ", ")).
 		With("options", caps.Effects)
 }
 

@@ -73,7 +73,7 @@ func mediaClass(c capsRecord) string {
 func (s *Service) knownMedia(rec DeviceRecord) (devices.MediaState, error) {
 	st := s.model.state(rec.ID)
 	if !st.online || st.media == nil {
-		return devices.MediaState{}, Errorf(EUNREACHABLE, "%s is offline", rec.Name)
+		return devices.MediaState{}, aboutf(EUNREACHABLE, "%s is offline", rec.Name)
 	}
 	return *st.media, nil
 }
@@ -222,7 +222,7 @@ func (s *Service) sendMedia(ctx context.Context, rec DeviceRecord, p MediaPatch)
 	}
 	mp, ok := d.(devices.MediaPlayer)
 	if !ok {
-		return devices.MediaState{}, Errorf(EUNSUPPORTED, "%s is not a media player", rec.Name)
+		return devices.MediaState{}, aboutf(EUNSUPPORTED, "%s is not a media player", rec.Name)
 	}
 	c := devices.MediaChange{Power: p.Power, Volume: p.Volume, Mute: p.Mute, Transport: p.Transport}
 	if p.Source != nil {
@@ -302,11 +302,11 @@ func (s *Service) Favorites(ctx context.Context, ref string) ([]devices.Favorite
 	}
 	rec = s.memberWith(inv, rec, hasFavorites)
 	if !inv.capsOf(rec).Favorites {
-		return nil, Errorf(EUNSUPPORTED, "%s has no favourites", rec.Name)
+		return nil, aboutf(EUNSUPPORTED, "%s has no favourites", rec.Name)
 	}
 	st := s.model.state(rec.ID)
 	if !st.online || st.favorites == nil {
-		return nil, Errorf(EUNREACHABLE, "%s is offline", rec.Name)
+		return nil, aboutf(EUNREACHABLE, "%s is offline", rec.Name)
 	}
 	return st.favorites, nil
 }
@@ -319,7 +319,7 @@ func (s *Service) favorites(ctx context.Context, rec DeviceRecord) (devices.Favo
 	}
 	fp, ok := d.(devices.FavoritePlayer)
 	if !ok {
-		return nil, nil, Errorf(EUNSUPPORTED, "%s has no favourites", rec.Name)
+		return nil, nil, aboutf(EUNSUPPORTED, "%s has no favourites", rec.Name)
 	}
 	rctx, cancel := s.readCtx(ctx)
 	defer cancel()
@@ -418,7 +418,7 @@ func (s *Service) cast(ctx context.Context, rec DeviceRecord, id, typ string) er
 	}
 	c, ok := d.(devices.Caster)
 	if !ok {
-		return Errorf(EUNSUPPORTED, "%s cannot play cast content", rec.Name)
+		return aboutf(EUNSUPPORTED, "%s cannot play cast content", rec.Name)
 	}
 	return wrapDevice(rec.Name, s.reg.Do(ctx, rec.ID, "", func(ctx context.Context) error { return c.Cast(ctx, id, typ) }))
 }
@@ -443,12 +443,12 @@ func (s *Service) Group(ctx context.Context, ref string, members []string) (Fano
 			return FanoutResult{}, err
 		}
 		if rec.ID == coord.ID {
-			return FanoutResult{}, Errorf(EINVALID, "%s cannot join its own group", rec.Name)
+			return FanoutResult{}, aboutf(EINVALID, "%s cannot join its own group", rec.Name)
 		}
 		targets = append(targets, rec)
 	}
 	if !inv.capsOf(coord).Group {
-		return FanoutResult{}, Errorf(EUNSUPPORTED, "%s cannot lead a speaker group", coord.Name)
+		return FanoutResult{}, aboutf(EUNSUPPORTED, "%s cannot lead a speaker group", coord.Name)
 	}
 	res := s.fanout(ctx, targets, func(ctx context.Context, rec DeviceRecord) error {
 		return s.joinGroup(ctx, rec, coord.ID)
@@ -479,7 +479,7 @@ func (s *Service) grouper(rec DeviceRecord) (devices.Grouper, error) {
 	}
 	g, ok := d.(devices.Grouper)
 	if !ok {
-		return nil, Errorf(EUNSUPPORTED, "%s cannot be grouped", rec.Name)
+		return nil, aboutf(EUNSUPPORTED, "%s cannot be grouped", rec.Name)
 	}
 	return g, nil
 }
@@ -538,13 +538,13 @@ func (s *Service) checkBinding(ctx context.Context, inv inventory, rec DeviceRec
 	}
 	switch {
 	case recv.ID == rec.ID:
-		return "", "", Errorf(EINVALID, "%s cannot be bound to itself", rec.Name)
+		return "", "", aboutf(EINVALID, "%s cannot be bound to itself", rec.Name)
 	case recv.Settings[settingReceiver] != "":
-		return "", "", Errorf(EINVALID, "%s is itself bound to a receiver; bind %s to that receiver instead", recv.Name, rec.Name)
+		return "", "", aboutf(EINVALID, "%s is itself bound to a receiver; bind %s to that receiver instead", recv.Name, rec.Name)
 	}
 	for _, other := range players {
 		if other.Settings[settingReceiver] == string(rec.ID) {
-			return "", "", Errorf(EINVALID, "%s is a receiver for %s, so it cannot be bound to another", rec.Name, other.Name)
+			return "", "", aboutf(EINVALID, "%s is a receiver for %s, so it cannot be bound to another", rec.Name, other.Name)
 		}
 	}
 	if strings.TrimSpace(input) == "" {

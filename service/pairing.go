@@ -39,11 +39,11 @@ func (s *Service) PairDevice(ctx context.Context, ref, code string) (PairResult,
 	}
 	d, ok := s.reg.Get(rec.ID)
 	if !ok {
-		return PairResult{}, Errorf(EUNREACHABLE, "%s is not connected to the hub now", rec.Name)
+		return PairResult{}, aboutf(EUNREACHABLE, "%s is not connected to the hub now", rec.Name)
 	}
 	p, ok := d.(devices.Pairer)
 	if !ok {
-		return PairResult{}, Errorf(EUNSUPPORTED, "%s needs no pairing: it takes commands as it is", rec.Name)
+		return PairResult{}, aboutf(EUNSUPPORTED, "%s needs no pairing: it takes commands as it is", rec.Name)
 	}
 	code = strings.ToUpper(strings.Join(strings.Fields(code), ""))
 	res := PairResult{ID: rec.ID, Name: rec.Name}
@@ -72,7 +72,7 @@ func (s *Service) PairDevice(ctx context.Context, ref, code string) (PairResult,
 // needsPairing is the error for a command to a device that is not paired
 // with the hub, saying how to pair it.
 func needsPairing(rec DeviceRecord) error {
-	return Errorf(ECONFLICT, "%s needs pairing with the hub", rec.Name).WithHint(HintPair, rec.Name, rec.ID)
+	return aboutf(ECONFLICT, "%s needs pairing with the hub", rec.Name).WithHint(HintPair, rec.Name, rec.ID)
 }
 
 // pairingOf is the pairing state of a device that pairs, "" for others.
@@ -106,7 +106,7 @@ func (s *Service) devicePatchMAC(rec DeviceRecord, p DevicePatch) (string, error
 	}
 	if d, ok := s.reg.Get(rec.ID); ok {
 		if _, wakes := d.(devices.Waker); !wakes {
-			return "", Errorf(EUNSUPPORTED, "%s is not woken by Wake-on-LAN, so it takes no mac", rec.Name)
+			return "", aboutf(EUNSUPPORTED, "%s is not woken by Wake-on-LAN, so it takes no mac", rec.Name)
 		}
 	}
 	mac, err := devices.ParseMAC(*p.MAC)

@@ -48,7 +48,7 @@ func (s *Service) SetFanSpeed(ctx context.Context, ref string, pct int) (PowerVi
 
 // applySpeed sets a fan's speed on its worker and records what it reports.
 func (s *Service) applySpeed(ctx context.Context, rec DeviceRecord, pct int) error {
-	noSpeed := Errorf(EUNSUPPORTED, "%s has no speed to set; it only switches on and off", rec.Name)
+	noSpeed := aboutf(EUNSUPPORTED, "%s has no speed to set; it only switches on and off", rec.Name)
 	if !decodeCaps(rec).Speed {
 		return noSpeed
 	}
@@ -127,7 +127,7 @@ func (s *Service) applyPower(ctx context.Context, rec DeviceRecord, on bool) err
 		return err
 	}
 	if !ok {
-		return Errorf(EUNSUPPORTED, "%s cannot be switched", rec.Name)
+		return aboutf(EUNSUPPORTED, "%s cannot be switched", rec.Name)
 	}
 	// Only the last on/off matters: a waiting switch is superseded.
 	return wrapDevice(rec.Name, s.reg.Do(ctx, rec.ID, "power", func(ctx context.Context) error {

@@ -66,7 +66,7 @@ func (s *Service) remoteFor(rec DeviceRecord, wake bool) (devices.Remote, error)
 	}
 	r, ok := d.(devices.Remote)
 	if !ok {
-		return nil, Errorf(EUNSUPPORTED, "%s has no remote", rec.Name)
+		return nil, aboutf(EUNSUPPORTED, "%s has no remote", rec.Name)
 	}
 	return r, nil
 }
@@ -223,7 +223,7 @@ func (s *Service) sendRemote(ctx context.Context, rec DeviceRecord, cmd RemoteCo
 	case cmd.Key != "" && cmd.HoldSecs > 0:
 		kh, ok := r.(devices.KeyHolder)
 		if !ok {
-			return Errorf(EUNSUPPORTED, "%s cannot hold a key down; press it without hold_secs", rec.Name)
+			return aboutf(EUNSUPPORTED, "%s cannot hold a key down; press it without hold_secs", rec.Name)
 		}
 		hold := time.Duration(cmd.HoldSecs * float64(time.Second))
 		run = func(ctx context.Context) error { return kh.HoldKey(ctx, cmd.Key, hold) }

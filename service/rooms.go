@@ -197,7 +197,7 @@ func (s *Service) SetRoom(ctx context.Context, ref string, p RoomPatch) (FanoutR
 	}
 	members := membersOf(inv, r)
 	if len(members) == 0 {
-		return FanoutResult{}, Errorf(ENOTFOUND, "%s has no devices to set; add some to the room first", r.Name)
+		return FanoutResult{}, aboutf(ENOTFOUND, "%s has no devices to set; add some to the room first", r.Name)
 	}
 	targets := roomTargets(members, p)
 	u := s.undoable(ctx, "room "+r.Name)
@@ -295,7 +295,7 @@ func (s *Service) applyToMember(ctx context.Context, rec DeviceRecord, v LightVa
 		}
 		return err
 	}
-	return Errorf(EUNSUPPORTED, "%s takes no room command", rec.Name)
+	return aboutf(EUNSUPPORTED, "%s takes no room command", rec.Name)
 }
 
 // takesGM reports whether a light takes a green–magenta shift.

@@ -82,7 +82,7 @@ func (s *Service) captureEntries(inv inventory, members []DeviceRecord) ([]Scene
 			out = append(out, e)
 			continue
 		}
-		skipped = append(skipped, Outcome{ID: rec.ID, Name: rec.Name, Code: EUNREACHABLE, Error: rec.Name + " is offline"})
+		skipped = append(skipped, Outcome{ID: rec.ID, Name: rec.Name, Code: EUNREACHABLE, Error: rec.Name + " is offline", named: true})
 	}
 	return out, skipped
 }

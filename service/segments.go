@@ -58,7 +58,7 @@ func (s *Service) SetSegments(ctx context.Context, ref string, segs []Segment) (
 
 // noSegments is the error of a light without addressable segments.
 func noSegments(name string) error {
-	return Errorf(EDEVICE, "%s has no addressable segments; only lights with capabilities.segments take them", name)
+	return aboutf(EDEVICE, "%s has no addressable segments; only lights with capabilities.segments take them", name)
 }
 
 // checkSegments refuses what a strip of n segments cannot take, naming the

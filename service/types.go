@@ -99,6 +99,19 @@ type Outcome struct {
 	Name  string     `json:"name"`
 	Error string     `json:"error,omitempty"`
 	Code  string     `json:"code,omitempty"`
+	named bool       // Error names the device itself
+}
+
+// Said is a failure as a sentence that names the device once: "Key
+// Light is unreachable", "Desk Lamp failed: brightness must be 0–100".
+func (o Outcome) Said() string {
+	switch {
+	case o.Error == "":
+		return o.Name + " failed"
+	case o.named:
+		return o.Error
+	}
+	return o.Name + " failed: " + o.Error
 }
 
 // FanoutResult answers a write to many devices: which applied, which

@@ -186,7 +186,10 @@ func given(value string) string {
 	value, _, _ = strings.Cut(value, ", which ")
 	kind, literal, _ := strings.Cut(value, " ")
 	if literal != "" {
-		return clipQuoted(literal)
+		if s, err := strconv.Unquote(literal); err == nil {
+			return strconv.Quote(service.Clip(s))
+		}
+		return service.Clip(literal)
 	}
 	return jsonin.ValueKind(kind)
 }

@@ -371,7 +371,7 @@ func (t *tools) undo(ctx context.Context, _ struct{}) (result, error) {
 	f := fanoutOf(res.Result)
 	text := res.Message
 	for _, x := range f.Failed {
-		text += "; " + failedText(x.Name, x.Error)
+		text += "; " + x.said
 	}
 	v := struct {
 		Action     string `json:"action"`

@@ -4,10 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	mcplib "github.com/mark3labs/mcp-go/mcp"
 
@@ -17,8 +14,10 @@ import (
 // A tool error is rendered here, in one place, in the tool's own words:
 // a service error carries its parts (the fields it lists, a next step as
 // a kind), and a tool says them with its own arguments and its own tools.
-// Each message starts with a capital, names a device once, and quotes at
-// most service.MaxQuoted characters of anything the caller sent.
+// Each message starts with a capital; it names a device once and quotes at
+// most service.MaxQuoted characters of anything the caller sent because
+// the service writes it so (a failure's Said, Errorf's %q), not because
+// this file finds names or quotes in its text.
 
 // words are what a tool's messages may name: its arguments (and the
 // fields of a part of them), and the fields of the service input it fills
@@ -86,10 +85,9 @@ func (c call) toolError(err error) *mcplib.CallToolResult {
 	}
 }
 
-// said is a message as a tool error says it: the caller's long strings
-// cut, each device named once, starting with a capital.
+// said is a message as a tool error says it: starting with a capital.
 func (c call) said(msg string) string {
-	return service.UpperFirst(nameOnce(clipArgs(msg, c.raw)))
+	return service.UpperFirst(msg)
 }
 
 // say are the words a tool says a service error in: a list of fields
@@ -117,118 +115,4 @@ func inField(msg, field string) string {
 		return "In " + field + msg[len(field):]
 	}
 	return msg
-}
-
-// nameOnce drops a device's name that a message repeats: "Key Light: Key
-// Light is unreachable", or "Key Light failed: Key Light is unreachable",
-// is "Key Light is unreachable"; each "; "-separated part is looked at.
-func nameOnce(msg string) string {
-	parts := strings.Split(msg, "; ")
-	for i, p := range parts {
-		head, rest, ok := strings.Cut(p, ": ")
-		if ok && startsWithName(rest, strings.TrimSuffix(head, " failed")) {
-			parts[i] = rest
-		}
-	}
-	return strings.Join(parts, "; ")
-}
-
-// startsWithName reports whether s starts with name, as a whole word.
-func startsWithName(s, name string) bool {
-	if name == "" || len(s) < len(name) || !strings.EqualFold(s[:len(name)], name) {
-		return false
-	}
-	r, _ := utf8.DecodeRuneInString(s[len(name):])
-	return len(s) == len(name) || !unicode.IsLetter(r) && !unicode.IsDigit(r)
-}
-
-// failedText says that a device did not take a write, and why, naming it
-// once.
-func failedText(name, err string) string {
-	if startsWithName(err, name) {
-		return err
-	}
-	return name + " failed: " + err
-}
-
-// clipArgs cuts, in msg, every long string of the caller's arguments
-// (a value or a key, as sent, trimmed or in lower case, quoted or not),
-// then every long quoted string left.
-func clipArgs(msg string, raw json.RawMessage) string {
-	for _, s := range longStrings(raw) {
-		for _, v := range []string{s, strings.TrimSpace(s), strings.ToLower(strings.TrimSpace(s))} {
-			if utf8.RuneCountInString(v) > service.MaxQuoted && strings.Contains(msg, v[:len(v)/2]) {
-				msg = strings.ReplaceAll(msg, strconv.Quote(v), strconv.Quote(service.Clip(v)))
-				msg = strings.ReplaceAll(msg, v, service.Clip(v))
-			}
-		}
-	}
-	return clipQuoted(msg)
-}
-
-// longStrings are the strings in raw (values and keys, at any depth)
-// longer than service.MaxQuoted characters.
-func longStrings(raw json.RawMessage) []string {
-	if len(raw) <= service.MaxQuoted {
-		return nil
-	}
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return nil
-	}
-	var out []string
-	var walk func(any)
-	add := func(s string) {
-		if utf8.RuneCountInString(s) > service.MaxQuoted {
-			out = append(out, s)
-		}
-	}
-	walk = func(v any) {
-		switch v := v.(type) {
-		case string:
-			add(v)
-		case []any:
-			for _, x := range v {
-				walk(x)
-			}
-		case map[string]any:
-			for k, x := range v {
-				add(k)
-				walk(x)
-			}
-		}
-	}
-	walk(v)
-	return out
-}
-
-// clipQuoted cuts every quoted string in msg ("…" as Go quotes, or '…')
-// longer than service.MaxQuoted characters.
-func clipQuoted(msg string) string {
-	var b strings.Builder
-	for i := 0; i < len(msg); {
-		switch msg[i] {
-		case '"':
-			if q, err := strconv.QuotedPrefix(msg[i:]); err == nil {
-				s, _ := strconv.Unquote(q)
-				if utf8.RuneCountInString(s) > service.MaxQuoted {
-					b.WriteString(strconv.Quote(service.Clip(s)))
-				} else {
-					b.WriteString(q)
-				}
-				i += len(q)
-				continue
-			}
-		case '\'':
-			// An opening quote (not an apostrophe) of a long string.
-			if end := strings.IndexByte(msg[i+1:], '\''); end > service.MaxQuoted && (i == 0 || msg[i-1] == ' ') {
-				b.WriteString("'" + service.Clip(msg[i+1:i+1+end]) + "'")
-				i += end + 2
-				continue
-			}
-		}
-		b.WriteByte(msg[i])
-		i++
-	}
-	return b.String()
 }

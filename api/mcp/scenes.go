@@ -99,7 +99,7 @@ func (t *tools) saveScene(ctx context.Context, name, room string) (result, error
 	}
 	v := saved{scene: sceneOf(sc), Devices: len(sc.Entries)}
 	for _, o := range sc.Skipped {
-		v.Skipped = append(v.Skipped, failure{Name: o.Name, Error: o.Error})
+		v.Skipped = append(v.Skipped, failure{Name: o.Name, Error: o.Error, said: o.Said()})
 	}
 	where := "the house"
 	if v.Room != "" {
@@ -107,11 +107,7 @@ func (t *tools) saveScene(ctx context.Context, name, room string) (result, error
 	}
 	text := fmt.Sprintf("Saved scene %q (%s) of %s: %s.", v.Name, v.ID, where, count(v.Devices, "device"))
 	for _, s := range v.Skipped {
-		if startsWithName(s.Error, s.Name) {
-			text += " Left out: " + s.Error + "." // "Key Light is offline"
-		} else {
-			text += " Left out " + s.Name + ": " + s.Error + "."
-		}
+		text += " Left out: " + s.said + "." // "Key Light is offline"
 	}
 	return result{text: text, data: v}, nil
 }

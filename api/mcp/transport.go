@@ -11,6 +11,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -409,4 +410,35 @@ func (s *Server) ownSession(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return next(c)
 	}
+}
+
+// clipQuoted cuts every quoted string in a library's message ("…" as Go quotes, or '…')
+// longer than service.MaxQuoted characters.
+func clipQuoted(msg string) string {
+	var b strings.Builder
+	for i := 0; i < len(msg); {
+		switch msg[i] {
+		case '"':
+			if q, err := strconv.QuotedPrefix(msg[i:]); err == nil {
+				s, _ := strconv.Unquote(q)
+				if utf8.RuneCountInString(s) > service.MaxQuoted {
+					b.WriteString(strconv.Quote(service.Clip(s)))
+				} else {
+					b.WriteString(q)
+				}
+				i += len(q)
+				continue
+			}
+		case '\'':
+			// An opening quote (not an apostrophe) of a long string.
+			if end := strings.IndexByte(msg[i+1:], '\''); end > service.MaxQuoted && (i == 0 || msg[i-1] == ' ') {
+				b.WriteString("'" + service.Clip(msg[i+1:i+1+end]) + "'")
+				i += end + 2
+				continue
+			}
+		}
+		b.WriteByte(msg[i])
+		i++
+	}
+	return b.String()
 }

@@ -448,6 +448,7 @@ type failure struct {
 	Name  string `json:"name"`
 	Error string `json:"error"`
 	Code  string `json:"code,omitempty"`
+	said  string // as a sentence that names the device once
 }
 
 var fanoutSchema = open(map[string]schema{
@@ -465,7 +466,7 @@ func fanoutOf(r service.FanoutResult) fanout {
 		v.Applied = append(v.Applied, o.Name)
 	}
 	for _, o := range r.Failed {
-		v.Failed = append(v.Failed, failure{Name: o.Name, Error: o.Error, Code: o.Code})
+		v.Failed = append(v.Failed, failure{Name: o.Name, Error: o.Error, Code: o.Code, said: o.Said()})
 	}
 	return v
 }
@@ -480,7 +481,7 @@ func (f fanout) text(what string) string {
 		s += " (" + strings.Join(f.Applied, ", ") + ")"
 	}
 	for _, x := range f.Failed {
-		s += "; " + failedText(x.Name, x.Error)
+		s += "; " + x.said
 	}
 	return s
 }
