@@ -261,7 +261,6 @@ func mediaPower(name string, want bool) check {
 	}
 }
 
-
 // allLights checks every light's power.
 func allLights(on bool) check {
 	return func(h *house, a Answer) string {
@@ -463,7 +462,10 @@ func TestMedia(t *testing.T) {
 		"play music in the kitchen", "resume the music in the kitchen"}, "", "", nil, transport(kitchen, devices.TransportPlaying))...)
 	cases = append(cases, each([]string{"pause"}, "", "Kitchen", nil, transport(living, devices.TransportPaused))...)
 	cases = append(cases, each([]string{"next song", "skip", "skip this song", "next track on the kitchen sonos", "play the next song"}, "", "Kitchen",
-		func(h *house) { _, err := h.svc.SetMedia(h.ctx, kitchen, service.MediaPatch{Transport: ptr("play")}); h.must(err) },
+		func(h *house) {
+			_, err := h.svc.SetMedia(h.ctx, kitchen, service.MediaPatch{Transport: ptr("play")})
+			h.must(err)
+		},
 		playing(kitchen, "track 2"))...)
 	cases = append(cases, each([]string{"set the volume to 30", "volume 30", "set the volume to thirty percent"}, "", "Living Room", nil, vol(living, 30))...)
 	cases = append(cases, each([]string{"set the kitchen sonos volume to 45", "set the volume of the kitchen sonos to forty five",
@@ -474,7 +476,10 @@ func TestMedia(t *testing.T) {
 	cases = append(cases, each([]string{"turn up the volume a bit", "a little louder"}, "", "Living Room", nil, vol(living, 30))...)
 	cases = append(cases, each([]string{"mute the living room sonos", "mute", "mute the music", "silence the living room sonos", "mute the living room"}, "", "Living Room", nil, muted(living, true))...)
 	cases = append(cases, each([]string{"unmute the living room sonos", "unmute"}, "", "Living Room",
-		func(h *house) { _, err := h.svc.SetMedia(h.ctx, living, service.MediaPatch{Mute: ptr(true)}); h.must(err) }, muted(living, false))...)
+		func(h *house) {
+			_, err := h.svc.SetMedia(h.ctx, living, service.MediaPatch{Mute: ptr(true)})
+			h.must(err)
+		}, muted(living, false))...)
 	cases = append(cases, each([]string{"play morning coffee in the kitchen", "play my coffee favourite on the kitchen sonos",
 		"put on morning coffee in the kitchen", "play the morning coffee playlist on the kitchen sonos"}, "", "", nil, playing(kitchen, "Morning Coffee"))...)
 	cases = append(cases, each([]string{"play dinner jazz", "play my jazz favourite", "put on some dinner jazz"}, "", "Kitchen", nil, playing(kitchen, "Dinner Jazz"))...)
