@@ -44,8 +44,34 @@ type thing struct {
 // isTV reports whether a thing is a TV.
 func (t *thing) isTV() bool { return t.media != nil && t.media.Class == "tv" }
 
-// read reads the house: the lists are the live model's, each read once.
+// read reads the house: the lists are the live model's, each read once,
+// and the read is kept while the house's generation stands still (no
+// state, name, room or scene has changed since). It is shared: nothing
+// changes it after.
 func (c *Commander) read(ctx context.Context) (*home, error) {
+	if err := service.Authorize(ctx, service.ScopeRead); err != nil {
+		return nil, err
+	}
+	gen := c.house.Generation()
+	c.mu.Lock()
+	if c.cached != nil && c.gen == gen {
+		h := c.cached
+		c.mu.Unlock()
+		return h, nil
+	}
+	c.mu.Unlock()
+	h, err := c.readNow(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.cached, c.gen = h, gen
+	c.mu.Unlock()
+	return h, nil
+}
+
+// readNow reads the house from the live model.
+func (c *Commander) readNow(ctx context.Context) (*home, error) {
 	var (
 		rooms   []service.RoomView
 		lights  []service.Light
@@ -98,14 +124,32 @@ func (c *Commander) read(ctx context.Context) (*home, error) {
 	return h, nil
 }
 
-// nameWords are a name's words, each in the form compared.
+// nameWords are a name's words, each in the form compared. Names are
+// few and change rarely, so each is read once and remembered (the cache
+// starts over past maxNames).
 func nameWords(name string) []string {
+	nameCache.Lock()
+	defer nameCache.Unlock()
+	if ws, ok := nameCache.m[name]; ok {
+		return ws
+	}
 	ws := words(name)
 	for i, w := range ws {
 		ws[i] = stem(w)
 	}
+	if len(nameCache.m) >= maxNames {
+		clear(nameCache.m)
+	}
+	nameCache.m[name] = ws
 	return ws
 }
+
+const maxNames = 20000
+
+var nameCache = struct {
+	sync.Mutex
+	m map[string][]string
+}{m: map[string][]string{}}
 
 // stem is a word without a plural's s: "lights" and "light" compare equal.
 func stem(w string) string {

@@ -95,9 +95,8 @@ func clauses(ws []string) [][]string {
 
 // plan reads every clause. understood is false when some clause could
 // not be read at all, or named what the house does not have.
-func (h *home) plan(parts [][]string, ctxRoom string) ([]step, bool) {
-	here := h.roomNamed(ctxRoom)
-	h.here = here
+func (h *home) plan(parts [][]string) ([]step, bool) {
+	here := h.here
 	var last *scope
 	var prev *intent
 	understood := true
@@ -139,7 +138,7 @@ func (h *home) parse(ws []string, prev *intent) (intent, bool) {
 	if prev != nil && prev.act.writes() {
 		in := *prev
 		in.target = ws
-		if n, rest, ok := trailingLevel(ws); ok && (prev.act == actLevel || prev.act == actVolume) {
+		if n, rest, ok := trailingLevel(ws, h.covered(ws)); ok && (prev.act == actLevel || prev.act == actVolume) {
 			in.n, in.target = n, rest // "…and the kitchen to 50"
 		}
 		return in, true
@@ -200,6 +199,21 @@ var levelVerbs = map[string]bool{"set": true, "turn": true, "put": true, "make":
 	"bring": true, "dim": true, "brighten": true, "raise": true, "lower": true, "increase": true, "decrease": true,
 	"reduce": true, "drop": true, "move": true, "switch": true}
 
+// covered marks the words of ws that are part of a room's or a device's
+// name.
+func (h *home) covered(ws []string) []bool {
+	st := stems(ws)
+	out := make([]bool, len(ws))
+	for i := range st {
+		_, rn := h.longestRoom(st[i:])
+		_, tn := h.longestThing(st[i:])
+		for k := i; k < i+max(rn, tn); k++ {
+			out[k] = true
+		}
+	}
+	return out
+}
+
 // levelWords are levels said as words.
 var levelWords = map[string]int{"full": 100, "max": 100, "maximum": 100, "half": 50, "min": 1, "minimum": 1, "lowest": 1,
 	"highest": 100}
@@ -208,9 +222,12 @@ var levelWords = map[string]int{"full": 100, "max": 100, "maximum": 100, "half":
 // percent", "at 40", "40 percent", "to full", "max brightness". It
 // returns the level, the words without it (and the "to", "at" or "by"
 // before it and the "percent" after it), and that joining word.
-func level(ws []string) (n int, rest []string, joiner string, ok bool) {
+func level(ws []string, named []bool) (n int, rest []string, joiner string, ok bool) {
 	at := -1
 	for i, w := range ws {
+		if i < len(named) && named[i] {
+			continue // "Attic Light 7" is a name, not a level
+		}
 		v, isNum := number(w)
 		lw, isWord := levelWords[w]
 		next := ""
@@ -245,8 +262,8 @@ func level(ws []string) (n int, rest []string, joiner string, ok bool) {
 
 // trailingLevel reads "…to 50" for a clause that does what the one before
 // it did: the level and the words that name the target.
-func trailingLevel(ws []string) (int, []string, bool) {
-	n, rest, joiner, ok := level(ws)
+func trailingLevel(ws []string, named []bool) (int, []string, bool) {
+	n, rest, joiner, ok := level(ws, named)
 	return n, rest, ok && joiner != "by"
 }
 
@@ -286,7 +303,7 @@ func (h *home) light(ws []string) (intent, bool) {
 	up := first == "brighten" || first == "raise" || first == "increase" || first == "boost" ||
 		slices.Contains(ws, "brighter") || slices.Contains(ws, "lighter") || index(ws, "more", "light") >= 0
 	turnUp := (first == "turn" || first == "crank") && (slices.Contains(ws, "up") || slices.Contains(ws, "down")) && !slices.Contains(ws, "on") && !slices.Contains(ws, "off")
-	if n, rest, joiner, ok := level(ws); ok && joiner != "by" &&
+	if n, rest, joiner, ok := level(ws, h.covered(ws)); ok && joiner != "by" &&
 		(levelVerbs[first] || joiner != "" || slices.Contains(ws, "percent") || slices.Contains(ws, "brightness")) {
 		if len(rest) > 0 && levelVerbs[rest[0]] {
 			rest = rest[1:]

@@ -75,7 +75,7 @@ func volume(ws []string) (intent, bool) {
 	noise := []string{"volume", "sound", "up", "down", "louder", "quieter", "softer", "turn", "raise", "lower", "increase",
 		"decrease", "reduce", "make", "set", "change", "put", "the", "of", "a", "bit", "little", "it", "music"}
 	if hasVol {
-		if n, rest, joiner, ok := level(ws); ok && joiner != "by" {
+		if n, rest, joiner, ok := level(ws, nil); ok && joiner != "by" {
 			return intent{act: actVolume, n: n, hasN: true, target: without(rest, noise...)}, true
 		}
 	}
@@ -83,7 +83,7 @@ func volume(ws []string) (intent, bool) {
 		return intent{}, false
 	}
 	step := 10
-	if n, rest, joiner, ok := level(ws); ok && joiner == "by" {
+	if n, rest, joiner, ok := level(ws, nil); ok && joiner == "by" {
 		step, ws = n, rest
 	} else if slices.Contains(ws, "lot") || slices.Contains(ws, "much") {
 		step = 25

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/bifrost-hub/bifrost/devices"
@@ -67,12 +68,19 @@ type House interface {
 	PlayFavorite(ctx context.Context, ref, favorite string) (service.Media, error)
 	PlayOn(ctx context.Context, tvRef, query string) (service.PlayOnResult, error)
 	SetPower(ctx context.Context, ref string, on bool) (service.PowerView, error)
+
+	// Generation moves whenever what a read shows changes.
+	Generation() uint64
 }
 
 // Commander runs commands.
 type Commander struct {
 	house     House
 	fallbacks []Fallback
+
+	mu     sync.Mutex
+	cached *home  // the last read of the house, while it is current
+	gen    uint64 // the house's generation when it was read
 }
 
 // New is a Commander over the house; fallbacks are tried in order for
@@ -103,7 +111,9 @@ func (c *Commander) Command(ctx context.Context, text, room string) (Answer, err
 	if len(parts) > MaxClauses {
 		return Answer{}, service.Errorf(service.EINVALID, "that is %d commands at once; say at most %d", len(parts), MaxClauses)
 	}
-	plan, understood := h.plan(parts, room)
+	here := *h // the shared read stays as it is
+	here.here = h.roomNamed(room)
+	plan, understood := here.plan(parts)
 	if !understood {
 		for _, f := range c.fallbacks {
 			a, handled, err := f.Understand(ctx, text, room)
@@ -116,7 +126,7 @@ func (c *Commander) Command(ctx context.Context, text, room string) (Answer, err
 		}
 		return notUnderstood(text), nil
 	}
-	return c.run(ctx, h, plan), nil
+	return c.run(ctx, &here, plan), nil
 }
 
 // notUnderstood is the answer to a command nothing could read.
