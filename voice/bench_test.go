@@ -66,3 +66,15 @@ func BenchmarkCommandDemo(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkVocabulary400 lists the vocabulary of a house of 400 devices.
+func BenchmarkVocabulary400(b *testing.B) {
+	large := servicetest.LargeHouse(b, 300, 100)
+	c := New(large.Service)
+	ctx := service.WithPrincipal(context.Background(), service.System)
+	for b.Loop() {
+		if _, err := c.Vocabulary(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -599,5 +600,23 @@ func TestBounds(t *testing.T) {
 	}
 	if !h.light("Key Light").On || !h.light("Fill Light").On {
 		t.Error("a refused command changed the house")
+	}
+}
+
+func TestVocabulary(t *testing.T) {
+	h := newHouse(t)
+	ws, err := h.c.Vocabulary(h.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"turn", "off", "forty", "red", "kitchen", "living", "key", "sonos", "coffee", "paradise", "aurora", "percent"} {
+		if !slices.Contains(ws, want) {
+			t.Errorf("the vocabulary lacks %q", want)
+		}
+	}
+	for _, w := range ws {
+		if w != strings.ToLower(w) || strings.ContainsAny(w, " \t") {
+			t.Errorf("%q is not a lower-case token", w)
+		}
 	}
 }
