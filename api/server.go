@@ -24,6 +24,7 @@ import (
 	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/integrations"
 	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/voice"
 )
 
 // DefaultBodyLimit bounds a request body when Config.BodyLimit is zero.
@@ -64,6 +65,9 @@ type Config struct {
 	// Layouts are the people's dashboard layouts; without them the
 	// session API does not mount /api/dashboard.
 	Layouts *dashboard.Layouts
+	// Voice runs spoken and typed commands (/api/voice and the MCP
+	// run_command tool); nil leaves them out.
+	Voice *voice.Commander
 	// Automations is the running automation engine. Without one the hub
 	// serves no automations: /api/v1/automations and /api/automations are
 	// not mounted (a 404 like any unknown path) and MCP lists no
@@ -112,7 +116,7 @@ func New(cfg Config) *Server {
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
 	v1.Register(e.Group("/api/v1"), s.svc, cfg.Keys, cfg.Automations, cfg.History, s.streams)
-	s.mcp = mcp.New(mcp.Config{Service: s.svc, Keys: cfg.Keys, Automations: cfg.Automations, History: cfg.History, Logger: s.log,
+	s.mcp = mcp.New(mcp.Config{Service: s.svc, Keys: cfg.Keys, Automations: cfg.Automations, History: cfg.History, Voice: cfg.Voice, Logger: s.log,
 		Version: cfg.Version, AllowedOrigins: cfg.AllowedOrigins, AllowedHosts: cfg.AllowedHosts})
 	s.mcp.Register(e)
 	s.mountSession(cfg)

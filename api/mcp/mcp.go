@@ -23,6 +23,7 @@ import (
 	"github.com/bifrost-hub/bifrost/automation"
 	"github.com/bifrost-hub/bifrost/history"
 	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/voice"
 )
 
 // serverName is how the hub introduces itself to MCP clients.
@@ -53,7 +54,10 @@ type Config struct {
 	// History reads the sensors' history (list_sensors' since); without
 	// one, since is refused as unsupported.
 	History *history.Reader
-	Logger  *slog.Logger
+	// Voice runs a command in words (run_command); without it the tool is
+	// not listed.
+	Voice  *voice.Commander
+	Logger *slog.Logger
 	// Version is reported to clients as the server's version.
 	Version string
 	// AllowedOrigins are the browser origins (scheme://host[:port]) allowed
@@ -111,7 +115,7 @@ func New(cfg Config) *Server {
 		mcpserver.WithCacheHints(0, mcplib.CacheScopePrivate),
 		mcpserver.WithHooks(hooks),
 	)
-	t := &tools{svc: s.svc, eng: cfg.Automations, hist: cfg.History, log: s.log}
+	t := &tools{svc: s.svc, eng: cfg.Automations, hist: cfg.History, voice: cfg.Voice, log: s.log}
 	s.mcp.AddTools(t.all()...)
 	s.mcp.AddResource(homeResource(), t.readHome)
 	s.mcp.AddPrompts(prompts()...)

@@ -14,23 +14,25 @@ import (
 	"github.com/bifrost-hub/bifrost/automation"
 	"github.com/bifrost-hub/bifrost/history"
 	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/voice"
 )
 
 // tools serves the tool calls from the service, the automation engine and
 // the sensor history: decode the arguments, call one method, shape the
 // answer.
 type tools struct {
-	svc  *service.Service
-	eng  *automation.Engine // nil: no automation tools
-	hist *history.Reader    // nil: the hub keeps no sensor history
-	log  *slog.Logger
+	svc   *service.Service
+	eng   *automation.Engine // nil: no automation tools
+	hist  *history.Reader    // nil: the hub keeps no sensor history
+	voice *voice.Commander   // nil: no run_command
+	log   *slog.Logger
 }
 
 // all is every tool, in the order of the table, then the
 // automations'.
 func (t *tools) all() []mcpserver.ServerTool {
 	return slices.Concat(t.homeTools(), t.lightTools(), t.sceneTools(), t.mediaTools(),
-		t.powerTools(), t.remoteTools(), t.houseTools(), t.automationTools())
+		t.powerTools(), t.remoteTools(), t.houseTools(), t.voiceTools(), t.automationTools())
 }
 
 // result is what a tool answers: a short text for people and the

@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"slices"
 
 	"github.com/labstack/echo/v4"
 
@@ -28,6 +29,7 @@ import (
 	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/integrations"
 	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/voice"
 )
 
 // Config configures the session API and the web UI.
@@ -49,6 +51,9 @@ type Config struct {
 	// Layouts are the people's dashboard layouts (/api/dashboard); nil
 	// when the hub keeps none, and the route is not mounted.
 	Layouts *dashboard.Layouts
+	// Voice runs spoken and typed commands (/api/voice); nil when the hub
+	// runs none, and the routes are not mounted.
+	Voice *voice.Commander
 	// Streams counts and caps the event streams, with /api/v1's; nil
 	// leaves them uncapped.
 	Streams *stream.Streams
@@ -71,6 +76,7 @@ type handlers struct {
 	keys    *identity.Keys
 	integ   *integrations.Manager
 	layouts *dashboard.Layouts
+	voice   *voice.Commander
 	log     *slog.Logger
 	streams *stream.Streams
 	peer    peerPolicy
@@ -81,13 +87,13 @@ type handlers struct {
 // Authentication is attached per route, not to a group, so an unknown path
 // stays a 404 and /api/v1 keeps its own routes and errors.
 func Register(e *echo.Echo, cfg Config) error {
-	h := &handlers{svc: cfg.Service, acc: cfg.Accounts, keys: cfg.Keys, integ: cfg.Integrations, layouts: cfg.Layouts, log: cfg.Logger, streams: cfg.Streams,
+	h := &handlers{svc: cfg.Service, acc: cfg.Accounts, keys: cfg.Keys, integ: cfg.Integrations, layouts: cfg.Layouts, voice: cfg.Voice, log: cfg.Logger, streams: cfg.Streams,
 		peer: newPeerPolicy(cfg.TrustedProxies), secure: cfg.SecureCookies}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
 	g := e.Group("/api")
-	for _, r := range append(h.routes(), h.layoutRoutes()...) {
+	for _, r := range slices.Concat(h.routes(), h.layoutRoutes(), h.voiceRoutes()) {
 		g.Add(r.method, r.path, r.handle, noStore, h.guard(r.access))
 	}
 	// The home's resources are the handlers /api/v1 mounts too, behind a
@@ -106,8 +112,9 @@ func Register(e *echo.Echo, cfg Config) error {
 type access int
 
 const (
-	public   access = iota // anyone (state-changing calls still need the hub's own origin)
-	signedIn               // a session; state-changing calls need its CSRF token too
+	public       access = iota // anyone (state-changing calls still need the hub's own origin)
+	signedIn                   // a session; state-changing calls need its CSRF token too
+	keyOrSession               // an API key (Authorization: Bearer), or signedIn
 )
 
 // route is one endpoint.

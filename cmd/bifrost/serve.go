@@ -23,6 +23,7 @@ import (
 	"github.com/bifrost-hub/bifrost/integrations"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/store"
+	"github.com/bifrost-hub/bifrost/voice"
 )
 
 // Timeouts of the HTTP server. There is no write timeout: the event stream
@@ -233,6 +234,7 @@ func (m *Main) startHTTP() error {
 		TrustedProxies: m.Config.TrustedProxies.Prefixes(), SecureCookies: m.Config.SecureCookies,
 		AllowedOrigins: m.Config.AllowedOrigins, AllowedHosts: m.Config.AllowedHosts, Version: version, Integrations: m.integrations,
 		Automations: m.automations, History: m.sensorHistory, Layouts: dashboard.New(m.service, m.db),
+		Voice: voice.New(m.service),
 		Streams: stream.Config{Max: m.Config.MaxStreams, PerKey: m.Config.MaxStreamsPerKey,
 			PerSession: m.Config.MaxStreamsPerSession}})
 	m.server = &http.Server{
