@@ -3,7 +3,6 @@ package devices
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -23,7 +22,7 @@ type HTTPArtwork struct {
 func (a HTTPArtwork) FetchArtwork(ctx context.Context, rawURL string, max int64) ([]byte, string, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, "", fmt.Errorf("the artwork address is not an http(s) URL: %w", ErrInvalid)
+		return nil, "", Invalid(nil, "the artwork address is not an http(s) URL")
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
@@ -43,11 +42,11 @@ func (a HTTPArtwork) FetchArtwork(ctx context.Context, rawURL string, max int64)
 		err = ue.Err // without the URL, whose query may carry a token
 	}
 	if err != nil {
-		return nil, "", fmt.Errorf("fetching artwork: %w: %w", ErrUnreachable, err)
+		return nil, "", Unreachable(err, "fetching artwork")
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, "", fmt.Errorf("fetching artwork: answered %s: %w", resp.Status, ErrRefused)
+		return nil, "", Refused(nil, "fetching artwork: answered %s", resp.Status)
 	}
 	return ReadArtwork(resp.Body, resp.Header.Get("Content-Type"), max)
 }
@@ -57,10 +56,10 @@ func (a HTTPArtwork) FetchArtwork(ctx context.Context, rawURL string, max int64)
 func ReadArtwork(r io.Reader, contentType string, max int64) ([]byte, string, error) {
 	b, err := io.ReadAll(io.LimitReader(r, max+1))
 	if err != nil {
-		return nil, "", fmt.Errorf("reading artwork: %w: %w", ErrUnreachable, err)
+		return nil, "", Unreachable(err, "reading artwork")
 	}
 	if int64(len(b)) > max {
-		return nil, "", fmt.Errorf("artwork is larger than %d bytes: %w", max, ErrInvalid)
+		return nil, "", Invalid(nil, "artwork is larger than %d bytes", max)
 	}
 	return b, contentType, nil
 }

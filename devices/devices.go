@@ -1,7 +1,10 @@
 // Package devices is the adapter contract: the small capability interfaces a
 // device may implement, the value types they exchange, the sentinel errors
-// that tell a permanent "unsupported" from a retryable "unreachable", and the
-// registry through which adapters hand their devices to the hub.
+// that tell a permanent "unsupported" from a retryable "unreachable", the
+// Fault adapters return them in (what to say to a person, which sentinel,
+// and the lower-level cause, each a field the hub reads rather than text it
+// parses), and the registry through which adapters hand their devices to
+// the hub.
 //
 // The package imports nothing of Bifrost's; adapters (devices/sim,
 // devices/neewer, …) and the service layer both depend on it.
@@ -10,7 +13,6 @@ package devices
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 )
@@ -37,9 +39,10 @@ const (
 // devices of KindOther are only listed.
 var Kinds = []Kind{KindLight, KindMedia, KindPower, KindRemote, KindSensor}
 
-// Sentinel errors. Adapters wrap them (fmt.Errorf("…: %w", ErrUnreachable)) so
-// callers can tell a device that cannot do something from one that cannot be
-// reached right now.
+// Sentinel errors. Adapters return them as the Kind of a *Fault
+// (Unreachable(err, "did not answer %s", action)) so callers can tell a
+// device that cannot do something from one that cannot be reached right
+// now.
 var (
 	// ErrUnsupported: the device cannot do this, ever. Permanent.
 	ErrUnsupported = errors.New("not supported by this device")
@@ -51,24 +54,19 @@ var (
 	// Assistant), answered and refused the command for a reason of its
 	// own, which the error's message gives.
 	ErrRefused = errors.New("refused the command")
-	// ErrTimeout: a command did not finish within its timeout. It wraps
-	// ErrUnreachable, so errors.Is(err, ErrUnreachable) holds.
-	ErrTimeout = &timeoutError{}
+	// ErrTimeout: a command did not finish within its timeout. It is a
+	// *Fault of kind ErrUnreachable, so errors.Is(err, ErrUnreachable)
+	// holds.
+	ErrTimeout error = &Fault{Said: "device did not answer in time", Kind: ErrUnreachable}
 )
-
-type timeoutError struct{}
-
-func (*timeoutError) Error() string        { return "device did not answer in time" }
-func (*timeoutError) Unwrap() error        { return ErrUnreachable }
-func (*timeoutError) Is(target error) bool { _, ok := target.(*timeoutError); return ok }
 
 // Error is a device's failure as the hub reports it: which device, the
 // operation (a command's key, "read", …; "" when there is none to name), and
-// the cause, which wraps one of the sentinels above. Its message names the
-// device by id; surfaces name it as people call it. So a cause says what
-// happened ("did not confirm the command", "refused SetVolume: UPnP error
-// 402") and never names the device: adapters leave the naming to the hub,
-// and one that knows the id may return an *Error itself.
+// the cause: a *Fault, a bare sentinel, or an internal error (a bug). Its
+// message names the device by id; surfaces name it as people call it. So a fault says what happened
+// ("did not confirm the command", "refused SetVolume: UPnP error 402") and
+// never names the device: adapters leave the naming to the hub, and one
+// that knows the id may return an *Error itself.
 type Error struct {
 	ID  ID
 	Op  string
@@ -79,7 +77,7 @@ func (e *Error) Error() string { return string(e.ID) + ": " + e.Err.Error() }
 func (e *Error) Unwrap() error { return e.Err }
 
 // errNotConnected: no adapter holds the device now.
-var errNotConnected = fmt.Errorf("not connected: %w", ErrUnreachable)
+var errNotConnected = Unreachable(nil, "not connected")
 
 // Info describes a device as its adapter knows it.
 type Info struct {

@@ -38,7 +38,7 @@ func (l *Lifetime) Begin(ctx context.Context) error {
 
 // errNotRunning says why an adapter cannot act; the hub says which adapter
 // (or device) it is about.
-var errNotRunning = fmt.Errorf("the adapter is not running: %w", ErrUnreachable)
+var errNotRunning = Unreachable(nil, "the adapter is not running")
 
 // Running is Run's context, or an error wrapping ErrUnreachable when Run
 // is not running.

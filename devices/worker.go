@@ -42,8 +42,8 @@ type job struct {
 // Errors the worker answers with itself; each comes inside an *Error
 // naming the device.
 var (
-	errOffline      = fmt.Errorf("offline: %w", ErrUnreachable)
-	errShuttingDown = fmt.Errorf("hub is shutting down: %w", ErrUnreachable)
+	errOffline      = Unreachable(nil, "offline")
+	errShuttingDown = Unreachable(nil, "hub is shutting down")
 )
 
 func newWorker(d Device, timeout time.Duration) *worker {

@@ -215,14 +215,20 @@ func JoinWords(items []string, conj string) string {
 }
 
 // ErrorCode returns the code of err: the code of an *Error in its chain, a
-// code derived from the devices sentinels, or EINTERNAL.
+// code derived from the devices sentinels (the Kind of a *devices.Fault in
+// its chain, when it has one), or EINTERNAL.
 func ErrorCode(err error) string {
 	var e *Error
+	var f *devices.Fault
 	switch {
 	case err == nil:
 		return ""
 	case errors.As(err, &e):
 		return e.Code
+	case errors.As(err, &f) && f.Kind != nil:
+		err = f.Kind
+	}
+	switch {
 	case errors.Is(err, devices.ErrNeedsPairing):
 		return ECONFLICT
 	case errors.Is(err, devices.ErrUnsupported):
@@ -266,29 +272,37 @@ func ErrorDetails(err error) map[string]any {
 }
 
 // deviceError turns an adapter error into an *Error that names the device
-// as people call it (name): "<name>: <cause>", or "<name> is
-// unreachable[: <cause>]". Adapters say what happened and leave the naming
-// to the hub; a *devices.Error, which names the device by id, gives its
-// cause.
+// as people call it (name): "<name>: <said>", or "<name> is
+// unreachable[: <said>]", where said is what the adapter said (the Said of
+// the *devices.Fault in err's chain). Adapters say what happened and leave
+// the naming to the hub; a *devices.Error, which names the device by id,
+// carries the fault.
 func deviceError(name string, err error) error {
 	var e *Error
 	if errors.As(err, &e) {
 		return err
 	}
-	if out := deviceSaid(name, ErrorCode(err), deviceText(err)); out != nil {
+	if out := deviceSaid(name, ErrorCode(err), adapterSaid(err)); out != nil {
 		out.Subject, out.Cause = name, err
 		return out
 	}
 	return fmt.Errorf("%s: %w", name, err)
 }
 
-// deviceSaid is what the hub says of a device's error, nil for an
-// internal one.
-func deviceSaid(name, code, text string) *Error {
-	if text != "" && strings.HasPrefix(strings.ToLower(text), strings.ToLower(name)+" ") {
-		// The adapter named the device already: say it once.
-		return Errorf(code, "%s", Sentence(text))
+// adapterSaid is what an adapter said to a person of err: the Said of the
+// *devices.Fault in its chain; "" for a bare sentinel, or for any other
+// error, whose text is not for people.
+func adapterSaid(err error) string {
+	var f *devices.Fault
+	if errors.As(err, &f) {
+		return f.Said
 	}
+	return ""
+}
+
+// deviceSaid is what the hub says of a device's error, the adapter having
+// said text, nil for an internal one.
+func deviceSaid(name, code, text string) *Error {
 	switch {
 	case code == EUNREACHABLE && text == "":
 		return Errorf(code, "%s is unreachable", name)
@@ -298,34 +312,16 @@ func deviceSaid(name, code, text string) *Error {
 		return Errorf(code, "%s: %v", name, devices.ErrUnsupported)
 	case code == EINVALID && text == "":
 		return Errorf(code, "%s: %v", name, devices.ErrInvalid)
+	case code == EDEVICE && text == "":
+		return Errorf(code, "%s: %v", name, devices.ErrRefused)
 	case code == EUNSUPPORTED || code == EINVALID || code == EDEVICE:
 		return Errorf(code, "%s: %s", name, text)
+	case code == ECONFLICT && text == "":
+		return Errorf(code, "%s %v", name, devices.ErrNeedsPairing)
 	case code == ECONFLICT:
-		return Errorf(code, "%s %s", name, text) // "Bedroom TV needs pairing with the hub: …"
+		return Errorf(code, "%s %v: %s", name, devices.ErrNeedsPairing, text) // "Bedroom TV needs pairing with the hub: pair it …"
 	}
 	return nil
-}
-
-// deviceText is what an adapter said went wrong (the cause of a
-// *devices.Error), without the sentinel's words or what follows them (a
-// transport's own error: an address, a deadline); "" when the sentinel is
-// all it said.
-func deviceText(err error) string {
-	var de *devices.Error
-	if errors.As(err, &de) {
-		err = de.Err
-	}
-	text := err.Error()
-	for _, s := range []error{devices.ErrInvalid, devices.ErrUnsupported, devices.ErrUnreachable, devices.ErrRefused} {
-		words := s.Error()
-		if text == words || strings.HasPrefix(text, words+": ") {
-			return ""
-		}
-		if i := strings.Index(text, ": "+words); i >= 0 {
-			text = text[:i]
-		}
-	}
-	return text
 }
 
 // Sentence is s with its first letter in upper case: messages are

@@ -57,28 +57,32 @@ func TestResolveExactNameBeatsSubstring(t *testing.T) {
 
 func TestDeviceErrorsReadWell(t *testing.T) {
 	timeout := errors.New(`Post "http://127.0.0.1:1/x": context deadline exceeded`)
+	upnp402 := errors.New("UPnP error 402")
 	cases := []struct {
 		name string
 		err  error
 		want string
 	}{
-		{"Living Room TV", fmt.Errorf("it is off: press power first: %w", devices.ErrInvalid), "Living Room TV: it is off: press power first"},
+		{"Living Room TV", devices.Invalid(nil, "it is off: press power first"), "Living Room TV: it is off: press power first"},
 		{"Key Light", devices.ErrUnreachable, "Key Light is unreachable"},
+		{"Key Light", devices.Unreachable(context.DeadlineExceeded, ""), "Key Light is unreachable"},
+		// An error that is not a *devices.Fault says no more than its
+		// sentinel: its text is not for people.
 		{"Key Light", fmt.Errorf("%w: %w", devices.ErrUnreachable, context.DeadlineExceeded), "Key Light is unreachable"},
 		{"Key Light", devices.ErrTimeout, "Key Light is unreachable: device did not answer in time"},
 		{"Key Light", devices.ErrUnsupported, "Key Light: not supported by this device"},
 		{"Key Light", devices.ErrInvalid, "Key Light: invalid value for this device"},
-		{"Kitchen", fmt.Errorf("did not answer SetVolume: %w: %w", devices.ErrUnreachable, timeout), "Kitchen is unreachable: did not answer SetVolume"},
+		{"Kitchen", devices.Unreachable(timeout, "did not answer SetVolume"), "Kitchen is unreachable: did not answer SetVolume"},
 		// Through the worker: the cause of a *devices.Error, the device
 		// named as people call it, never by its id.
 		{"Key Light", &devices.Error{ID: "sim:key-light", Op: "light", Err: devices.ErrTimeout}, "Key Light is unreachable: device did not answer in time"},
-		{"Key Light", &devices.Error{ID: "sim:key-light", Op: "light", Err: fmt.Errorf("offline: %w", devices.ErrUnreachable)}, "Key Light is unreachable: offline"},
+		{"Key Light", &devices.Error{ID: "sim:key-light", Op: "light", Err: devices.Unreachable(nil, "offline")}, "Key Light is unreachable: offline"},
 		{"Key Light", &devices.Error{ID: "sim:key-light", Err: devices.ErrUnreachable}, "Key Light is unreachable"},
 		{"Key Light", &devices.Error{ID: "sim:key-light", Err: devices.ErrUnsupported}, "Key Light: not supported by this device"},
-		{"Kitchen", &devices.Error{ID: "sonos:RINCON_1", Err: fmt.Errorf("refused SetVolume: %w: %w", errors.New("UPnP error 402"), devices.ErrInvalid)}, "Kitchen: refused SetVolume: UPnP error 402"},
-		{"Plug", &devices.Error{ID: "mqtt:plug", Op: "power", Err: fmt.Errorf("did not confirm the command: %w: %w", devices.ErrUnreachable, context.DeadlineExceeded)}, "Plug is unreachable: did not confirm the command"},
+		{"Kitchen", &devices.Error{ID: "sonos:RINCON_1", Err: devices.Invalid(upnp402, "refused SetVolume: %v", upnp402)}, "Kitchen: refused SetVolume: UPnP error 402"},
+		{"Plug", &devices.Error{ID: "mqtt:plug", Op: "power", Err: devices.Unreachable(context.DeadlineExceeded, "did not confirm the command")}, "Plug is unreachable: did not confirm the command"},
 		// A device the person renamed: their name, not the adapter's.
-		{"Desk Lamp", &devices.Error{ID: "sim:key-light", Op: "light", Err: fmt.Errorf("brightness 120 is outside 0–100: %w", devices.ErrInvalid)}, "Desk Lamp: brightness 120 is outside 0–100"},
+		{"Desk Lamp", &devices.Error{ID: "sim:key-light", Op: "light", Err: devices.Invalid(nil, "brightness 120 is outside 0–100")}, "Desk Lamp: brightness 120 is outside 0–100"},
 	}
 	for _, c := range cases {
 		err := deviceError(c.name, c.err)
@@ -105,16 +109,54 @@ func TestInternalDeviceErrorsKeepTheirCause(t *testing.T) {
 
 func TestAdapterErrorsReadWell(t *testing.T) {
 	// Adding by address: the address is the name.
-	err := fmt.Errorf("did not say who it is: %w: %w", devices.ErrUnreachable, errors.New("i/o timeout"))
+	err := devices.Unreachable(errors.New("i/o timeout"), "did not say who it is")
 	if got := ErrorMessage(deviceError("127.0.0.1:1", err)); got != "127.0.0.1:1 is unreachable: did not say who it is" {
 		t.Errorf("got %q", got)
 	}
 	// A scan that failed: its outcome names the adapter beside the text.
-	off := fmt.Errorf("Bluetooth is off (BIFROST_BLE): %w", devices.ErrUnsupported)
-	if got := deviceText(off); got != "Bluetooth is off (BIFROST_BLE)" {
+	off := devices.Unsupported(nil, "Bluetooth is off (BIFROST_BLE)")
+	if got := adapterSaid(off); got != "Bluetooth is off (BIFROST_BLE)" {
 		t.Errorf("got %q", got)
 	}
-	if got := deviceText(devices.ErrUnreachable); got != "" {
+	if got := adapterSaid(devices.ErrUnreachable); got != "" {
 		t.Errorf("a bare sentinel says %q", got)
+	}
+}
+
+func TestDeviceFaultsAreReadNotParsed(t *testing.T) {
+	dial := errors.New("dial tcp 10.0.0.5:1400: connect: connection refused")
+	cases := []struct {
+		name string
+		err  error
+		code string
+		want string
+	}{
+		// The cause, an address and the socket's words, is never said.
+		{"Kitchen", devices.Unreachable(dial, "did not answer Play"), EUNREACHABLE, "Kitchen is unreachable: did not answer Play"},
+		// What the adapter said is said whole, a sentinel's words in it or not.
+		{"Strip", devices.Unsupported(nil, "segment 2: not supported by this device's firmware"), EUNSUPPORTED, "Strip: segment 2: not supported by this device's firmware"},
+		// Another device's name at the start is not this one's.
+		{"Kitchen", devices.Invalid(nil, "Kitchen Speaker is following Den: join Den instead"), EINVALID, "Kitchen: Kitchen Speaker is following Den: join Den instead"},
+		{"Porch", devices.Refused(nil, "Home Assistant refused light.turn_on: Entity not found"), EDEVICE, "Porch: Home Assistant refused light.turn_on: Entity not found"},
+		{"Porch", devices.ErrRefused, EDEVICE, "Porch: refused the command"},
+		{"Bedroom TV", devices.NeedsPairing(nil, "pair it on the Devices page"), ECONFLICT, "Bedroom TV needs pairing with the hub: pair it on the Devices page"},
+		{"Bedroom TV", devices.ErrNeedsPairing, ECONFLICT, "Bedroom TV needs pairing with the hub"},
+		// The fault's kind is the code, whatever its cause wraps.
+		{"Roku", devices.Unreachable(devices.Invalid(nil, "refused GET /query/device-info: HTTP 404 Not Found"), "offline"), EUNREACHABLE, "Roku is unreachable: offline"},
+	}
+	for _, c := range cases {
+		err := deviceError(c.name, c.err)
+		if got := ErrorMessage(err); got != c.want {
+			t.Errorf("%v: %q; want %q", c.err, got, c.want)
+		}
+		if got := ErrorCode(err); got != c.code {
+			t.Errorf("%v: code %q; want %q", c.err, got, c.code)
+		}
+		if !errors.Is(err, c.err) {
+			t.Errorf("%v: the fault is not kept as the cause", c.err)
+		}
+	}
+	if err := deviceError("Kitchen", devices.Unreachable(dial, "did not answer Play")); !errors.Is(err, dial) || !errors.Is(err, devices.ErrUnreachable) {
+		t.Errorf("%v: the fault's cause and kind are not in the chain", err)
 	}
 }

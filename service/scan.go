@@ -39,7 +39,7 @@ func (s *Service) Scan(ctx context.Context) (ScanResult, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if err != nil {
-			msg := deviceText(err)
+			msg := adapterSaid(err)
 			if msg == "" {
 				msg = ErrorMessage(err)
 			}

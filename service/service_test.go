@@ -776,7 +776,7 @@ func (a lampAdder) Adapter() string                             { return "lamps"
 func (a lampAdder) Scan(context.Context) (time.Duration, error) { return 0, nil }
 func (a lampAdder) Add(_ context.Context, addr string) ([]devices.ID, error) {
 	if !strings.HasPrefix(addr, "10.") {
-		return nil, fmt.Errorf("nothing answers at %s: %w", addr, devices.ErrUnreachable)
+		return nil, devices.Unreachable(nil, "nothing answers at %s", addr)
 	}
 	l := sim.NewLight("lamp-"+sim.Slug(addr), "Porch Lamp "+addr, "Garage", devices.LightCaps{Dimmable: true}, sim.Options{})
 	sim.Register(a.reg, l)
@@ -820,7 +820,7 @@ type flakyAdder struct {
 func (a *flakyAdder) Add(ctx context.Context, addr string) ([]devices.ID, error) {
 	a.tries.Add(1)
 	if a.refuse.Add(-1) >= 0 {
-		return nil, fmt.Errorf("nothing answers at %s yet: %w", addr, devices.ErrUnreachable)
+		return nil, devices.Unreachable(nil, "nothing answers at %s yet", addr)
 	}
 	return a.lampAdder.Add(ctx, addr)
 }

@@ -19,7 +19,6 @@ import (
 	"crypto/rsa"
 	"crypto/tls"
 	"errors"
-	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -312,16 +311,4 @@ func (a *Adapter) save() {
 	if err := saveState(a.cfg.StateFile, rs); err != nil {
 		a.log.Warn("could not save the TVs known", "file", a.cfg.StateFile, "err", err)
 	}
-}
-
-// unreachable wraps why as a cause that says what failed.
-func unreachable(why string, err error) error {
-	if err == nil {
-		return fmt.Errorf("%s: %w", why, devices.ErrUnreachable)
-	}
-	return fmt.Errorf("%s: %w: %v", why, devices.ErrUnreachable, err)
-}
-
-func invalid(format string, args ...any) error {
-	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), devices.ErrInvalid)
 }

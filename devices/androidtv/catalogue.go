@@ -114,7 +114,7 @@ func linkFor(appOrLink string) (string, error) {
 	s := strings.TrimSpace(appOrLink)
 	switch {
 	case s == "":
-		return "", invalid("no app or link given")
+		return "", devices.Invalid(nil, "no app or link given")
 	case isLink(s):
 		return s, nil
 	}
@@ -124,7 +124,7 @@ func linkFor(appOrLink string) (string, error) {
 	if packageID.MatchString(s) {
 		return marketLink(s), nil
 	}
-	return "", invalid("%q is neither a link nor an app: give a package id (com.example.app), a link, or one of %s",
+	return "", devices.Invalid(nil, "%q is neither a link nor an app: give a package id (com.example.app), a link, or one of %s",
 		s, strings.Join(appNames(), ", "))
 }
 
@@ -173,7 +173,7 @@ func (t *TV) openLink(ctx context.Context, link string) error {
 func (t *TV) Search(ctx context.Context, query string) ([]devices.Content, error) {
 	query = strings.TrimSpace(query)
 	if query == "" {
-		return nil, invalid("nothing to search for")
+		return nil, devices.Invalid(nil, "nothing to search for")
 	}
 	t.mu.Lock()
 	front := t.app
@@ -196,7 +196,7 @@ func (t *TV) Search(ctx context.Context, query string) ([]devices.Content, error
 // PlayContent opens a title Search found: its id is an app link.
 func (t *TV) PlayContent(ctx context.Context, c devices.Content) error {
 	if !isLink(c.ID) {
-		return invalid("%q is not a link the TV can open", c.ID)
+		return devices.Invalid(nil, "%q is not a link the TV can open", c.ID)
 	}
 	return t.openLink(ctx, c.ID)
 }
@@ -206,7 +206,7 @@ func (t *TV) PlayContent(ctx context.Context, c devices.Content) error {
 func (t *TV) Cast(ctx context.Context, contentID, contentType string) error {
 	contentID = strings.TrimSpace(contentID)
 	if !isLink(contentID) {
-		return invalid("an Android TV is cast a URL (https://…, or an app's own link), not %q", contentID)
+		return devices.Invalid(nil, "an Android TV is cast a URL (https://…, or an app's own link), not %q", contentID)
 	}
 	return t.openLink(ctx, contentID)
 }

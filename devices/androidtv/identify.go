@@ -24,7 +24,7 @@ type address struct {
 func parseAddress(s string) (address, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return address{}, invalid("no TV address given")
+		return address{}, devices.Invalid(nil, "no TV address given")
 	}
 	host, port, err := net.SplitHostPort(s)
 	if err != nil {
@@ -32,13 +32,13 @@ func parseAddress(s string) (address, error) {
 			return address{Host: ip.String(), Port: DefaultPort}, nil
 		}
 		if strings.Contains(s, ":") {
-			return address{}, invalid("%q is not a TV address such as 192.168.1.40 or 192.168.1.40:6466", s)
+			return address{}, devices.Invalid(nil, "%q is not a TV address such as 192.168.1.40 or 192.168.1.40:6466", s)
 		}
 		return address{Host: s, Port: DefaultPort}, nil
 	}
 	p, err := strconv.Atoi(port)
 	if err != nil || p <= 0 || p >= 65535 || host == "" {
-		return address{}, invalid("%q is not a TV address such as 192.168.1.40 or 192.168.1.40:6466", s)
+		return address{}, devices.Invalid(nil, "%q is not a TV address such as 192.168.1.40 or 192.168.1.40:6466", s)
 	}
 	return address{Host: host, Port: p}, nil
 }
@@ -91,12 +91,12 @@ func recordFor(ident atvwire.Identity, addr address) record {
 func identify(ctx context.Context, addr address, cert tls.Certificate) (record, error) {
 	conn, err := dialTLS(ctx, addr.pairing(), cert)
 	if err != nil {
-		return record{}, unreachable("no answer on the pairing port "+addr.pairing(), err)
+		return record{}, devices.Unreachable(err, "no answer on the pairing port %s", addr.pairing())
 	}
 	defer conn.Close()
 	ident, err := serverIdentity(conn)
 	if err != nil {
-		return record{}, unreachable("not an Android TV", err)
+		return record{}, devices.Unreachable(err, "not an Android TV")
 	}
 	return recordFor(ident, addr), nil
 }

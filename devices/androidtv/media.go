@@ -2,7 +2,6 @@ package androidtv
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"net"
 	"slices"
@@ -137,18 +136,18 @@ func (t *TV) wake(ctx context.Context) error {
 		return err
 	}
 	if mac == "" {
-		return unreachable("not connected, and without its MAC address it cannot be woken by Wake-on-LAN", nil)
+		return devices.Unreachable(nil, "not connected, and without its MAC address it cannot be woken by Wake-on-LAN")
 	}
 	hw, err := devices.ParseMAC(mac)
 	if err != nil {
-		return invalid("its Wake-on-LAN address: %v", err)
+		return devices.Invalid(nil, "its Wake-on-LAN address: %v", err)
 	}
 	targets := append(slices.Clone(t.a.cfg.WakeTargets), net.JoinHostPort(addr.Host, strconv.Itoa(9)))
 	wctx, cancel := devices.BeforeDeadline(ctx)
 	defer cancel()
 	for first := true; ; first = false {
 		if err := wol.Send(wctx, hw, targets); err != nil && first {
-			return unreachable("not connected, and the Wake-on-LAN packet did not go out", err)
+			return devices.Unreachable(err, "not connected, and the Wake-on-LAN packet did not go out")
 		}
 		t.kickNow()
 		actx, acancel := context.WithTimeout(wctx, wakeEvery)
@@ -158,7 +157,7 @@ func (t *TV) wake(ctx context.Context) error {
 			return nil
 		}
 		if wctx.Err() != nil {
-			return unreachable("did not come back on the network after Wake-on-LAN", nil)
+			return devices.Unreachable(nil, "did not come back on the network after Wake-on-LAN")
 		}
 	}
 }
@@ -173,7 +172,7 @@ func (t *TV) setVolume(ctx context.Context, v int) error {
 		return err
 	}
 	if !vol.known || vol.max <= 0 {
-		return fmt.Errorf("the TV does not report its volume, so it cannot be set to a level (volume_up and volume_down still work): %w", devices.ErrUnsupported)
+		return devices.Unsupported(nil, "the TV does not report its volume, so it cannot be set to a level (volume_up and volume_down still work)")
 	}
 	target := int(math.Round(float64(max(0, min(v, 100))) * float64(vol.max) / 100))
 	n := target - vol.level
@@ -216,7 +215,7 @@ func (t *TV) setMute(ctx context.Context, m bool) error {
 func (t *TV) setSource(ctx context.Context, src string) error {
 	a, ok := findApp(src)
 	if !ok {
-		return invalid("no source %q: the sources are %s", src, strings.Join(appNames(), ", "))
+		return devices.Invalid(nil, "no source %q: the sources are %s", src, strings.Join(appNames(), ", "))
 	}
 	if err := t.openLink(ctx, a.Link); err != nil {
 		return err
@@ -228,7 +227,7 @@ func (t *TV) setSource(ctx context.Context, src string) error {
 func (t *TV) transport(ctx context.Context, tr string) error {
 	key, ok := transportKeys[tr]
 	if !ok {
-		return invalid("no transport command %q: it is play, pause, stop, next or previous", tr)
+		return devices.Invalid(nil, "no transport command %q: it is play, pause, stop, next or previous", tr)
 	}
 	return t.send(ctx, atvwire.NewKey(key, atvwire.Short))
 }

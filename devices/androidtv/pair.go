@@ -5,7 +5,6 @@ import (
 	"crypto/rsa"
 	"crypto/tls"
 	"errors"
-	"fmt"
 	"sync"
 	"time"
 
@@ -37,27 +36,27 @@ func (at *attempt) close() {
 func beginPairing(ctx context.Context, addr address, cert tls.Certificate, clientName string) (*attempt, error) {
 	conn, err := dialTLS(ctx, addr.pairing(), cert)
 	if err != nil {
-		return nil, unreachable("no answer on the pairing port "+addr.pairing(), err)
+		return nil, devices.Unreachable(err, "no answer on the pairing port %s", addr.pairing())
 	}
 	ident, err := serverIdentity(conn)
 	if err != nil {
 		conn.Close()
-		return nil, unreachable("not an Android TV", err)
+		return nil, devices.Unreachable(err, "not an Android TV")
 	}
 	p, err := atvwire.BeginPairing(ctx, conn, cert.Leaf.PublicKey.(*rsa.PublicKey), clientName)
 	if err != nil {
 		conn.Close()
 		var se *atvwire.StatusError
 		if errors.As(err, &se) {
-			return nil, fmt.Errorf("the TV refused to pair (%v): %w", se.Status, devices.ErrInvalid)
+			return nil, devices.Invalid(err, "the TV refused to pair (%v)", se.Status)
 		}
-		return nil, unreachable("pairing did not start", err)
+		return nil, devices.Unreachable(err, "pairing did not start")
 	}
 	return &attempt{p: p, ident: ident}, nil
 }
 
 // errCodeWrong says a code failed the local check.
-var errCodeWrong = fmt.Errorf("that code cannot be right: check the code on the TV and type it again: %w", devices.ErrInvalid)
+var errCodeWrong = devices.Invalid(nil, "that code cannot be right: check the code on the TV and type it again")
 
 // submit sends code on the attempt. It reports whether the attempt is
 // over (the TV took the code, refused it, or the link failed); a code
@@ -71,13 +70,13 @@ func (at *attempt) submit(ctx context.Context, code string) (over bool, err erro
 	case err == nil:
 		return true, nil
 	case errors.Is(err, atvwire.ErrCodeFormat):
-		return false, fmt.Errorf("%v: %w", atvwire.ErrCodeFormat, devices.ErrInvalid)
+		return false, devices.Invalid(err, "%v", atvwire.ErrCodeFormat)
 	case errors.Is(err, atvwire.ErrCodeMismatch):
 		return false, errCodeWrong
 	case errors.As(err, &se):
-		return true, fmt.Errorf("the TV refused the code (%v): start pairing again for a new one: %w", se.Status, devices.ErrInvalid)
+		return true, devices.Invalid(err, "the TV refused the code (%v): start pairing again for a new one", se.Status)
 	}
-	return true, unreachable("the TV did not answer the code", err)
+	return true, devices.Unreachable(err, "the TV did not answer the code")
 }
 
 // StartPairing asks the TV to show a pairing code: it opens the pairing
@@ -117,7 +116,7 @@ func (t *TV) FinishPairing(ctx context.Context, code string) error {
 	at := t.attempt
 	t.mu.Unlock()
 	if at == nil {
-		return invalid("no pairing is under way: start pairing first, and the TV shows a code")
+		return devices.Invalid(nil, "no pairing is under way: start pairing first, and the TV shows a code")
 	}
 	over, err := at.submit(ctx, code)
 	if over {

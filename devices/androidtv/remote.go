@@ -64,7 +64,7 @@ func keyCode(key string) (atvwire.KeyCode, error) {
 	if c, ok := keyCodes[strings.ToLower(strings.TrimSpace(key))]; ok {
 		return c, nil
 	}
-	return 0, invalid("no key %q: the keys are %s", key, strings.Join(Keys(), ", "))
+	return 0, devices.Invalid(nil, "no key %q: the keys are %s", key, strings.Join(Keys(), ", "))
 }
 
 // PressKey presses key once. "power" on a TV that is not connected but
@@ -89,7 +89,7 @@ func (t *TV) HoldKey(ctx context.Context, key string, d time.Duration) error {
 		return err
 	}
 	if d <= 0 {
-		return invalid("a key is held for some time, not %v", d)
+		return devices.Invalid(nil, "a key is held for some time, not %v", d)
 	}
 	if err := t.send(ctx, atvwire.NewKey(code, atvwire.StartLong)); err != nil {
 		return err
@@ -110,7 +110,7 @@ func (t *TV) HoldKey(ctx context.Context, key string, d time.Duration) error {
 // it holds, under the counters the TV last gave.
 func (t *TV) SendText(ctx context.Context, text string) error {
 	if text == "" {
-		return invalid("no text to send")
+		return devices.Invalid(nil, "no text to send")
 	}
 	t.mu.Lock()
 	err := t.availableLocked()
@@ -120,7 +120,7 @@ func (t *TV) SendText(ctx context.Context, text string) error {
 		return err
 	}
 	if !field.open {
-		return invalid("no text field is open on the TV: open a search box or text field on it first")
+		return devices.Invalid(nil, "no text field is open on the TV: open a search box or text field on it first")
 	}
 	return t.send(ctx, atvwire.NewText(field.counter, field.fieldCount, text))
 }

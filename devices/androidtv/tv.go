@@ -3,7 +3,6 @@ package androidtv
 import (
 	"context"
 	"crypto/tls"
-	"fmt"
 	"net/url"
 	"strings"
 	"sync"
@@ -235,7 +234,7 @@ func (t *TV) settle(ctx context.Context, cond func() bool) bool {
 
 // Errors of a TV that cannot take a command now. They say what stands in
 // the way; the hub names the TV in front of them.
-var errNotConnected = unreachable("not connected", nil)
+var errNotConnected = devices.Unreachable(nil, "not connected")
 
 // availableLocked is nil when the TV can take a command, else why not.
 func (t *TV) availableLocked() error {
@@ -248,11 +247,11 @@ func (t *TV) availableLocked() error {
 	return errNotConnected
 }
 
-// needsPairingLocked says how to pair the TV.
+// needsPairingLocked says how to pair the TV; the hub says that it needs
+// pairing, and names it, in front.
 func (t *TV) needsPairingLocked() error {
-	return fmt.Errorf("the TV takes no commands from the hub until it is paired: "+
-		"pair it on the Devices page, with POST /api/v1/devices/%s/pair, or with \"bifrost androidtv pair %s\": %w",
-		url.PathEscape(string(t.id)), t.addr, devices.ErrNeedsPairing)
+	return devices.NeedsPairing(nil, "pair it on the Devices page, with POST /api/v1/devices/%s/pair, or with \"bifrost androidtv pair %s\"",
+		url.PathEscape(string(t.id)), t.addr)
 }
 
 // send writes msgs, in one write, on the connection.
@@ -271,7 +270,7 @@ func (t *TV) send(ctx context.Context, msgs ...*atvwire.RemoteMessage) error {
 		deadline = d
 	}
 	if err := t.write(conn, deadline, msgs...); err != nil {
-		return unreachable("the command did not go out", err)
+		return devices.Unreachable(err, "the command did not go out")
 	}
 	return nil
 }

@@ -154,15 +154,15 @@ func callError(domain, service string, err error) error {
 		if msg == "" {
 			msg = he.Code
 		}
-		return fmt.Errorf("Home Assistant refused %s.%s: %s: %w", domain, service, msg, devices.ErrRefused)
+		return devices.Refused(err, "Home Assistant refused %s.%s: %s", domain, service, msg)
 	}
 	if errors.Is(err, devices.ErrUnreachable) {
-		return fmt.Errorf("Home Assistant is not connected: %w", devices.ErrUnreachable)
+		return devices.Unreachable(err, "Home Assistant is not connected")
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return devices.ErrTimeout
 	}
-	return fmt.Errorf("Home Assistant %s.%s: %w: %w", domain, service, err, devices.ErrUnreachable)
+	return devices.Unreachable(err, "Home Assistant %s.%s failed", domain, service)
 }
 
 // Attribute readers. A missing or mistyped attribute reads as absent.

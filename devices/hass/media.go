@@ -149,7 +149,7 @@ func (m *media) FetchArtwork(ctx context.Context, raw string, max int64) ([]byte
 	}
 	resp, err := m.a.client.Get(ctx, raw)
 	if err != nil {
-		return nil, "", fmt.Errorf("fetching the picture: %w: %w", err, devices.ErrUnreachable)
+		return nil, "", devices.Unreachable(err, "fetching the picture")
 	}
 	defer resp.Body.Close()
 	return devices.ReadArtwork(resp.Body, resp.Header.Get("Content-Type"), max)
@@ -183,7 +183,7 @@ func (m *media) plan(c devices.MediaChange) ([]mediaStep, error) {
 	var steps []mediaStep
 	need := func(bit int, what string) error {
 		if m.features&bit == 0 {
-			return fmt.Errorf("cannot %s through Home Assistant: %w", what, devices.ErrUnsupported)
+			return devices.Unsupported(nil, "cannot %s through Home Assistant", what)
 		}
 		return nil
 	}
@@ -242,7 +242,7 @@ func (m *media) source(name string) (string, error) {
 			return s, nil
 		}
 	}
-	return "", fmt.Errorf("no source %q; it has %s: %w", name, strings.Join(list, ", "), devices.ErrInvalid)
+	return "", devices.Invalid(nil, "no source %q; it has %s", name, strings.Join(list, ", "))
 }
 
 func (m *media) transport(t string) (mediaStep, error) {
@@ -260,10 +260,10 @@ func (m *media) transport(t string) (mediaStep, error) {
 	}
 	o, ok := ops[t]
 	if !ok {
-		return mediaStep{}, fmt.Errorf("no transport command %q: %w", t, devices.ErrInvalid)
+		return mediaStep{}, devices.Invalid(nil, "no transport command %q", t)
 	}
 	if m.features&o.bit == 0 {
-		return mediaStep{}, fmt.Errorf("cannot %s through Home Assistant: %w", o.why, devices.ErrUnsupported)
+		return mediaStep{}, devices.Unsupported(nil, "cannot %s through Home Assistant", o.why)
 	}
 	var done func(State) bool
 	if o.state != "" {
@@ -288,7 +288,7 @@ func (m *media) cast(ctx context.Context, id, typ string) error {
 func (m *media) join(ctx context.Context, coordinator devices.ID) error {
 	lead, ok := strings.CutPrefix(string(coordinator), AdapterName+":")
 	if !ok || !strings.HasPrefix(lead, "media_player.") {
-		return fmt.Errorf("can group only with another Home Assistant player: %w", devices.ErrInvalid)
+		return devices.Invalid(nil, "can group only with another Home Assistant player")
 	}
 	err := m.a.client.CallService(ctx, "media_player", "join", map[string]any{"group_members": []string{m.id}}, Target{EntityID: []string{lead}})
 	if err != nil {

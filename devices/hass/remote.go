@@ -2,7 +2,6 @@ package hass
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
@@ -56,7 +55,7 @@ func (r *remote) PowerState(context.Context) (bool, error) { return r.state().St
 func (r *remote) SetPower(ctx context.Context, on bool) error { return r.switchTo(ctx, on) }
 
 func (r *remote) SendText(context.Context, string) error {
-	return fmt.Errorf("Home Assistant remotes take keys, not text: %w", devices.ErrUnsupported)
+	return devices.Unsupported(nil, "Home Assistant remotes take keys, not text")
 }
 
 // LaunchApp starts an activity (remote.turn_on activity=…): an app's

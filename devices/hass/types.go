@@ -27,8 +27,9 @@ func (e *AuthError) Error() string {
 func (e *AuthError) Unwrap() error { return ErrAuth }
 
 // ErrNotConnected: there is no authenticated connection right now, or it was
-// lost before the answer came. It wraps devices.ErrUnreachable: retryable.
-var ErrNotConnected = fmt.Errorf("not connected: %w", devices.ErrUnreachable)
+// lost before the answer came. It is a *devices.Fault of kind
+// devices.ErrUnreachable: retryable.
+var ErrNotConnected = devices.Unreachable(nil, "not connected")
 
 // Error is a command HA answered with success:false. Code and Message are
 // HA's own ("service_validation_error", "Option 'custom' is not …").

@@ -34,7 +34,7 @@ const (
 
 // errNotConnected is the error of anything that needs the broker while the
 // hub is not connected to it.
-var errNotConnected = fmt.Errorf("MQTT broker not connected: %w", devices.ErrUnreachable)
+var errNotConnected = devices.Unreachable(nil, "MQTT broker not connected")
 
 // conn is the hub's connection to the broker. It runs its own reconnect
 // loop (a fresh client per session, paho's auto-reconnect off), so a
@@ -304,7 +304,7 @@ func (c *conn) publish(ctx context.Context, topic string, payload []byte, retain
 		return errNotConnected
 	}
 	if err := wait(ctx, client.Publish(topic, qos, retained, payload), connectTimeout); err != nil {
-		return fmt.Errorf("publishing to %s: %w: %w", topic, devices.ErrUnreachable, err)
+		return devices.Unreachable(err, "publishing to %s", topic)
 	}
 	return nil
 }

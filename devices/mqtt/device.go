@@ -2,7 +2,6 @@ package mqtt
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"slices"
 	"sync"
@@ -164,8 +163,8 @@ func (b *base) changed() { b.env.dir.changed(b.info.ID) }
 // Errors of a device that cannot answer now. They say what happened; the
 // hub names the device in front of them, as people call it.
 var (
-	errOffline = fmt.Errorf("offline: %w", devices.ErrUnreachable)
-	errNoState = fmt.Errorf("it has not reported its state yet: %w", devices.ErrUnreachable)
+	errOffline = devices.Unreachable(nil, "offline")
+	errNoState = devices.Unreachable(nil, "it has not reported its state yet")
 )
 
 // ready fails when the device cannot take a command now. A command that
@@ -197,7 +196,7 @@ func (b *base) await(ctx context.Context, ok func() bool) error {
 		select {
 		case <-sig:
 		case <-ctx.Done():
-			return fmt.Errorf("did not confirm the command: %w: %w", devices.ErrUnreachable, ctx.Err())
+			return devices.Unreachable(ctx.Err(), "did not confirm the command")
 		}
 	}
 }

@@ -411,11 +411,11 @@ func (s *shelly) call(ctx context.Context, prefix, method string, params any) (j
 	select {
 	case f := <-answer:
 		if f.Error != nil {
-			return nil, fmt.Errorf("refused %s: %s (code %d): %w", method, f.Error.Message, f.Error.Code, devices.ErrInvalid)
+			return nil, devices.Invalid(nil, "refused %s: %s (code %d)", method, f.Error.Message, f.Error.Code)
 		}
 		return f.Result, nil
 	case <-ctx.Done():
-		return nil, fmt.Errorf("did not answer %s on %s: %w: %w", method, prefix, devices.ErrUnreachable, ctx.Err())
+		return nil, devices.Unreachable(ctx.Err(), "did not answer %s on %s", method, prefix)
 	}
 }
 

@@ -92,7 +92,7 @@ type wledSegment struct {
 // the strip cannot take is an error wrapping devices.ErrInvalid.
 func wledSegments(segs []devices.SegmentChange, n int) ([]byte, error) {
 	if len(segs) == 0 {
-		return nil, fmt.Errorf("no segment to change: %w", devices.ErrInvalid)
+		return nil, devices.Invalid(nil, "no segment to change")
 	}
 	out := make([]wledSegment, 0, len(segs))
 	for _, c := range segs {
@@ -111,13 +111,13 @@ func wledSegmentOf(c devices.SegmentChange, n int) (wledSegment, error) {
 	s := wledSegment{ID: c.Index}
 	switch {
 	case c.Index < 0 || c.Index >= n:
-		return s, fmt.Errorf("segment %d is not one of its segments 0–%d: %w", c.Index, n-1, devices.ErrInvalid)
+		return s, devices.Invalid(nil, "segment %d is not one of its segments 0–%d", c.Index, n-1)
 	case c.RGB == nil && c.Brightness == nil:
-		return s, fmt.Errorf("segment %d: nothing to change: %w", c.Index, devices.ErrInvalid)
+		return s, devices.Invalid(nil, "segment %d: nothing to change", c.Index)
 	case c.RGB != nil && *c.RGB > 0xFFFFFF:
-		return s, fmt.Errorf("segment %d: colour %#x is not 0xRRGGBB: %w", c.Index, *c.RGB, devices.ErrInvalid)
+		return s, devices.Invalid(nil, "segment %d: colour %#x is not 0xRRGGBB", c.Index, *c.RGB)
 	case c.Brightness != nil && (*c.Brightness < 0 || *c.Brightness > 100):
-		return s, fmt.Errorf("segment %d: brightness %d is outside 0–100: %w", c.Index, *c.Brightness, devices.ErrInvalid)
+		return s, devices.Invalid(nil, "segment %d: brightness %d is outside 0–100", c.Index, *c.Brightness)
 	}
 	if c.RGB != nil {
 		rgb := int(*c.RGB)

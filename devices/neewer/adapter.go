@@ -10,7 +10,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"reflect"
 	"regexp"
@@ -163,7 +162,7 @@ func (a *Adapter) Scan(ctx context.Context) (time.Duration, error) {
 		return 0, err
 	}
 	if a.tr == nil {
-		return 0, fmt.Errorf("Bluetooth is off (BIFROST_BLE): %w", devices.ErrUnsupported)
+		return 0, devices.Unsupported(nil, "Bluetooth is off (BIFROST_BLE)")
 	}
 	a.startScan()
 	return a.scanFor, nil
@@ -174,7 +173,7 @@ func (a *Adapter) Scan(ctx context.Context) (time.Duration, error) {
 var addressForm = regexp.MustCompile(`^(?:[0-9A-Fa-f]{2}:){5}[0-9A-Fa-f]{2}$|^(?:[0-9A-Fa-f]{2}-){5}[0-9A-Fa-f]{2}$`)
 
 // errClosed: the adapter is closing and registers no more lights.
-var errClosed = fmt.Errorf("the adapter is closed: %w", devices.ErrUnreachable)
+var errClosed = devices.Unreachable(nil, "the adapter is closed")
 
 // Add adds a light by its Bluetooth address (devices.Adder), optionally
 // followed by the settings BIFROST_NEEWER_LIGHTS takes for one light:
@@ -195,15 +194,15 @@ func (a *Adapter) Add(ctx context.Context, address string) ([]devices.ID, error)
 	mac, _, _ := strings.Cut(entry, ",")
 	mac = strings.TrimSpace(mac)
 	if !addressForm.MatchString(mac) {
-		return nil, fmt.Errorf("%q is not a Bluetooth address; give one like DF:24:3A:B4:46:5D, "+
-			"optionally with settings (DF:24:3A:B4:46:5D,name=Desk Panel,model=RGB660 PRO): %w", mac, devices.ErrInvalid)
+		return nil, devices.Invalid(nil, "%q is not a Bluetooth address; give one like DF:24:3A:B4:46:5D, "+
+			"optionally with settings (DF:24:3A:B4:46:5D,name=Desk Panel,model=RGB660 PRO)", mac)
 	}
 	if strings.ContainsAny(entry, ";\n") {
-		return nil, fmt.Errorf("add one light at a time, its address and settings separated by commas: %w", devices.ErrInvalid)
+		return nil, devices.Invalid(nil, "add one light at a time, its address and settings separated by commas")
 	}
 	addr, err := ble.ParseAddress(mac)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", err, devices.ErrInvalid)
+		return nil, devices.Invalid(err, "%v", err)
 	}
 
 	a.addMu.Lock()
@@ -224,7 +223,7 @@ func (a *Adapter) Add(ctx context.Context, address string) ([]devices.ID, error)
 
 	cfg, err := parseLightOnto(entry, base)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", err, devices.ErrInvalid)
+		return nil, devices.Invalid(err, "%v", err)
 	}
 	if old != nil {
 		if reflect.DeepEqual(cfg, old.cfg) {
@@ -237,7 +236,7 @@ func (a *Adapter) Add(ctx context.Context, address string) ([]devices.ID, error)
 	case errors.Is(err, errClosed):
 		return nil, err
 	case err != nil:
-		return nil, fmt.Errorf("%w: %w", err, devices.ErrInvalid)
+		return nil, devices.Invalid(err, "%v", err)
 	}
 	a.mu.Lock()
 	a.configs[addr.MAC] = cfg

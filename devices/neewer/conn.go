@@ -307,7 +307,7 @@ func (c *conn) write(ctx context.Context, b []byte) error {
 		}
 		_ = link.Close()
 		if retry > 0 || ctx.Err() != nil {
-			return fmt.Errorf("the write to %s failed: %w: %w", c.addr.MAC, devices.ErrUnreachable, err)
+			return devices.Unreachable(err, "the write to %s failed", c.addr.MAC)
 		}
 	}
 }
@@ -325,13 +325,13 @@ func (c *conn) awaitLink(ctx context.Context) (ble.Link, error) {
 				return link, nil
 			}
 		} else if !online {
-			return nil, fmt.Errorf("no Bluetooth link to %s: %w", c.addr.MAC, devices.ErrUnreachable)
+			return nil, devices.Unreachable(nil, "no Bluetooth link to %s", c.addr.MAC)
 		}
 		c.poke()
 		select {
 		case <-moved:
 		case <-ctx.Done():
-			return nil, fmt.Errorf("no Bluetooth link to %s in time: %w: %w", c.addr.MAC, devices.ErrUnreachable, ctx.Err())
+			return nil, devices.Unreachable(ctx.Err(), "no Bluetooth link to %s in time", c.addr.MAC)
 		case <-c.quit:
 			return nil, errClosing
 		}

@@ -2,7 +2,6 @@ package neewer
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"math"
 	"slices"
@@ -172,7 +171,7 @@ func (l *Light) prepare(c devices.LightChange) (devices.LightState, int, fxMemor
 	}
 	if c.Brightness != nil {
 		if *c.Brightness < 0 || *c.Brightness > 100 {
-			return s, gm, mem, invalid("brightness %d is outside 0–100", *c.Brightness)
+			return s, gm, mem, devices.Invalid(nil, "brightness %d is outside 0–100", *c.Brightness)
 		}
 		s.Brightness = *c.Brightness
 	}
@@ -195,9 +194,9 @@ func (l *Light) prepare(c devices.LightChange) (devices.LightState, int, fxMemor
 		fx, ok := nwproto.FindEffect(l.model.Variant.FX, *c.Effect)
 		if !ok {
 			if len(l.caps.Effects) == 0 {
-				return s, gm, mem, fmt.Errorf("it has no effects: %w", devices.ErrUnsupported)
+				return s, gm, mem, devices.Unsupported(nil, "it has no effects")
 			}
-			return s, gm, mem, invalid("no effect %q; valid: %s", *c.Effect, strings.Join(l.caps.Effects, ", "))
+			return s, gm, mem, devices.Invalid(nil, "no effect %q; valid: %s", *c.Effect, strings.Join(l.caps.Effects, ", "))
 		}
 		s = devices.LightState{On: s.On, Brightness: s.Brightness, Mode: devices.ModeEffect, Effect: fx.Name}
 	}
@@ -212,19 +211,19 @@ func (l *Light) prepare(c devices.LightChange) (devices.LightState, int, fxMemor
 // colour the light will show (at full value: brightness is separate).
 func (l *Light) hsi(c devices.Color) (devices.Color, int, int, error) {
 	if !l.model.RGB {
-		return c, 0, 0, fmt.Errorf("it takes no colour: %w", devices.ErrUnsupported)
+		return c, 0, 0, devices.Unsupported(nil, "it takes no colour")
 	}
 	var rgb color.RGB
 	switch {
 	case c.Hex != "":
 		var err error
 		if rgb, err = color.ParseHex(c.Hex); err != nil {
-			return c, 0, 0, invalid("%v", err)
+			return c, 0, 0, devices.Invalid(nil, "%v", err)
 		}
 	case c.Y > 0:
 		rgb = color.XYToRGB(c.X, c.Y)
 	default:
-		return c, 0, 0, invalid("a colour needs a hex value or an xy point")
+		return c, 0, 0, devices.Invalid(nil, "a colour needs a hex value or an xy point")
 	}
 	h, s, _ := rgb.HSV()
 	hue, sat := int(math.Round(h))%360, int(math.Round(s*100))
@@ -234,12 +233,6 @@ func (l *Light) hsi(c devices.Color) (devices.Color, int, int, error) {
 }
 
 func round4(f float64) float64 { return math.Round(f*1e4) / 1e4 }
-
-// invalid is an error wrapping devices.ErrInvalid that says what was
-// wrong; the hub names the light in front of it.
-func invalid(format string, args ...any) error {
-	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), devices.ErrInvalid)
-}
 
 // frames are the writes that take the light from what it has to s.
 func (l *Light) frames(s devices.LightState, gm int, mem fxMemory, d dirty, lampKnown, lampOn bool) [][]byte {

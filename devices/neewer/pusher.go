@@ -2,7 +2,6 @@ package neewer
 
 import (
 	"context"
-	"fmt"
 	"sync"
 
 	"github.com/bifrost-hub/bifrost/devices"
@@ -64,7 +63,7 @@ func (p *pusher) submit(want devices.LightState, gm int, mem fxMemory, d dirty) 
 
 // errClosing: the light is being closed (the adapter stops, or the light
 // is made anew) and takes no more writes.
-var errClosing = fmt.Errorf("closing: %w", devices.ErrUnreachable)
+var errClosing = devices.Unreachable(nil, "closing")
 
 // wait blocks until a command (or a newer one that folded it in) was
 // written, failed, or ctx ended.
@@ -73,7 +72,7 @@ func (p *pusher) wait(ctx context.Context, ch chan error) error {
 	case err := <-ch:
 		return err
 	case <-ctx.Done():
-		return fmt.Errorf("%w: %w", devices.ErrUnreachable, ctx.Err())
+		return devices.Unreachable(ctx.Err(), "")
 	}
 }
 

@@ -2,7 +2,6 @@ package onkyo
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
@@ -69,14 +68,14 @@ func (z *Zone) plan(c devices.MediaChange) ([]step, error) {
 // check refuses what no state allows.
 func (z *Zone) check(c devices.MediaChange) error {
 	if c.Volume != nil && (*c.Volume < 0 || *c.Volume > 100) {
-		return fmt.Errorf("volume %d is outside 0–100: %w", *c.Volume, devices.ErrInvalid)
+		return devices.Invalid(nil, "volume %d is outside 0–100", *c.Volume)
 	}
 	if c.Transport != nil {
 		if _, ok := transportKeys[strings.ToLower(*c.Transport)]; !ok {
-			return fmt.Errorf("transport %q is not play, pause, stop, next or previous: %w", *c.Transport, devices.ErrInvalid)
+			return devices.Invalid(nil, "transport %q is not play, pause, stop, next or previous", *c.Transport)
 		}
 		if z.zone != 0 {
-			return fmt.Errorf("only the main zone has transport controls: %w", devices.ErrUnsupported)
+			return devices.Unsupported(nil, "only the main zone has transport controls")
 		}
 	}
 	return nil
@@ -99,10 +98,10 @@ func (z *Zone) checkState(c devices.MediaChange, src *source) error {
 		net = src.service || src.code == eiscp.InputNet
 	}
 	if !on && (c.Volume != nil || c.Mute != nil || c.Source != nil || c.Transport != nil) {
-		return fmt.Errorf("it is in standby: turn it on first: %w", devices.ErrInvalid)
+		return devices.Invalid(nil, "it is in standby: turn it on first")
 	}
 	if c.Transport != nil && !net {
-		return fmt.Errorf("only network sources have transport controls: %w", devices.ErrUnsupported)
+		return devices.Unsupported(nil, "only network sources have transport controls")
 	}
 	return nil
 }

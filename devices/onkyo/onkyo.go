@@ -144,7 +144,7 @@ func (a *Adapter) Add(ctx context.Context, host string) ([]devices.ID, error) {
 	addr := eiscp.WithPort(strings.TrimSpace(host))
 	id, err := eiscp.Identify(ctx, addr)
 	if err != nil {
-		return nil, fmt.Errorf("did not say who it is: %w: %w", devices.ErrUnreachable, err)
+		return nil, devices.Unreachable(err, "did not say who it is")
 	}
 	r := a.attach(id, addr)
 	return []devices.ID{r.mainID()}, nil

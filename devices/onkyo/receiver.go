@@ -3,7 +3,6 @@ package onkyo
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"slices"
 	"sync"
@@ -300,7 +299,7 @@ func (r *receiver) exchange(ctx context.Context, m eiscp.Message, zone int, answ
 			return reply, err
 		}
 		if !r.warmingUp(zone) {
-			return reply, fmt.Errorf("refused %s: %w", m, devices.ErrInvalid)
+			return reply, devices.Invalid(nil, "refused %s", m)
 		}
 		if !devices.Sleep(ctx, 250*time.Millisecond) {
 			return reply, r.silent(ctx, m)
@@ -332,7 +331,7 @@ func (r *receiver) ask(ctx context.Context, m eiscp.Message, answers []string) (
 	r.mu.Unlock()
 	if err := r.write(conn, m); err != nil {
 		r.drop(w)
-		return eiscp.Message{}, unreachable(err.Error())
+		return eiscp.Message{}, devices.Unreachable(err, "could not send %s", m)
 	}
 	select {
 	case reply := <-w.reply:
@@ -355,14 +354,12 @@ func (r *receiver) silent(ctx context.Context, m eiscp.Message) error {
 			conn.Close()
 		}
 	}
-	return fmt.Errorf("did not answer %s: %w: %w", m, devices.ErrUnreachable, ctx.Err())
+	return devices.Unreachable(ctx.Err(), "did not answer %s", m)
 }
 
 // Errors of a receiver that cannot be asked now. They say what stands in
 // the way; the hub names the zone in front of them, as people call it.
-var errNotConnected = unreachable("not connected")
-
-func unreachable(why string) error { return fmt.Errorf("%s: %w", why, devices.ErrUnreachable) }
+var errNotConnected = devices.Unreachable(nil, "not connected")
 
 // drop forgets a waiter.
 func (r *receiver) drop(w *waiter) {
@@ -383,7 +380,7 @@ func (r *receiver) send(m eiscp.Message) error {
 		return errNotConnected
 	}
 	if err := r.write(conn, m); err != nil {
-		return unreachable(err.Error())
+		return devices.Unreachable(err, "could not send %s", m)
 	}
 	return nil
 }

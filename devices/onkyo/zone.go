@@ -2,7 +2,6 @@ package onkyo
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -197,6 +196,6 @@ func (z *Zone) resolveSource(name string) (source, error) {
 			return source{code: s.Code, service: true}, nil
 		}
 	}
-	return source{}, fmt.Errorf("source %q is not one of %s: %w",
-		name, strings.Join(z.sourcesLocked(), ", "), devices.ErrInvalid)
+	return source{}, devices.Invalid(nil, "source %q is not one of %s",
+		name, strings.Join(z.sourcesLocked(), ", "))
 }

@@ -2,7 +2,6 @@ package roku
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -23,7 +22,7 @@ func (d *Device) Search(ctx context.Context, query string) ([]devices.Content, e
 	}
 	q := strings.TrimSpace(query)
 	if q == "" {
-		return nil, fmt.Errorf("nothing to search for: %w", devices.ErrInvalid)
+		return nil, devices.Invalid(nil, "nothing to search for")
 	}
 	return []devices.Content{{ID: q, Title: q, Kind: KindSearch}}, nil
 }
@@ -50,7 +49,7 @@ func (d *Device) PlayContent(ctx context.Context, c devices.Content) error {
 			kw = strings.TrimSpace(c.ID)
 		}
 		if kw == "" {
-			return fmt.Errorf("no title to search for: %w", devices.ErrInvalid)
+			return devices.Invalid(nil, "no title to search for")
 		}
 		b := ecp.Browse{Keyword: kw, Launch: true, ProviderID: provider}
 		req = func(ctx context.Context, c *ecp.Client, addr string) error { return c.SearchBrowse(ctx, addr, b) }

@@ -3,7 +3,6 @@ package roku
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -227,7 +226,7 @@ func (d *Device) fetch(ctx context.Context, addr string, needApps bool, known []
 	if id, _ := deviceID(p.info); id != d.id {
 		d.a.log.Debug("another roku answers at a known address", "addr", addr, "id", d.id, "answering", id)
 		d.a.attach(p.info, addr)
-		return p, fmt.Errorf("another Roku (%s) answers at its address: %w", id, devices.ErrUnreachable)
+		return p, devices.Unreachable(nil, "another Roku (%s) answers at its address", id)
 	}
 	if p.active, err = c.ActiveApp(ctx, addr); err != nil {
 		return p, deviceError(err)

@@ -2,7 +2,6 @@ package roku
 
 import (
 	"context"
-	"fmt"
 	"net"
 	"strings"
 	"time"
@@ -106,7 +105,7 @@ func (d *Device) SetMedia(ctx context.Context, c devices.MediaChange) (devices.M
 		return devices.MediaState{}, errNoVolume
 	}
 	if c.Power != nil && !*c.Power && (c.Source != nil || c.Transport != nil) {
-		return devices.MediaState{}, fmt.Errorf("cannot switch off and change what plays at once: %w", devices.ErrInvalid)
+		return devices.MediaState{}, devices.Invalid(nil, "cannot switch off and change what plays at once")
 	}
 	if c.Power != nil {
 		if err := d.setPower(ctx, *c.Power); err != nil {
@@ -169,11 +168,13 @@ func (d *Device) wakeIfAsleep(ctx context.Context) (bool, error) {
 	}
 	mac := d.MAC()
 	if mac == "" {
-		return false, fmt.Errorf("%w (and no MAC address is known to wake it by Wake-on-LAN)", offline(last))
+		f := offline(last)
+		f.Said += " (and no MAC address is known to wake it by Wake-on-LAN)"
+		return false, f
 	}
 	hw, err := devices.ParseMAC(mac)
 	if err != nil {
-		return false, fmt.Errorf("cannot wake it: %w: %w", err, devices.ErrInvalid)
+		return false, devices.Invalid(err, "cannot wake it: %v", err)
 	}
 	return true, d.wakeUp(ctx, hw, d.wakeTargets(host))
 }
@@ -198,7 +199,7 @@ func (d *Device) wakeUp(ctx context.Context, hw net.HardwareAddr, targets []stri
 	for {
 		if time.Since(sent) >= wakeResend {
 			if err := wol.Send(ctx, hw, targets); err != nil {
-				return fmt.Errorf("could not be woken: %w: %w", devices.ErrUnreachable, err)
+				return devices.Unreachable(err, "could not be woken")
 			}
 			sent = time.Now()
 		}
@@ -206,7 +207,7 @@ func (d *Device) wakeUp(ctx context.Context, hw net.HardwareAddr, targets []stri
 			return nil
 		}
 		if !devices.Sleep(ctx, wakeProbe) {
-			return fmt.Errorf("did not answer after Wake-on-LAN: %w: %w", devices.ErrUnreachable, ctx.Err())
+			return devices.Unreachable(ctx.Err(), "did not answer after Wake-on-LAN")
 		}
 	}
 }
@@ -253,5 +254,5 @@ func (d *Device) transport(ctx context.Context, t string) error {
 	case "stop":
 		return errNoStop
 	}
-	return fmt.Errorf("unknown transport command %q: play, pause, next or previous: %w", t, devices.ErrInvalid)
+	return devices.Invalid(nil, "unknown transport command %q: play, pause, next or previous", t)
 }

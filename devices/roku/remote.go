@@ -42,7 +42,7 @@ func ecpKey(key string) (string, error) {
 	if e, ok := ecpKeys[k]; ok {
 		return e, nil
 	}
-	return "", fmt.Errorf("no key %q: the keys are %s: %w", key, strings.Join(Keys, ", "), devices.ErrInvalid)
+	return "", devices.Invalid(nil, "no key %q: the keys are %s", key, strings.Join(Keys, ", "))
 }
 
 // PressKey presses a key (one of Keys). "power" on a TV that does not
@@ -143,12 +143,12 @@ func (d *Device) findApp(s string, source bool) (string, error) {
 		what, list = "source", d.sourcesLocked()
 	}
 	if s == "" {
-		return "", fmt.Errorf("no %s given: %w", what, devices.ErrInvalid)
+		return "", devices.Invalid(nil, "no %s given", what)
 	}
 	if len(list) == 0 {
-		return "", fmt.Errorf("no %s %q (the app list is not known yet): %w", what, s, devices.ErrInvalid)
+		return "", devices.Invalid(nil, "no %s %q (the app list is not known yet)", what, s)
 	}
-	return "", fmt.Errorf("no %s %q: the %ss are %s: %w", what, s, what, strings.Join(list, ", "), devices.ErrInvalid)
+	return "", devices.Invalid(nil, "no %s %q: the %ss are %s", what, s, what, strings.Join(list, ", "))
 }
 
 // looksLikeID reports whether s is an app id: a channel number, "dev"

@@ -2,6 +2,7 @@ package roku_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +18,15 @@ import (
 const patience = 5 * time.Second
 
 func ptr[T any](v T) *T { return &v }
+
+// said is what err says to a person: the Said of its *devices.Fault.
+func said(err error) string {
+	var f *devices.Fault
+	if errors.As(err, &f) {
+		return f.Said
+	}
+	return ""
+}
 
 // rig is an adapter running against fake Rokus, with short intervals.
 type rig struct {

@@ -10,7 +10,6 @@ package roku
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -173,7 +172,7 @@ func (a *Adapter) Add(ctx context.Context, address string) ([]devices.ID, error)
 		return nil, err
 	}
 	if strings.TrimSpace(address) == "" {
-		return nil, fmt.Errorf("no address given: %w", devices.ErrInvalid)
+		return nil, devices.Invalid(nil, "no address given")
 	}
 	d, err := a.identify(ctx, ecp.WithPort(address))
 	if err != nil {
@@ -188,7 +187,7 @@ func (a *Adapter) identify(ctx context.Context, addr string) (*Device, error) {
 	defer cancel()
 	info, err := a.client.DeviceInfo(ctx, addr)
 	if err != nil {
-		return nil, fmt.Errorf("did not say who it is: %w", deviceError(err))
+		return nil, within("did not say who it is", deviceError(err))
 	}
 	return a.attach(info, addr)
 }
@@ -269,7 +268,7 @@ func deviceID(info ecp.DeviceInfo) (devices.ID, error) {
 			return devices.ID(AdapterName + ":" + s), nil
 		}
 	}
-	return "", fmt.Errorf("answered without a serial number: %w", devices.ErrInvalid)
+	return "", devices.Invalid(nil, "answered without a serial number")
 }
 
 // attach adds a device that answered at addr, or moves a known one there.

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -201,7 +200,7 @@ func find[T devices.Device](h *Home, id devices.ID) T {
 func (h *Home) Trip(id devices.ID) error {
 	s := h.Sensor(id)
 	if s == nil {
-		return fmt.Errorf("%s is not a sensor of the simulated home: %w", id, devices.ErrInvalid)
+		return devices.Invalid(nil, "%s is not a sensor of the simulated home", id)
 	}
 	return s.SetPresence(true)
 }

@@ -146,21 +146,21 @@ func (l *Light) Segments() []Segment {
 func (l *Light) checkSegments(segs []devices.SegmentChange) error {
 	n := l.caps.Segments
 	if n == 0 {
-		return unsupported("it has no addressable segments")
+		return devices.Unsupported(nil, "it has no addressable segments")
 	}
 	if len(segs) == 0 {
-		return invalid("no segment to change")
+		return devices.Invalid(nil, "no segment to change")
 	}
 	for _, c := range segs {
 		switch {
 		case c.Index < 0 || c.Index >= n:
-			return invalid("segment %d is not one of its segments 0–%d", c.Index, n-1)
+			return devices.Invalid(nil, "segment %d is not one of its segments 0–%d", c.Index, n-1)
 		case c.RGB == nil && c.Brightness == nil:
-			return invalid("segment %d: nothing to change", c.Index)
+			return devices.Invalid(nil, "segment %d: nothing to change", c.Index)
 		case c.RGB != nil && *c.RGB > 0xFFFFFF:
-			return invalid("segment %d: colour %#x is not 0xRRGGBB", c.Index, *c.RGB)
+			return devices.Invalid(nil, "segment %d: colour %#x is not 0xRRGGBB", c.Index, *c.RGB)
 		case c.Brightness != nil && (*c.Brightness < 0 || *c.Brightness > 100):
-			return invalid("segment %d: brightness %d is outside 0–100", c.Index, *c.Brightness)
+			return devices.Invalid(nil, "segment %d: brightness %d is outside 0–100", c.Index, *c.Brightness)
 		}
 	}
 	return nil
@@ -187,7 +187,7 @@ func (l *Light) SetState(s devices.LightState) {
 // xy fitted to the gamut).
 func (l *Light) prepare(c devices.LightChange) (devices.LightChange, error) {
 	if (c.Kelvin != nil && c.Color != nil) || (c.Kelvin != nil && c.Effect != nil) || (c.Color != nil && c.Effect != nil) {
-		return c, invalid("set at most one of kelvin, colour and effect")
+		return c, devices.Invalid(nil, "set at most one of kelvin, colour and effect")
 	}
 	if err := l.checkBrightness(c.Brightness); err != nil {
 		return c, err
@@ -217,9 +217,9 @@ func (l *Light) checkBrightness(b *int) error {
 	case b == nil:
 		return nil
 	case !l.caps.Dimmable:
-		return unsupported("it cannot be dimmed")
+		return devices.Unsupported(nil, "it cannot be dimmed")
 	case *b < 0 || *b > 100:
-		return invalid("brightness %d is outside 0–100", *b)
+		return devices.Invalid(nil, "brightness %d is outside 0–100", *b)
 	}
 	return nil
 }
@@ -229,9 +229,9 @@ func (l *Light) checkKelvin(k *int) error {
 	case k == nil:
 		return nil
 	case !l.caps.HasTemperature():
-		return unsupported("it has no colour temperature")
+		return devices.Unsupported(nil, "it has no colour temperature")
 	case *k < l.caps.KelvinMin || *k > l.caps.KelvinMax:
-		return invalid("%d K is outside its range %d–%d K", *k, l.caps.KelvinMin, l.caps.KelvinMax)
+		return devices.Invalid(nil, "%d K is outside its range %d–%d K", *k, l.caps.KelvinMin, l.caps.KelvinMax)
 	}
 	return nil
 }
@@ -240,20 +240,20 @@ func (l *Light) checkKelvin(k *int) error {
 // its xy into the lamp's gamut, as a Hue lamp reports it.
 func (l *Light) prepareColor(c devices.Color) (devices.Color, error) {
 	if !l.caps.Color {
-		return c, unsupported("it takes no colour")
+		return c, devices.Unsupported(nil, "it takes no colour")
 	}
 	var rgb color.RGB
 	if c.Hex != "" {
 		var err error
 		if rgb, err = color.ParseHex(c.Hex); err != nil {
-			return c, invalid("%v", err)
+			return c, devices.Invalid(nil, "%v", err)
 		}
 		if c.X == 0 && c.Y == 0 {
 			return *colorOf(rgb, l.caps.Gamut), nil
 		}
 	}
 	if !(c.X >= 0 && c.X <= 1 && c.Y > 0 && c.Y <= 1) {
-		return c, invalid("colour xy (%v, %v) is not a chromaticity", c.X, c.Y)
+		return c, devices.Invalid(nil, "colour xy (%v, %v) is not a chromaticity", c.X, c.Y)
 	}
 	if c.Hex == "" {
 		rgb = color.XYToRGB(c.X, c.Y)
@@ -280,12 +280,12 @@ func fitColor(rgb color.RGB, x, y float64, gamut string) devices.Color {
 // canonicalEffect finds an effect by name, ignoring case.
 func (l *Light) canonicalEffect(name string) (string, error) {
 	if len(l.caps.Effects) == 0 {
-		return "", unsupported("it has no effects")
+		return "", devices.Unsupported(nil, "it has no effects")
 	}
 	if e := choose(name, l.caps.Effects); e != "" {
 		return e, nil
 	}
-	return "", invalid("effect %q is not one of its %d effects", name, len(l.caps.Effects))
+	return "", devices.Invalid(nil, "effect %q is not one of its %d effects", name, len(l.caps.Effects))
 }
 
 // applyLight applies a prepared change to s.

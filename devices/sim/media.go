@@ -17,19 +17,19 @@ var transportCommands = []string{"play", "pause", "stop", "next", "previous"}
 // command spelled as the player spells them.
 func checkMediaChange(c devices.MediaChange, sources []string) (devices.MediaChange, error) {
 	if c.Volume != nil && (*c.Volume < 0 || *c.Volume > 100) {
-		return c, invalid("volume %d is outside 0–100", *c.Volume)
+		return c, devices.Invalid(nil, "volume %d is outside 0–100", *c.Volume)
 	}
 	if c.Transport != nil {
 		cmd := choose(*c.Transport, transportCommands)
 		if cmd == "" {
-			return c, invalid("transport %q is not one of %s", *c.Transport, strings.Join(transportCommands, ", "))
+			return c, devices.Invalid(nil, "transport %q is not one of %s", *c.Transport, strings.Join(transportCommands, ", "))
 		}
 		c.Transport = &cmd
 	}
 	if c.Source != nil {
 		src := choose(*c.Source, sources)
 		if src == "" {
-			return c, invalid("source %q is not one of %s", *c.Source, strings.Join(sources, ", "))
+			return c, devices.Invalid(nil, "source %q is not one of %s", *c.Source, strings.Join(sources, ", "))
 		}
 		c.Source = &src
 	}
@@ -45,11 +45,11 @@ func touchesMore(c devices.MediaChange) bool {
 // without a screen refuses video and images.
 func checkCast(contentID, contentType string, screen bool) error {
 	if strings.TrimSpace(contentID) == "" {
-		return invalid("nothing to cast: the content id is empty")
+		return devices.Invalid(nil, "nothing to cast: the content id is empty")
 	}
 	t := strings.ToLower(contentType)
 	if !screen && (strings.HasPrefix(t, "video") || strings.HasPrefix(t, "image")) {
-		return unsupported("it has no screen for %s", contentType)
+		return devices.Unsupported(nil, "it has no screen for %s", contentType)
 	}
 	return nil
 }

@@ -81,7 +81,7 @@ func fetchArtwork(raw string, max int64) ([]byte, string, error) {
 	esc, ok := strings.CutPrefix(raw, artworkScheme)
 	title, err := url.PathUnescape(esc)
 	if !ok || err != nil || title == "" {
-		return nil, "", invalid("%q is not a simulated artwork address", raw)
+		return nil, "", devices.Invalid(nil, "%q is not a simulated artwork address", raw)
 	}
 	b := cover(title)
 	return devices.ReadArtwork(bytes.NewReader(b), "image/png", max)

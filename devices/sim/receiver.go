@@ -131,10 +131,10 @@ func (r *Receiver) checkLocked(c devices.MediaChange) error {
 		source = *c.Source
 	}
 	if !on && touchesMore(c) {
-		return invalid("it is in standby: turn it on first")
+		return devices.Invalid(nil, "it is in standby: turn it on first")
 	}
 	if c.Transport != nil && networkItems[source] == nil {
-		return unsupported("%s has no transport controls; network sources do", source)
+		return devices.Unsupported(nil, "%s has no transport controls; network sources do", source)
 	}
 	return nil
 }

@@ -86,7 +86,7 @@ func (s *Sensor) SetReading(typ string, v float64) error {
 	i := slices.IndexFunc(s.readings, func(r devices.Reading) bool { return r.Type == typ })
 	if i < 0 {
 		s.mu.Unlock()
-		return invalid("it reports no %s", typ)
+		return devices.Invalid(nil, "it reports no %s", typ)
 	}
 	r := s.readings[i]
 	if isBool(typ) {
@@ -112,7 +112,7 @@ func (s *Sensor) SetPresence(present bool) error {
 			return s.SetReading(typ, v)
 		}
 	}
-	return invalid("it senses no presence")
+	return devices.Invalid(nil, "it senses no presence")
 }
 
 func (s *Sensor) has(typ string) bool {

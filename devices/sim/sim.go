@@ -12,7 +12,6 @@ package sim
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -140,11 +139,11 @@ func (l *link) delay() time.Duration {
 
 // io simulates one exchange with the device: it waits out the latency, or
 // gives up when ctx ends first, and fails when the device is unreachable.
-// Both failures wrap devices.ErrUnreachable; the first also wraps ctx's
-// error.
+// Both failures wrap devices.ErrUnreachable; the first, a *devices.Fault,
+// also wraps ctx's error.
 func (l *link) io(ctx context.Context) error {
 	if err := sleep(ctx, l.delay()); err != nil {
-		return fmt.Errorf("%w: %w", devices.ErrUnreachable, err)
+		return devices.Unreachable(err, "")
 	}
 	if !l.Online() {
 		return devices.ErrUnreachable
@@ -210,18 +209,6 @@ func Slug(name string) string {
 		dash = true
 	}
 	return b.String()
-}
-
-// invalid is an error wrapping devices.ErrInvalid that says what was
-// wrong; the hub names the device in front of it.
-func invalid(format string, args ...any) error {
-	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), devices.ErrInvalid)
-}
-
-// unsupported is an error wrapping devices.ErrUnsupported that says what
-// the device lacks; the hub names the device in front of it.
-func unsupported(format string, args ...any) error {
-	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), devices.ErrUnsupported)
 }
 
 // choose finds v among options, ignoring case, and returns the option as

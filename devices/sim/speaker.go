@@ -187,7 +187,7 @@ func (s *Speaker) SetMedia(ctx context.Context, c devices.MediaChange) (devices.
 		return devices.MediaState{}, err
 	}
 	if c.Power != nil && !*c.Power {
-		return devices.MediaState{}, unsupported("a speaker has no power switch; pause it instead")
+		return devices.MediaState{}, devices.Unsupported(nil, "a speaker has no power switch; pause it instead")
 	}
 	if err := s.io(ctx); err != nil {
 		return devices.MediaState{}, err
@@ -259,7 +259,7 @@ func (s *Speaker) Favorites(ctx context.Context) ([]devices.Favorite, error) {
 func (s *Speaker) PlayFavorite(ctx context.Context, id string) error {
 	fav, ok := s.hh.favorite(id)
 	if !ok {
-		return invalid("no favourite has id %q", id)
+		return devices.Invalid(nil, "no favourite has id %q", id)
 	}
 	if err := s.io(ctx); err != nil {
 		return err
@@ -298,7 +298,7 @@ func (s *Speaker) playOnGroup(change func(playback) playback) {
 // this one are left playing alone, stopped.
 func (s *Speaker) JoinGroup(ctx context.Context, coordinator devices.ID) error {
 	if coordinator == s.info.ID {
-		return invalid("a speaker cannot follow itself")
+		return devices.Invalid(nil, "a speaker cannot follow itself")
 	}
 	if err := s.io(ctx); err != nil {
 		return err
@@ -318,11 +318,11 @@ func (s *Speaker) joinLocked(coordinator devices.ID) ([]*Speaker, error) {
 	c := s.hh.memberLocked(coordinator)
 	switch {
 	case c == nil:
-		return nil, invalid("%s is not a speaker it can group with", coordinator)
+		return nil, devices.Invalid(nil, "%s is not a speaker it can group with", coordinator)
 	case c.leader != nil:
-		return nil, invalid("%s is following %s: join %s instead", c.info.Name, c.leader.info.Name, c.leader.info.ID)
+		return nil, devices.Invalid(nil, "%s is following %s: join %s instead", c.info.Name, c.leader.info.Name, c.leader.info.ID)
 	case !c.Online():
-		return nil, fmt.Errorf("its coordinator %s does not answer: %w", c.info.Name, devices.ErrUnreachable)
+		return nil, devices.Unreachable(nil, "its coordinator %s does not answer", c.info.Name)
 	case s.leader == c:
 		return nil, nil
 	}
@@ -499,7 +499,7 @@ func (p playback) withTransport(cmd string) (playback, error) {
 	switch cmd {
 	case "play":
 		if !p.hasItem() {
-			return p, invalid("there is nothing to play on %s", p.source)
+			return p, devices.Invalid(nil, "there is nothing to play on %s", p.source)
 		}
 		p.transport = devices.TransportPlaying
 	case "pause":
@@ -516,7 +516,7 @@ func (p playback) withTransport(cmd string) (playback, error) {
 // track, playback stops.
 func (p playback) skip(forward bool) (playback, error) {
 	if p.source != SourceQueue || p.queue == "" {
-		return p, unsupported("only a queue has tracks to skip, and the source is %s", p.source)
+		return p, devices.Unsupported(nil, "only a queue has tracks to skip, and the source is %s", p.source)
 	}
 	switch {
 	case forward && p.track+1 >= p.queueLen:

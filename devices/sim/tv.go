@@ -179,10 +179,10 @@ func (t *TV) checkLocked(c devices.MediaChange) error {
 		home = false
 	}
 	if !on && touchesMore(c) {
-		return invalid("it is off: turn it on first")
+		return devices.Invalid(nil, "it is off: turn it on first")
 	}
 	if c.Transport != nil && home {
-		return unsupported("the home screen has no transport controls")
+		return devices.Unsupported(nil, "the home screen has no transport controls")
 	}
 	return nil
 }
@@ -259,7 +259,7 @@ func (t *TV) transportLocked(cmd string) {
 func (t *TV) PressKey(ctx context.Context, key string) error {
 	k := choose(key, devices.RemoteKeys)
 	if k == "" {
-		return invalid("key %q is not one of %s", key, strings.Join(devices.RemoteKeys, ", "))
+		return devices.Invalid(nil, "key %q is not one of %s", key, strings.Join(devices.RemoteKeys, ", "))
 	}
 	if err := t.io(ctx); err != nil {
 		return err
@@ -267,7 +267,7 @@ func (t *TV) PressKey(ctx context.Context, key string) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if !t.power && k != "power" {
-		return invalid("it is off: press power first")
+		return devices.Invalid(nil, "it is off: press power first")
 	}
 	t.pressLocked(k)
 	t.presses, t.lastKey = t.presses+1, k
@@ -304,7 +304,7 @@ func (t *TV) pressLocked(key string) {
 // (ErrInvalid); so it does empty text.
 func (t *TV) SendText(ctx context.Context, text string) error {
 	if text == "" {
-		return invalid("there is no text to send")
+		return devices.Invalid(nil, "there is no text to send")
 	}
 	if err := t.io(ctx); err != nil {
 		return err
@@ -312,7 +312,7 @@ func (t *TV) SendText(ctx context.Context, text string) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if !t.power {
-		return invalid("it is off: press power first")
+		return devices.Invalid(nil, "it is off: press power first")
 	}
 	t.typed = text
 	t.retimeLocked()
@@ -327,7 +327,7 @@ func (t *TV) SendText(ctx context.Context, text string) error {
 func (t *TV) LaunchApp(ctx context.Context, appOrLink string) error {
 	app, link, ok := resolveApp(appOrLink)
 	if !ok {
-		return invalid("%q is neither an installed app's id nor a link one of them opens", appOrLink)
+		return devices.Invalid(nil, "%q is neither an installed app's id nor a link one of them opens", appOrLink)
 	}
 	if err := t.io(ctx); err != nil {
 		return err

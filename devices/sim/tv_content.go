@@ -33,7 +33,7 @@ var tvLibrary = []devices.Content{
 func (t *TV) Search(ctx context.Context, query string) ([]devices.Content, error) {
 	q := strings.ToLower(strings.TrimSpace(query))
 	if q == "" {
-		return nil, invalid("there is nothing to search for")
+		return nil, devices.Invalid(nil, "there is nothing to search for")
 	}
 	if err := t.io(ctx); err != nil {
 		return nil, err
@@ -54,7 +54,7 @@ func (t *TV) Search(ctx context.Context, query string) ([]devices.Content, error
 func (t *TV) PlayContent(ctx context.Context, c devices.Content) error {
 	app, ok := contentApp(c)
 	if !ok {
-		return invalid("no installed app plays %q", c.ID)
+		return devices.Invalid(nil, "no installed app plays %q", c.ID)
 	}
 	if err := t.io(ctx); err != nil {
 		return err

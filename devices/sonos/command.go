@@ -2,7 +2,6 @@ package sonos
 
 import (
 	"context"
-	"fmt"
 	"net/url"
 	"path"
 	"slices"
@@ -59,27 +58,15 @@ func (s *Speaker) SetMedia(ctx context.Context, c devices.MediaChange) (devices.
 
 func (s *Speaker) checkChange(c devices.MediaChange) error {
 	if c.Volume != nil && (*c.Volume < 0 || *c.Volume > 100) {
-		return invalid("volume %d is outside 0–100", *c.Volume)
+		return devices.Invalid(nil, "volume %d is outside 0–100", *c.Volume)
 	}
 	if c.Transport != nil && !slices.Contains(transportCommands, strings.ToLower(*c.Transport)) {
-		return invalid("transport %q is not one of %s", *c.Transport, strings.Join(transportCommands, ", "))
+		return devices.Invalid(nil, "transport %q is not one of %s", *c.Transport, strings.Join(transportCommands, ", "))
 	}
 	if c.Source != nil && s.source(*c.Source) == "" {
-		return invalid("source %q is not one of %s", *c.Source, strings.Join(s.sources, ", "))
+		return devices.Invalid(nil, "source %q is not one of %s", *c.Source, strings.Join(s.sources, ", "))
 	}
 	return nil
-}
-
-// invalid is an error wrapping devices.ErrInvalid that says what was
-// wrong; the hub names the player in front of it.
-func invalid(format string, args ...any) error {
-	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), devices.ErrInvalid)
-}
-
-// unsupported is an error wrapping devices.ErrUnsupported that says what
-// the player cannot do; the hub names the player in front of it.
-func unsupported(format string, args ...any) error {
-	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), devices.ErrUnsupported)
 }
 
 // source finds one of the player's sources by name, in any case.
@@ -173,9 +160,9 @@ func (s *Speaker) transport(ctx context.Context, cmd string) error {
 	case code == faultTransition && cmd == "stop":
 		err = nil
 	case (code == faultTransition || code == faultNoContents) && cmd == "play":
-		return invalid("there is nothing to play")
+		return devices.Invalid(nil, "there is nothing to play")
 	case code == faultTransition:
-		return unsupported("what it plays has no tracks to skip")
+		return devices.Unsupported(nil, "what it plays has no tracks to skip")
 	}
 	if err != nil {
 		return err
@@ -215,13 +202,13 @@ func (s *Speaker) JoinGroup(ctx context.Context, coordinator devices.ID) error {
 	target := s.a.speaker(uuid)
 	switch {
 	case !ok || target == nil:
-		return invalid("%s is not a Sonos player it can group with", coordinator)
+		return devices.Invalid(nil, "%s is not a Sonos player it can group with", coordinator)
 	case target == s:
-		return invalid("a player cannot follow itself")
+		return devices.Invalid(nil, "a player cannot follow itself")
 	}
 	lead := s.a.coordinatorOf(target.uuid)
 	if lead == s.uuid {
-		return invalid("%s already follows it; ungroup %s first", target.info.Name, target.info.Name)
+		return devices.Invalid(nil, "%s already follows it; ungroup %s first", target.info.Name, target.info.Name)
 	}
 	if _, err := s.call(ctx, upnp.AVTransport, "SetAVTransportURI", instance,
 		upnp.Arg{Name: "CurrentURI", Value: upnp.GroupURI(lead)}, upnp.Arg{Name: "CurrentURIMetaData"}); err != nil {
@@ -247,14 +234,14 @@ func (s *Speaker) LeaveGroup(ctx context.Context) error {
 func (s *Speaker) Cast(ctx context.Context, contentID, contentType string) error {
 	contentID = strings.TrimSpace(contentID)
 	if contentID == "" {
-		return invalid("nothing to cast: the content id is empty")
+		return devices.Invalid(nil, "nothing to cast: the content id is empty")
 	}
 	switch strings.ToLower(contentType) {
 	case "music", "url":
 	case "playlist":
 		return s.coordinator().playQueued(ctx, contentID, upnp.Metadata(titleOf(contentID), upnp.ClassTrack))
 	default:
-		return unsupported("a speaker cannot play %s", contentType)
+		return devices.Unsupported(nil, "a speaker cannot play %s", contentType)
 	}
 	class := upnp.ClassTrack
 	if upnp.KindOf(contentID) == upnp.URIRadio {

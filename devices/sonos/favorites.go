@@ -87,10 +87,10 @@ func (s *Speaker) PlayFavorite(ctx context.Context, id string) error {
 		}
 	}
 	if fav == nil {
-		return invalid("no favourite has id %q", id)
+		return devices.Invalid(nil, "no favourite has id %q", id)
 	}
 	if fav.Res == "" {
-		return unsupported("the favourite %q is a shortcut it cannot play", fav.Title)
+		return devices.Unsupported(nil, "the favourite %q is a shortcut it cannot play", fav.Title)
 	}
 	coord := s.coordinator()
 	if upnp.PlaysDirectly(fav.Res) || favoriteKind(*fav) == "audiobook" {

@@ -237,7 +237,7 @@ func (a *Adapter) knownBase(base string) bool {
 func (a *Adapter) addHousehold(ctx context.Context, base string) ([]string, error) {
 	v, err := a.client.Call(ctx, base, upnp.ZoneGroupTopology, "GetZoneGroupState")
 	if err != nil {
-		return nil, fmt.Errorf("no answer from %s: %w: %w", base, devices.ErrUnreachable, err)
+		return nil, devices.Unreachable(err, "no answer from %s", base)
 	}
 	groups, err := upnp.ParseZoneGroupState(v["ZoneGroupState"])
 	if err != nil {

@@ -120,23 +120,24 @@ func (s *Speaker) call(ctx context.Context, svc upnp.Service, action string, arg
 }
 
 // classify turns a call's error into the devices vocabulary: a UPnP fault
-// is a refusal (ErrInvalid, with the *upnp.Fault in the chain), silence or
-// a broken connection makes the player unreachable.
+// is a refusal (ErrInvalid, with the *upnp.Fault in the chain, its code
+// and description said), silence or a broken connection makes the player
+// unreachable.
 func (s *Speaker) classify(ctx context.Context, action string, err error) error {
 	var fault *upnp.Fault
 	var status *upnp.StatusError
 	switch {
 	case errors.As(err, &fault):
 		s.answered()
-		return fmt.Errorf("refused %s: %w: %w", action, err, devices.ErrInvalid)
+		return devices.Invalid(err, "refused %s: %v", action, fault)
 	case errors.As(err, &status):
 		s.answered()
 		return fmt.Errorf("%s: %w", action, err)
 	case errors.Is(ctx.Err(), context.Canceled):
-		return fmt.Errorf("%s cancelled: %w: %w", action, devices.ErrUnreachable, ctx.Err())
+		return devices.Unreachable(ctx.Err(), "%s cancelled", action)
 	}
 	s.setOnline(false)
-	return fmt.Errorf("did not answer %s: %w: %w", action, devices.ErrUnreachable, err)
+	return devices.Unreachable(err, "did not answer %s", action)
 }
 
 // answered records that the player answered.
@@ -164,7 +165,7 @@ func (s *Speaker) setOnline(on bool) {
 
 // errOffline is the error of a player the adapter knows is offline; the
 // hub names the player in front of it.
-var errOffline = fmt.Errorf("offline: %w", devices.ErrUnreachable)
+var errOffline = devices.Unreachable(nil, "offline")
 
 // MediaState reads the player's state: its own volume and mute, and its
 // group's transport, source and now playing. With events flowing the

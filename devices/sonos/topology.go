@@ -99,7 +99,7 @@ func (a *Adapter) describe(ctx context.Context, base string) (upnp.Description, 
 	}
 	resp, err := a.client.HTTP.Do(req)
 	if err != nil {
-		return upnp.Description{}, fmt.Errorf("sonos: %s: %w: %w", base, devices.ErrUnreachable, err)
+		return upnp.Description{}, devices.Unreachable(err, "no description from %s", base)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
@@ -107,7 +107,7 @@ func (a *Adapter) describe(ctx context.Context, base string) (upnp.Description, 
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return upnp.Description{}, fmt.Errorf("sonos: %s: %w: %w", base, devices.ErrUnreachable, err)
+		return upnp.Description{}, devices.Unreachable(err, "no description from %s", base)
 	}
 	return upnp.ParseDescription(b)
 }
