@@ -30,6 +30,7 @@ import (
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/service/servicetest"
 	"github.com/bifrost-hub/bifrost/store"
+	"github.com/bifrost-hub/bifrost/voice"
 )
 
 // Hub is a running hub's HTTP side and a control key for it.
@@ -122,7 +123,7 @@ func NewSimHouse(tb testing.TB, opts ...Option) (*House, *sim.Home) {
 // history and engine, logs discarded.
 func (h *House) Config() api.Config {
 	return api.Config{Service: h.Service, Keys: h.Keys, Accounts: h.Accounts, Automations: h.Automations,
-		History: h.History, Logger: slog.New(slog.DiscardHandler)}
+		History: h.History, Voice: voice.New(h.Service), Logger: slog.New(slog.DiscardHandler)}
 }
 
 // runEngine runs an engine over svc and db until the test ends, and waits

@@ -78,7 +78,7 @@ func (t *tools) remoteTools() []mcpserver.ServerTool {
 		{Tool: newTool("press_remote_key", "Press a key on a TV's remote.",
 			acts, object(with(tvArg, map[string]schema{"key": enum("", devices.RemoteKeys)}), "tv", "key"), tvOut),
 			Handler: handle(t, t.pressKey)},
-		{Tool: newTool("launch_app", "Open an app on a TV: its name, package id, or a deep link (a URL).",
+		{Tool: newTool("launch_app", "Open an app on a TV: its name, package id or a deep link.",
 			writes, object(with(tvArg, map[string]schema{"app": str("")}), "tv", "app"), tvOut),
 			Handler: handle(t, t.launchApp)},
 		{Tool: newTool("type_text", "Type into the text field a TV shows (a search box).",

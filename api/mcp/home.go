@@ -284,10 +284,10 @@ func (t *tools) houseTools() []mcpserver.ServerTool {
 				"occupancy": array("", open(map[string]schema{"room": str(""), "occupied": boolean("")})),
 			})),
 			Handler: handle(t, t.listSensors)},
-		{Tool: newTool("scan_devices", "Look for new devices on every adapter that can; says how long to wait.",
+		{Tool: newTool("scan_devices", "Look for new devices; says how long to wait.",
 			acts, noArgs, told("adapters: names; failed: [{name, error}]; wait_seconds; message")),
 			Handler: handle(t, t.scan)},
-		{Tool: newTool("undo", "Revert this key's last change (within 10 minutes) on exactly the devices it touched.",
+		{Tool: newTool("undo", "Revert this key's last change (within 10 minutes) on the devices it touched.",
 			acts, noArgs, open(map[string]schema{
 				"action":      str(""),
 				"age_seconds": integer("", 1, 0),

@@ -54,7 +54,7 @@ var (
 
 func (t *tools) lightTools() []mcpserver.ServerTool {
 	return []mcpserver.ServerTool{
-		{Tool: newTool("list_lights", "Every light: on, brightness, colour, temperature or effect, and what it can do.",
+		{Tool: newTool("list_lights", "Every light: its state and what it can do.",
 			reads, noArgs, open(map[string]schema{"lights": array("", lightSchema)})),
 			Handler: handle(t, t.listLights)},
 		{Tool: newTool("list_light_effects", "One light's effects, for set_light's effect.",
@@ -64,7 +64,7 @@ func (t *tools) lightTools() []mcpserver.ServerTool {
 		{Tool: newTool("list_color_presets", "Gels and light sources for set_light's preset.",
 			reads, noArgs, open(map[string]schema{"presets": array("", presetSchema)})),
 			Handler: handle(t, t.listPresets)},
-		{Tool: newTool("set_light", "Change one light, several, or all: only what is given changes; at most one of hex, kelvin, effect, preset. Each, and brightness, turns it on.",
+		{Tool: newTool("set_light", "Change one light, several, or all: only what is given; at most one of hex, kelvin, effect, preset; each turns it on.",
 			writes, object(with(patchProps, map[string]schema{
 				"light":  str(`one light's name or id, or "all"`),
 				"lights": array("several lights' names or ids", str("")),

@@ -21,13 +21,13 @@ var playerOut = told("the player, as list_media_devices")
 
 func (t *tools) mediaTools() []mcpserver.ServerTool {
 	return []mcpserver.ServerTool{
-		{Tool: newTool("list_media_devices", "Speakers, receivers and TVs: power, volume, source and what plays.",
+		{Tool: newTool("list_media_devices", "Speakers, receivers and TVs, and what plays.",
 			reads, noArgs, open(map[string]schema{"media": array("", mediaSchema)})),
 			Handler: handle(t, t.listMedia)},
-		{Tool: newTool("get_media_state", "One media player's live state, with the sources it can switch to.",
+		{Tool: newTool("get_media_state", "One media player's live state and its sources.",
 			reads, object(deviceArg, "device"), told("the player, as list_media_devices, with its sources")),
 			Handler: handle(t, t.getMedia)},
-		{Tool: newTool("set_media", "Change a media player's power, volume, mute, source or transport, as given. A source bound to a receiver sends volume and mute there.",
+		{Tool: newTool("set_media", "Set a player's power, volume, mute, source or transport. A source bound to a receiver sends volume and mute there.",
 			acts, object(with(deviceArg, map[string]schema{
 				"power":     boolean(""),
 				"volume":    integer("0–100", 0, 100),
@@ -44,7 +44,7 @@ func (t *tools) mediaTools() []mcpserver.ServerTool {
 				})),
 			})),
 			Handler: handle(t, t.favorites)},
-		{Tool: newTool("play_media_favorite", "Play one of a player's favourites, by id, title or part of a title.",
+		{Tool: newTool("play_media_favorite", "Play one of a player's favourites, by id or title.",
 			writes, object(with(deviceArg, map[string]schema{"favorite": str("")}), "device", "favorite"), playerOut),
 			Handler: handle(t, t.playFavorite)},
 		{Tool: newTool("cast_media", "Play a URL or a provider's content id on a player.",
@@ -53,7 +53,7 @@ func (t *tools) mediaTools() []mcpserver.ServerTool {
 				"content_type": enum("", service.CastTypes),
 			}), "device", "content_id", "content_type"), playerOut),
 			Handler: handle(t, t.cast)},
-		{Tool: newTool("group_speakers", "Make speakers play in sync with one (which keeps playing what it plays).",
+		{Tool: newTool("group_speakers", "Make speakers play in sync with one, which keeps playing.",
 			writes, object(map[string]schema{
 				"speaker": str("the speaker to follow"),
 				"members": array("speakers to join it", str("")),

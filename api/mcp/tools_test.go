@@ -32,7 +32,7 @@ var allTools = map[string]bool{
 	"group_speakers": false, "ungroup_speaker": false, "bind_receiver": false,
 	"list_power_devices": true, "set_power": false,
 	"list_remotes": true, "press_remote_key": false, "launch_app": false, "type_text": false, "play_on": false,
-	"list_sensors": true, "scan_devices": false, "undo": false,
+	"list_sensors": true, "scan_devices": false, "undo": false, "run_command": false,
 	"list_automations": true, "create_automation": false, "update_automation": false,
 	"delete_automation": false, "run_automation": false, "explain_automation": true,
 }
@@ -354,6 +354,7 @@ func TestEveryToolAnswersTextAndMatchingStructuredContent(t *testing.T) {
 		{"list_sensors", nil, "Occupancy: "},
 		{"scan_devices", nil, ""},
 		{"undo", nil, "Undid"},
+		{"run_command", map[string]any{"text": "turn off the desk fan", "room": "Office"}, "Turned off Desk Fan"},
 		{"create_automation", officeAtNight, "When Office Motion"},
 		{"list_automations", nil, "1 automation"},
 		{"update_automation", map[string]any{"automation": "office at night", "enabled": false}, "off"},

@@ -13,13 +13,9 @@ func (t *tools) voiceTools() []mcpserver.ServerTool {
 		return nil
 	}
 	return []mcpserver.ServerTool{
-		{Tool: newTool("run_command", "Run a command in plain words with the hub's own grammar, e.g. \"turn off the kitchen and dim the office to 20\" or \"is anyone in the office?\"; room is where it was said.",
-			acts, object(map[string]schema{"text": str("the command"), "room": str("where it was said (fills \"the lights\", \"here\")")}, "text"),
-			open(map[string]schema{
-				"ok":      boolean(""),
-				"said":    str(""),
-				"clauses": array("", open(map[string]schema{"heard": str(""), "ok": boolean(""), "said": str("")})),
-			})),
+		{Tool: newTool("run_command", "Do a command in words: \"dim the office to 20\".",
+			acts, object(map[string]schema{"text": str(""), "room": str("")}, "text"),
+			told("")),
 			Handler: handle(t, t.runCommand)},
 	}
 }
