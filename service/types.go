@@ -149,11 +149,10 @@ type Media struct {
 	// source plays through. Surfaces name them in their own words.
 	Class         string `json:"-"`
 	ReceiverInput string `json:"-"`
-	// CompanionOf is, on a companion, the id of the primary it is merged
-	// into (SetCompanion); Companions are, on a primary, the ids of the
-	// companions its read and commands span.
-	CompanionOf devices.ID   `json:"companion_of,omitempty"`
-	Companions  []devices.ID `json:"companions,omitempty"`
+	// Companions are, on a primary, the ids of the companions its read
+	// and commands span. A companion names its primary in the device's
+	// CompanionOf (SetCompanion).
+	Companions []devices.ID `json:"companions,omitempty"`
 	// ArtworkURL is where the hub serves the cover art of what plays,
 	// present only while it holds the image; the URL's v names the image,
 	// so it never changes under the same URL.

@@ -203,6 +203,8 @@ func TestShapesDeclareEachFieldOnce(t *testing.T) {
 	for _, c := range shapeCases() {
 		check(reflect.TypeOf(c.v))
 	}
+	// The service's own views, as GET /home answers them.
+	check(reflect.TypeFor[service.Home]())
 }
 
 // jsonFields lists a struct's JSON names, with those of the structs it
