@@ -226,7 +226,7 @@ func sceneOf(sc service.SceneView) scene {
 
 // media is a media device (the service's Media, its kind and state the
 // Rust hub's): its class as kind, capabilities, the remote and receiver
-// it goes with, and its state in both vocabularies.
+// it goes with, and its state (mediaState).
 type media struct {
 	device
 	Receiver     devices.ID   `json:"receiver,omitempty"`
@@ -259,14 +259,15 @@ type mediaCaps struct {
 	Remote     bool `json:"remote"`
 }
 
+// mediaState is a player's state in the Rust hub's words (mute,
+// source_list), with what the service says beside them that the Rust hub
+// has no field for (transport, group_coordinator).
 type mediaState struct {
 	Power            bool        `json:"power"`
 	Volume           *int        `json:"volume"` // 0–100; null when unknown
 	Mute             *bool       `json:"mute"`
-	Muted            *bool       `json:"muted"`
 	Source           string      `json:"source,omitempty"`
 	SourceList       []string    `json:"source_list,omitempty"`
-	Sources          []string    `json:"sources,omitempty"`
 	Transport        string      `json:"transport,omitempty"`
 	NowPlaying       *nowPlaying `json:"now_playing,omitempty"`
 	GroupCoordinator devices.ID  `json:"group_coordinator,omitempty"`
@@ -301,9 +302,8 @@ func mediaOf(m service.Media) media {
 	}
 	st := *m.State
 	vol, muted := st.Volume, st.Muted
-	out.State = mediaState{Power: st.Power, Volume: &vol, Mute: &muted, Muted: &muted, Source: st.Source,
-		SourceList: st.Sources, Sources: st.Sources, Transport: st.Transport,
-		GroupCoordinator: st.GroupCoordinator, Reachable: m.Online}
+	out.State = mediaState{Power: st.Power, Volume: &vol, Mute: &muted, Source: st.Source, SourceList: st.Sources,
+		Transport: st.Transport, GroupCoordinator: st.GroupCoordinator, Reachable: m.Online}
 	if st.NowPlaying != nil {
 		play := st.Transport
 		if play == "" {
