@@ -145,9 +145,10 @@ type Media struct {
 	Group        bool       `json:"can_group"`
 	RemoteDevice bool       `json:"has_remote"`
 	// Class is the player's class: devices.MediaReceiver, MediaSpeaker,
-	// MediaTV or MediaZone. ReceiverInput is the receiver input a bound
-	// source plays through. Surfaces name them in their own words.
-	Class         string `json:"-"`
+	// MediaTV or MediaZone (the Rust hub's shapes call it kind).
+	Class string `json:"class,omitempty"`
+	// ReceiverInput is the receiver input a bound source plays through.
+	// Surfaces name it in their own words.
 	ReceiverInput string `json:"-"`
 	// Companions are, on a primary, the ids of the companions its read
 	// and commands span. A companion names its primary in the device's
