@@ -182,13 +182,19 @@ type counts struct {
 }
 
 func countsOf(r service.FanoutResult) counts {
+	r = fanoutOf(r)
+	return counts{Applied: len(r.Applied), Failed: len(r.Failed), Results: r}
+}
+
+// fanoutOf is r with its lists empty rather than null.
+func fanoutOf(r service.FanoutResult) service.FanoutResult {
 	if r.Applied == nil {
 		r.Applied = []service.Outcome{}
 	}
 	if r.Failed == nil {
 		r.Failed = []service.Outcome{}
 	}
-	return counts{Applied: len(r.Applied), Failed: len(r.Failed), Results: r}
+	return r
 }
 
 // scene is a scene (the service's SceneView, its room_id the Rust hub's)
@@ -365,6 +371,11 @@ type remoteRead struct {
 	remote
 	On        *bool `json:"on"`
 	Reachable bool  `json:"reachable"`
+}
+
+func remoteReadOf(r service.RemoteView) remoteRead {
+	v := remoteOf(r)
+	return remoteRead{remote: v, On: v.State.On, Reachable: v.State.Reachable}
 }
 
 func remoteOf(r service.RemoteView) remote {
