@@ -286,7 +286,7 @@ func TestReadsComeFromTheModel(t *testing.T) {
 	waitFor(t, "the key's last use to be written", func() bool { return keyUsed(t, db, read.ID) })
 
 	w.armed.Store(true)
-	for _, r := range resources.Routes(svc, nil, nil) {
+	for _, r := range resources.Routes(resources.RustShapes(), svc, nil, nil) {
 		if r.Method != http.MethodGet {
 			continue
 		}

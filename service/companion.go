@@ -197,11 +197,13 @@ func resolveMedia(inv inventory, players []DeviceRecord, ref string, read bool) 
 
 // withCompanions is m, rec's own view, as the effective device: a
 // companion names its primary; a primary is merged with its companions.
+// A player whose primary is gone, or is no player, is a device of its own.
 func (s *Service) withCompanions(inv inventory, rec DeviceRecord, m Media) Media {
 	if p, ok := primaryOf(inv, rec); ok {
 		m.CompanionOf = p.ID
 		return m
 	}
+	m.CompanionOf = ""
 	for _, c := range companionsOf(inv, rec.ID) {
 		m = mergeMedia(m, s.ownMedia(inv, c))
 	}

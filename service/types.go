@@ -158,15 +158,15 @@ type Media struct {
 	Group        bool       `json:"can_group"`
 	RemoteDevice bool       `json:"has_remote"`
 	// Class is the player's class: devices.MediaReceiver, MediaSpeaker,
-	// MediaTV or MediaZone. ReceiverInput is the receiver input a bound
-	// source plays through. Surfaces name them in their own words.
-	Class         string `json:"-"`
+	// MediaTV or MediaZone (the Rust hub's shapes call it kind).
+	Class string `json:"class,omitempty"`
+	// ReceiverInput is the receiver input a bound source plays through.
+	// Surfaces name it in their own words.
 	ReceiverInput string `json:"-"`
-	// CompanionOf is, on a companion, the id of the primary it is merged
-	// into (SetCompanion); Companions are, on a primary, the ids of the
-	// companions its read and commands span.
-	CompanionOf devices.ID   `json:"companion_of,omitempty"`
-	Companions  []devices.ID `json:"companions,omitempty"`
+	// Companions are, on a primary, the ids of the companions its read
+	// and commands span. A companion names its primary in the device's
+	// CompanionOf (SetCompanion).
+	Companions []devices.ID `json:"companions,omitempty"`
 	// ArtworkURL is where the hub serves the cover art of what plays,
 	// present only while it holds the image; the URL's v names the image,
 	// so it never changes under the same URL.

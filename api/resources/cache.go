@@ -60,7 +60,7 @@ func listed[T any](fn func(context.Context) (T, error)) func(context.Context) (a
 	return func(ctx context.Context) (any, error) { return fn(ctx) }
 }
 
-// listedAs adapts a service list to list, each item in the API's shape.
+// listedAs adapts a service list to list, each item in its mount's shape.
 func listedAs[T, U any](fn func(context.Context) ([]T, error), shape func(T) U) func(context.Context) (any, error) {
 	return func(ctx context.Context) (any, error) {
 		vs, err := fn(ctx)

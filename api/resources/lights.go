@@ -11,7 +11,7 @@ import (
 )
 
 func (h *handlers) listLights(c echo.Context) error {
-	return h.list(c, "lights", listedAs(h.svc.ListLights, lightOf))
+	return h.list(c, "lights", listedAs(h.svc.ListLights, h.shapes.Light))
 }
 
 func (h *handlers) listPresets(c echo.Context) error {
@@ -21,7 +21,7 @@ func (h *handlers) listPresets(c echo.Context) error {
 
 func (h *handlers) getLight(c echo.Context) error {
 	l, err := h.svc.GetLight(c.Request().Context(), httpjson.Param(c, "id"))
-	return httpjson.Reply(c, http.StatusOK, lightOf(l), err)
+	return httpjson.Reply(c, http.StatusOK, h.shapes.Light(l), err)
 }
 
 // setLightState writes a state to one light: 204, or its LightResult when
@@ -38,7 +38,7 @@ func (h *handlers) setLightState(c echo.Context) error {
 	ctx, id := c.Request().Context(), httpjson.Param(c, "id")
 	if t := service.ParseLightTarget(id); t.All {
 		res, err := h.svc.SetLights(ctx, t, p)
-		return httpjson.Reply(c, http.StatusOK, countsOf(res), err)
+		return httpjson.Reply(c, http.StatusOK, h.shapes.Fanout(res), err)
 	}
 	res, err := h.svc.SetLight(ctx, id, p)
 	return written(c, res, err)

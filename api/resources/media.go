@@ -154,13 +154,17 @@ type playOnAnswer struct {
 	Said string `json:"said"`
 }
 
+func playOnOf(r service.PlayOnResult) playOnAnswer {
+	return playOnAnswer{PlayOnResult: r, OK: true, Said: r.Message}
+}
+
 func (h *handlers) listMedia(c echo.Context) error {
-	return h.list(c, "media", listedAs(h.svc.ListMedia, mediaOf))
+	return h.list(c, "media", listedAs(h.svc.ListMedia, h.shapes.Media))
 }
 
 func (h *handlers) getMedia(c echo.Context) error {
 	m, err := h.svc.GetMedia(c.Request().Context(), httpjson.Param(c, "id"))
-	return httpjson.Reply(c, http.StatusOK, mediaOf(m), err)
+	return httpjson.Reply(c, http.StatusOK, h.shapes.Media(m), err)
 }
 
 // artworkMaxAge is how long a browser may keep a player's artwork: its
@@ -191,7 +195,7 @@ func (h *handlers) setMediaState(c echo.Context) error {
 		return err
 	}
 	m, err := h.svc.SetMedia(c.Request().Context(), httpjson.Param(c, "id"), p)
-	return written(c, mediaOf(m), err)
+	return written(c, h.shapes.Media(m), err)
 }
 
 func (h *handlers) cast(c echo.Context) error {
@@ -200,7 +204,7 @@ func (h *handlers) cast(c echo.Context) error {
 		return err
 	}
 	m, err := h.svc.Cast(c.Request().Context(), httpjson.Param(c, "id"), b.ContentID, b.ContentType)
-	return written(c, mediaOf(m), err)
+	return written(c, h.shapes.Media(m), err)
 }
 
 // favorites lists a player's favourites: none, for a player that has no
@@ -219,7 +223,7 @@ func (h *handlers) playFavorite(c echo.Context) error {
 		return err
 	}
 	m, err := h.svc.PlayFavorite(c.Request().Context(), httpjson.Param(c, "id"), b.Favorite)
-	return written(c, mediaOf(m), err)
+	return written(c, h.shapes.Media(m), err)
 }
 
 // group joins speakers: {id} into coordinator_id's group, or members into
@@ -232,10 +236,10 @@ func (h *handlers) group(c echo.Context) error {
 	ctx := c.Request().Context()
 	if b.CoordinatorID != "" {
 		res, err := h.svc.Group(ctx, b.CoordinatorID, []string{httpjson.Param(c, "id")})
-		return written(c, countsOf(res), fanoutError(res, err))
+		return written(c, h.shapes.Fanout(res), fanoutError(res, err))
 	}
 	res, err := h.svc.Group(ctx, httpjson.Param(c, "id"), b.Members)
-	return written(c, countsOf(res), fanoutError(res, err))
+	return written(c, h.shapes.Fanout(res), fanoutError(res, err))
 }
 
 // fanoutError is err, or the one failure of a fan-out that had nothing
@@ -255,7 +259,7 @@ func fanoutError(res service.FanoutResult, err error) error {
 
 func (h *handlers) ungroup(c echo.Context) error {
 	m, err := h.svc.Ungroup(c.Request().Context(), httpjson.Param(c, "id"))
-	return written(c, mediaOf(m), err)
+	return written(c, h.shapes.Media(m), err)
 }
 
 func (h *handlers) bindReceiver(c echo.Context) error {
@@ -268,7 +272,7 @@ func (h *handlers) bindReceiver(c echo.Context) error {
 		return err
 	}
 	m, err := h.svc.BindReceiver(c.Request().Context(), httpjson.Param(c, "id"), recv, in)
-	return written(c, mediaOf(m), err)
+	return written(c, h.shapes.Media(m), err)
 }
 
 // setCompanion folds a duplicate media device into its primary, or (a
@@ -279,7 +283,7 @@ func (h *handlers) setCompanion(c echo.Context) error {
 		return err
 	}
 	m, err := h.svc.SetCompanion(c.Request().Context(), httpjson.Param(c, "id"), deref(b.PrimaryID))
-	return written(c, mediaOf(m), err)
+	return written(c, h.shapes.Media(m), err)
 }
 
 // playOn opens an app or plays a title on a TV, as said: "Netflix",
@@ -290,5 +294,5 @@ func (h *handlers) playOn(c echo.Context) error {
 		return err
 	}
 	res, err := h.svc.PlayOn(c.Request().Context(), b.Device, b.Query)
-	return httpjson.Reply(c, http.StatusOK, playOnAnswer{PlayOnResult: res, OK: true, Said: res.Message}, err)
+	return httpjson.Reply(c, http.StatusOK, h.shapes.PlayOn(res), err)
 }

@@ -28,12 +28,12 @@ func (b *powerBody) Check() error {
 }
 
 func (h *handlers) listPower(c echo.Context) error {
-	return h.list(c, "power", listedAs(h.svc.ListPower, powerOf))
+	return h.list(c, "power", listedAs(h.svc.ListPower, h.shapes.Power))
 }
 
 func (h *handlers) getPower(c echo.Context) error {
 	p, err := h.svc.GetPower(c.Request().Context(), httpjson.Param(c, "id"))
-	return httpjson.Reply(c, http.StatusOK, powerOf(p), err)
+	return httpjson.Reply(c, http.StatusOK, h.shapes.Power(p), err)
 }
 
 func (h *handlers) setPower(c echo.Context) error {
@@ -51,5 +51,5 @@ func (h *handlers) setPower(c echo.Context) error {
 	} else {
 		p, err = h.svc.SetPower(c.Request().Context(), httpjson.Param(c, "id"), *b.On)
 	}
-	return written(c, powerOf(p), err)
+	return written(c, h.shapes.Power(p), err)
 }

@@ -9,15 +9,12 @@ import (
 )
 
 func (h *handlers) listRemotes(c echo.Context) error {
-	return h.list(c, "remotes", listedAs(h.svc.ListRemotes, remoteOf))
+	return h.list(c, "remotes", listedAs(h.svc.ListRemotes, h.shapes.Remote))
 }
 
-// getRemote answers one remote as both the Rust hub's RemoteState and the
-// record.
 func (h *handlers) getRemote(c echo.Context) error {
 	r, err := h.svc.GetRemote(c.Request().Context(), httpjson.Param(c, "id"))
-	v := remoteOf(r)
-	return httpjson.Reply(c, http.StatusOK, remoteRead{remote: v, On: v.State.On, Reachable: v.State.Reachable}, err)
+	return httpjson.Reply(c, http.StatusOK, h.shapes.RemoteRead(r), err)
 }
 
 func (h *handlers) remoteCommand(c echo.Context) error {
@@ -30,5 +27,5 @@ func (h *handlers) remoteCommand(c echo.Context) error {
 		return err
 	}
 	r, err := h.svc.RemoteCommand(c.Request().Context(), httpjson.Param(c, "id"), cmd)
-	return written(c, remoteOf(r), err)
+	return written(c, h.shapes.Remote(r), err)
 }

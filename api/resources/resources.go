@@ -1,12 +1,14 @@
 // Package resources is the home over HTTP: the handlers of its resource
 // routes (the home's snapshot, devices, lights, rooms, scenes, media,
 // power, remotes, sensors, undo, and the automations when the hub runs an
-// engine), in the shapes the Rust Bifrost hub documents for its public
-// API. They authenticate no one: /api/v1 mounts them behind an API key,
-// the session API behind a signed-in session, and the service checks what
-// the caller in the request's context may do. Handlers are thin (decode,
-// call one service method, encode); errors are returned, never written:
-// the server's one error renderer answers them.
+// engine), written once and rendered through the Shapes of the mount: the
+// shapes the Rust Bifrost hub documents for its public API on /api/v1,
+// the service's own views on the web UI's /api. They authenticate no one:
+// /api/v1 mounts them behind an API key, the session API behind a
+// signed-in session, and the service checks what the caller in the
+// request's context may do. Handlers are thin (decode, call one service
+// method, encode); errors are returned, never written: the server's one
+// error renderer answers them.
 package resources
 
 import (
@@ -21,8 +23,9 @@ import (
 )
 
 // handlers serves the resources from the service and the automation
-// engine.
+// engine, in shapes.
 type handlers struct {
+	shapes  Shapes
 	svc     *service.Service
 	eng     *automation.Engine // nil: the hub runs no automations
 	hist    *history.Reader    // nil: the hub keeps no sensor history
@@ -35,12 +38,13 @@ type Route struct {
 	Handle       echo.HandlerFunc
 }
 
-// Routes are the home's resource routes, with the automations' when eng
-// is not nil, each mount's to add its own authentication to. /api/v1 and
-// the session API mount the same handlers, so the two cannot drift apart;
-// each call has its own kept answers (see answers).
-func Routes(svc *service.Service, eng *automation.Engine, hist *history.Reader) []Route {
-	h := &handlers{svc: svc, eng: eng, hist: hist}
+// Routes are the home's resource routes answering in shapes, with the
+// automations' when eng is not nil, each mount's to add its own
+// authentication to. /api/v1 and the session API mount the same
+// handlers, each with its shapes, so the two cannot drift apart; each
+// call has its own kept answers (see answers).
+func Routes(shapes Shapes, svc *service.Service, eng *automation.Engine, hist *history.Reader) []Route {
+	h := &handlers{shapes: shapes, svc: svc, eng: eng, hist: hist}
 	return slices.Concat(h.routes(), h.automationRoutes())
 }
 

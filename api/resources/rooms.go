@@ -46,12 +46,12 @@ func (b *member) Check() error {
 }
 
 func (h *handlers) listRooms(c echo.Context) error {
-	return h.list(c, "rooms", listedAs(h.svc.ListRooms, roomOf))
+	return h.list(c, "rooms", listedAs(h.svc.ListRooms, h.shapes.Room))
 }
 
 func (h *handlers) getRoom(c echo.Context) error {
 	r, err := h.svc.GetRoom(c.Request().Context(), httpjson.Param(c, "id"))
-	return httpjson.Reply(c, http.StatusOK, roomOf(r), err)
+	return httpjson.Reply(c, http.StatusOK, h.shapes.Room(r), err)
 }
 
 func (h *handlers) createRoom(c echo.Context) error {
@@ -60,7 +60,7 @@ func (h *handlers) createRoom(c echo.Context) error {
 		return err
 	}
 	r, err := h.svc.CreateRoom(c.Request().Context(), b.Name, b.Members)
-	return httpjson.Reply(c, http.StatusCreated, roomOf(r), err)
+	return httpjson.Reply(c, http.StatusCreated, h.shapes.Room(r), err)
 }
 
 func (h *handlers) renameRoom(c echo.Context) error {
@@ -69,7 +69,7 @@ func (h *handlers) renameRoom(c echo.Context) error {
 		return err
 	}
 	r, err := h.svc.RenameRoom(c.Request().Context(), httpjson.Param(c, "id"), b.Name)
-	return httpjson.Reply(c, http.StatusOK, roomOf(r), err)
+	return httpjson.Reply(c, http.StatusOK, h.shapes.Room(r), err)
 }
 
 func (h *handlers) deleteRoom(c echo.Context) error {
@@ -86,7 +86,7 @@ func (h *handlers) setRoomState(c echo.Context) error {
 		return err
 	}
 	res, err := h.svc.SetRoom(c.Request().Context(), httpjson.Param(c, "id"), p)
-	return httpjson.Reply(c, http.StatusOK, countsOf(res), err)
+	return httpjson.Reply(c, http.StatusOK, h.shapes.Fanout(res), err)
 }
 
 func (h *handlers) addRoomMember(c echo.Context) error {
@@ -95,10 +95,10 @@ func (h *handlers) addRoomMember(c echo.Context) error {
 		return err
 	}
 	r, err := h.svc.AddRoomMember(c.Request().Context(), httpjson.Param(c, "id"), b.Device)
-	return httpjson.Reply(c, http.StatusOK, roomOf(r), err)
+	return httpjson.Reply(c, http.StatusOK, h.shapes.Room(r), err)
 }
 
 func (h *handlers) removeRoomMember(c echo.Context) error {
 	r, err := h.svc.RemoveRoomMember(c.Request().Context(), httpjson.Param(c, "id"), httpjson.Param(c, "device"))
-	return httpjson.Reply(c, http.StatusOK, roomOf(r), err)
+	return httpjson.Reply(c, http.StatusOK, h.shapes.Room(r), err)
 }

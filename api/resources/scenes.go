@@ -32,12 +32,12 @@ func (b *newScene) Check() error {
 }
 
 func (h *handlers) listScenes(c echo.Context) error {
-	return h.list(c, "scenes", listedAs(h.svc.ListScenes, sceneOf))
+	return h.list(c, "scenes", listedAs(h.svc.ListScenes, h.shapes.Scene))
 }
 
 func (h *handlers) getScene(c echo.Context) error {
 	sc, err := h.svc.GetScene(c.Request().Context(), httpjson.Param(c, "id"))
-	return httpjson.Reply(c, http.StatusOK, sceneOf(sc), err)
+	return httpjson.Reply(c, http.StatusOK, h.shapes.Scene(sc), err)
 }
 
 // captureScene saves the live state of a room or of the house.
@@ -47,7 +47,7 @@ func (h *handlers) captureScene(c echo.Context) error {
 		return err
 	}
 	sc, err := h.svc.CaptureScene(c.Request().Context(), b.Name, b.Room)
-	return httpjson.Reply(c, http.StatusCreated, sceneOf(sc), err)
+	return httpjson.Reply(c, http.StatusCreated, h.shapes.Scene(sc), err)
 }
 
 func (h *handlers) renameScene(c echo.Context) error {
@@ -56,12 +56,12 @@ func (h *handlers) renameScene(c echo.Context) error {
 		return err
 	}
 	sc, err := h.svc.RenameScene(c.Request().Context(), httpjson.Param(c, "id"), b.Name)
-	return httpjson.Reply(c, http.StatusOK, sceneOf(sc), err)
+	return httpjson.Reply(c, http.StatusOK, h.shapes.Scene(sc), err)
 }
 
 func (h *handlers) activateScene(c echo.Context) error {
 	res, err := h.svc.ActivateScene(c.Request().Context(), httpjson.Param(c, "id"))
-	return httpjson.Reply(c, http.StatusOK, countsOf(res), err)
+	return httpjson.Reply(c, http.StatusOK, h.shapes.Fanout(res), err)
 }
 
 // deleteScene is idempotent, as the Rust hub documents: a scene that is

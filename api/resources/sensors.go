@@ -9,10 +9,10 @@ import (
 )
 
 func (h *handlers) listSensors(c echo.Context) error {
-	return h.list(c, "sensors", listedAs(h.svc.ListSensors, sensorOf))
+	return h.list(c, "sensors", listedAs(h.svc.ListSensors, h.shapes.Sensor))
 }
 
 func (h *handlers) getSensor(c echo.Context) error {
 	s, err := h.svc.GetSensor(c.Request().Context(), httpjson.Param(c, "id"))
-	return httpjson.Reply(c, http.StatusOK, sensorOf(s), err)
+	return httpjson.Reply(c, http.StatusOK, h.shapes.Sensor(s), err)
 }

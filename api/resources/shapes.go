@@ -182,13 +182,19 @@ type counts struct {
 }
 
 func countsOf(r service.FanoutResult) counts {
+	r = fanoutOf(r)
+	return counts{Applied: len(r.Applied), Failed: len(r.Failed), Results: r}
+}
+
+// fanoutOf is r with its lists empty rather than null.
+func fanoutOf(r service.FanoutResult) service.FanoutResult {
 	if r.Applied == nil {
 		r.Applied = []service.Outcome{}
 	}
 	if r.Failed == nil {
 		r.Failed = []service.Outcome{}
 	}
-	return counts{Applied: len(r.Applied), Failed: len(r.Failed), Results: r}
+	return r
 }
 
 // scene is a scene (the service's SceneView, its room_id the Rust hub's)
@@ -226,7 +232,7 @@ func sceneOf(sc service.SceneView) scene {
 
 // media is a media device (the service's Media, its kind and state the
 // Rust hub's): its class as kind, capabilities, the remote and receiver
-// it goes with, and its state in both vocabularies.
+// it goes with, and its state (mediaState).
 type media struct {
 	device
 	Receiver     devices.ID   `json:"receiver,omitempty"`
@@ -259,14 +265,15 @@ type mediaCaps struct {
 	Remote     bool `json:"remote"`
 }
 
+// mediaState is a player's state in the Rust hub's words (mute,
+// source_list), with what the service says beside them that the Rust hub
+// has no field for (transport, group_coordinator).
 type mediaState struct {
 	Power            bool        `json:"power"`
 	Volume           *int        `json:"volume"` // 0–100; null when unknown
 	Mute             *bool       `json:"mute"`
-	Muted            *bool       `json:"muted"`
 	Source           string      `json:"source,omitempty"`
 	SourceList       []string    `json:"source_list,omitempty"`
-	Sources          []string    `json:"sources,omitempty"`
 	Transport        string      `json:"transport,omitempty"`
 	NowPlaying       *nowPlaying `json:"now_playing,omitempty"`
 	GroupCoordinator devices.ID  `json:"group_coordinator,omitempty"`
@@ -301,9 +308,8 @@ func mediaOf(m service.Media) media {
 	}
 	st := *m.State
 	vol, muted := st.Volume, st.Muted
-	out.State = mediaState{Power: st.Power, Volume: &vol, Mute: &muted, Muted: &muted, Source: st.Source,
-		SourceList: st.Sources, Sources: st.Sources, Transport: st.Transport,
-		GroupCoordinator: st.GroupCoordinator, Reachable: m.Online}
+	out.State = mediaState{Power: st.Power, Volume: &vol, Mute: &muted, Source: st.Source, SourceList: st.Sources,
+		Transport: st.Transport, GroupCoordinator: st.GroupCoordinator, Reachable: m.Online}
 	if st.NowPlaying != nil {
 		play := st.Transport
 		if play == "" {
@@ -365,6 +371,11 @@ type remoteRead struct {
 	remote
 	On        *bool `json:"on"`
 	Reachable bool  `json:"reachable"`
+}
+
+func remoteReadOf(r service.RemoteView) remoteRead {
+	v := remoteOf(r)
+	return remoteRead{remote: v, On: v.State.On, Reachable: v.State.Reachable}
 }
 
 func remoteOf(r service.RemoteView) remote {

@@ -1,10 +1,12 @@
 package resources
 
-// The Rust shapes' bytes, pinned: each shape is encoded from views that set
+// The shapes' bytes, pinned: each shape is encoded from views that set
 // every field (and from views that set none, and from the views each branch
-// of a conversion takes), and compared with testdata/shapes.golden, byte
-// for byte: field order, omissions and nulls included. Run with -update to
-// rewrite the golden file after a deliberate change.
+// of a conversion takes), through the Rust shapes of /api/v1 and through
+// the service's views of the web UI's /api, and compared with
+// testdata/shapes.golden, byte for byte: field order, omissions and nulls
+// included. Run with -update to rewrite the golden file after a deliberate
+// change.
 
 import (
 	"bytes"
@@ -68,11 +70,36 @@ func filled[T any]() T {
 	return v
 }
 
-// shapeCases are the shapes encoded, by name.
-func shapeCases() []struct {
+// shapeCase is one shape encoded, by name.
+type shapeCase struct {
 	name string
 	v    any
-} {
+}
+
+// renderers are the mounts' shapes, by the name the golden file gives
+// them.
+var renderers = []struct {
+	name   string
+	shapes Shapes
+}{
+	{"", RustShapes()},
+	{"view ", ServiceViews()},
+}
+
+// allShapeCases are the cases of every renderer, each named with its
+// renderer's name first.
+func allShapeCases() []shapeCase {
+	var out []shapeCase
+	for _, r := range renderers {
+		for _, c := range shapeCases(r.shapes) {
+			out = append(out, shapeCase{r.name + c.name, c.v})
+		}
+	}
+	return out
+}
+
+// shapeCases are the shapes encoded through s, by name.
+func shapeCases(s Shapes) []shapeCase {
 	full := filled[service.Light]()
 	full.State.Mode = devices.ModeColor
 	temp := filled[service.Light]()
@@ -109,46 +136,42 @@ func shapeCases() []struct {
 	noApp := filled[service.RemoteView]()
 	noApp.CurrentApp = ""
 	noApp.On = nil
-	r := remoteOf(remote)
 
-	return []struct {
-		name string
-		v    any
-	}{
-		{"light", lightOf(full)},
-		{"light temperature", lightOf(temp)},
-		{"light bare", lightOf(bare)},
-		{"light zero", lightOf(service.Light{})},
-		{"room", roomOf(room)},
-		{"room zero", roomOf(service.RoomView{})},
-		{"scene", sceneOf(scene)},
-		{"scene home", sceneOf(home)},
-		{"scene zero", sceneOf(service.SceneView{})},
-		{"counts", countsOf(filled[service.FanoutResult]())},
-		{"counts zero", countsOf(service.FanoutResult{})},
-		{"media", mediaOf(filled[service.Media]())},
-		{"media stopped", mediaOf(media)},
-		{"media no state", mediaOf(quiet)},
-		{"media zero", mediaOf(service.Media{})},
-		{"power", powerOf(filled[service.PowerView]())},
-		{"power zero", powerOf(service.PowerView{})},
-		{"remote", r},
-		{"remote no app", remoteOf(noApp)},
-		{"remote zero", remoteOf(service.RemoteView{})},
-		{"remote read", remoteRead{remote: r, On: r.State.On, Reachable: r.State.Reachable}},
-		{"sensor", sensorOf(filled[service.SensorView]())},
-		{"sensor bool", sensorOf(sensorBool)},
-		{"sensor number", sensorOf(sensorNum)},
-		{"sensor offline", sensorOf(sensorOff)},
-		{"sensor zero", sensorOf(service.SensorView{})},
-		{"play on", playOnAnswer{PlayOnResult: filled[service.PlayOnResult](), OK: true, Said: "said"}},
-		{"play on zero", playOnAnswer{}},
+	return []shapeCase{
+		{"light", s.Light(full)},
+		{"light temperature", s.Light(temp)},
+		{"light bare", s.Light(bare)},
+		{"light zero", s.Light(service.Light{})},
+		{"room", s.Room(room)},
+		{"room zero", s.Room(service.RoomView{})},
+		{"scene", s.Scene(scene)},
+		{"scene home", s.Scene(home)},
+		{"scene zero", s.Scene(service.SceneView{})},
+		{"counts", s.Fanout(filled[service.FanoutResult]())},
+		{"counts zero", s.Fanout(service.FanoutResult{})},
+		{"media", s.Media(filled[service.Media]())},
+		{"media stopped", s.Media(media)},
+		{"media no state", s.Media(quiet)},
+		{"media zero", s.Media(service.Media{})},
+		{"power", s.Power(filled[service.PowerView]())},
+		{"power zero", s.Power(service.PowerView{})},
+		{"remote", s.Remote(remote)},
+		{"remote no app", s.Remote(noApp)},
+		{"remote zero", s.Remote(service.RemoteView{})},
+		{"remote read", s.RemoteRead(remote)},
+		{"sensor", s.Sensor(filled[service.SensorView]())},
+		{"sensor bool", s.Sensor(sensorBool)},
+		{"sensor number", s.Sensor(sensorNum)},
+		{"sensor offline", s.Sensor(sensorOff)},
+		{"sensor zero", s.Sensor(service.SensorView{})},
+		{"play on", s.PlayOn(filled[service.PlayOnResult]())},
+		{"play on zero", s.PlayOn(service.PlayOnResult{})},
 	}
 }
 
 func TestShapesBytes(t *testing.T) {
 	var got bytes.Buffer
-	for _, c := range shapeCases() {
+	for _, c := range allShapeCases() {
 		b, err := json.Marshal(c.v)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
@@ -200,9 +223,11 @@ func TestShapesDeclareEachFieldOnce(t *testing.T) {
 			check(f.Type)
 		}
 	}
-	for _, c := range shapeCases() {
+	for _, c := range allShapeCases() {
 		check(reflect.TypeOf(c.v))
 	}
+	// The service's own views, as GET /home answers them.
+	check(reflect.TypeFor[service.Home]())
 }
 
 // jsonFields lists a struct's JSON names, with those of the structs it

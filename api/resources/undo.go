@@ -25,6 +25,5 @@ func (h *handlers) undo(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	r := countsOf(res.Result).Results
-	return c.JSON(http.StatusOK, undone{Action: res.Action, AgeSeconds: res.AgeSecs, Result: r, Message: res.Message})
+	return c.JSON(http.StatusOK, undone{Action: res.Action, AgeSeconds: res.AgeSecs, Result: fanoutOf(res.Result), Message: res.Message})
 }

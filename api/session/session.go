@@ -4,10 +4,11 @@
 // cookie; every state-changing call must also carry the session's CSRF
 // token and come from the hub's own origin. The home's resources are the
 // handlers of api/resources, mounted here behind a session as /api/v1
-// mounts them behind a key; this package's own handlers (sign-in, users,
-// keys, settings, the event stream) are thin: decode, call one service
-// (or identity) method, encode. Errors are returned, never written: the
-// server's one error renderer answers them.
+// mounts them behind a key, answering in the service's own views where
+// /api/v1 answers in the Rust hub's shapes; this package's own handlers
+// (sign-in, users, keys, settings, the event stream) are thin: decode,
+// call one service (or identity) method, encode. Errors are returned,
+// never written: the server's one error renderer answers them.
 //
 // /api/v1 and /mcp are not affected: they take API keys, never cookies.
 package session
@@ -97,9 +98,9 @@ func Register(e *echo.Echo, cfg Config) error {
 		g.Add(r.method, r.path, r.handle, noStore, h.guard(r.access))
 	}
 	// The home's resources are the handlers /api/v1 mounts too, behind a
-	// session; but the web UI draws every device, so its snapshot is never
-	// a summary.
-	for _, r := range resources.Routes(cfg.Service, cfg.Automations, cfg.History) {
+	// session and in the service's own views, which the web UI reads; and
+	// the web UI draws every device, so its snapshot is never a summary.
+	for _, r := range resources.Routes(resources.ServiceViews(), cfg.Service, cfg.Automations, cfg.History) {
 		if r.Method == http.MethodGet && r.Path == "/home" {
 			r.Handle = resources.WholeHome(cfg.Service)
 		}

@@ -438,11 +438,9 @@ func TestHomeThroughTheSession(t *testing.T) {
 	h.must(t, http.StatusCreated, req{method: "POST", path: "/api/rooms", body: `{"name":"Studio"}`, session: b})
 	h.must(t, http.StatusOK, req{method: "POST", path: "/api/rooms/Studio/members", body: `{"device":"sim:key-light"}`, session: b})
 	h.must(t, http.StatusOK, req{method: "POST", path: "/api/rooms/Studio/members", body: `{"device":"Fill Light"}`, session: b})
-	var fan struct {
-		Applied int `json:"applied"`
-	}
+	var fan service.FanoutResult
 	h.must(t, http.StatusOK, req{method: "PUT", path: "/api/rooms/Studio/state", body: `{"brightness":30}`, session: b}).decode(t, &fan)
-	if fan.Applied != 2 {
+	if len(fan.Applied) != 2 {
 		t.Fatalf("room write %+v", fan)
 	}
 	h.must(t, http.StatusCreated, req{method: "POST", path: "/api/scenes", body: `{"name":"Focus","room":"Studio"}`, session: b})

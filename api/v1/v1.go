@@ -1,7 +1,8 @@
 // Package v1 is the public REST API under /api/v1: the home's resources
 // (api/resources) behind an API key, the key's Server-Sent Events stream,
 // and the OpenAPI document that describes it all. The resources answer in
-// the Rust Bifrost hub's shapes, so its scripts work unchanged.
+// the Rust Bifrost hub's shapes (resources.RustShapes), so its scripts
+// work unchanged.
 package v1
 
 import (
@@ -33,7 +34,7 @@ func Register(g *echo.Group, svc *service.Service, keys keyauth.Keys, eng *autom
 	g.GET("/openapi.json", serveDocument)
 	auth := keyauth.Middleware(keys)
 	g.GET("/events", h.events, auth)
-	for _, r := range resources.Routes(svc, eng, hist) {
+	for _, r := range resources.Routes(resources.RustShapes(), svc, eng, hist) {
 		g.Add(r.Method, r.Path, r.Handle, auth)
 	}
 }

@@ -56,7 +56,7 @@ function roomCard(app, room, ids, scenes) {
   const write = async (patch) => {
     const res = await honestly(app, card, sending, reason, () => put(at`/rooms/${room.id}/state`, patch), () => update());
     if (res) reportFailures(room.name, res);
-    if (res && res.applied > 0) offerUndo(app, room.name);
+    if (res && applied(res) > 0) offerUndo(app, room.name);
   };
 
   const power = toggle(`${room.name} power`, anyOn(), (on) => write({ on }), { id: `room-power-${room.id}` });
@@ -684,23 +684,28 @@ function sceneBar(app, scenes, label) {
         const res = await app.run(() => post(at`/scenes/${s.id}/activate`));
         if (!res) return;
         const text = fanoutText(s.name, res);
-        if (res.applied > 0) offerUndo(app, s.name, text);
+        if (applied(res) > 0) offerUndo(app, s.name, text);
         else toast(text);
       },
     })));
 }
 
+// applied is how many devices a write to many set.
+function applied(res) {
+  return (res.applied || []).length;
+}
+
 // fanoutText says how a write to many devices went (and shows what
 // failed, which is never swallowed).
 export function fanoutText(what, res) {
-  const ok = res.applied || 0;
+  const ok = applied(res);
   const failed = reportFailures(what, res);
   return `${what}: ${ok} device${ok === 1 ? '' : 's'} set${failed ? `, ${failed} failed` : ''}`;
 }
 
 // reportFailures shows the devices a write to many could not reach.
 function reportFailures(what, res) {
-  const failed = (res.results && res.results.failed) || [];
+  const failed = res.failed || [];
   if (failed.length) toast(`${what}: ${failed.map((f) => `${f.name}: ${f.error}`).join('; ')}`, 'error');
   return failed.length;
 }

@@ -25,13 +25,10 @@ let renaming = null; // the id of the room whose name is being edited
 
 export async function render(app) {
   if (!document.querySelector('.rooms-page')) renaming = null;
-  const [inventory, media] = await Promise.all([
-    app.run(() => get('/devices')),
-    get('/media/devices').catch(() => []), // only for the words of the counts
-  ]);
+  const inventory = await app.run(() => get('/devices'));
   const { rooms } = app.home;
-  const sorts = new Map();
-  for (const m of media || []) sorts.set(m.id, m.kind);
+  const sorts = new Map(); // for the words of the counts
+  for (const m of app.home.media || []) sorts.set(m.id, m.class);
   for (const p of app.home.power || []) sorts.set(p.id, p.power_kind);
   const ctx = { sorts, devices: inventory || snapshotDevices(app.home), scenes: app.home.scenes || [] };
   return h('div', { class: 'page rooms-page' },
