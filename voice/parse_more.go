@@ -68,7 +68,7 @@ func (h *home) media(ws []string) (intent, bool) {
 // "set the volume to 30", "volume 30 in the kitchen".
 func volume(ws []string) (intent, bool) {
 	hasVol := slices.Contains(ws, "volume") || slices.Contains(ws, "sound") ||
-		ws[0] == "turn" && len(ws) == 3 && ws[1] == "it" // "turn it up"
+		len(ws) > 2 && ws[0] == "turn" && ws[1] == "it" && (ws[2] == "up" || ws[2] == "down") // "turn it up a bit"
 	louder := slices.Contains(ws, "louder") || hasVol && (slices.Contains(ws, "up") || slices.Contains(ws, "raise") || slices.Contains(ws, "increase"))
 	quieter := slices.Contains(ws, "quieter") || slices.Contains(ws, "softer") ||
 		hasVol && (slices.Contains(ws, "down") || slices.Contains(ws, "lower") || slices.Contains(ws, "decrease") || slices.Contains(ws, "reduce"))

@@ -40,8 +40,8 @@ func (h *home) defaultPlayers(a act) []*thing {
 // pause), else all of them. Said nowhere in particular, or in a room
 // that has none, the players that play now (are paused, to resume).
 func (h *home) playersFor(sc scope, members []*thing, a act) []*thing {
-	if len(sc.things) > 0 {
-		return members
+	if len(sc.things) > 0 || sc.kind != "" && sc.kind != devices.KindMedia {
+		return members // "stop the fan": not a player's command
 	}
 	players := filter(members, func(t *thing) bool { return t.media != nil })
 	explicit := sc.named && !sc.fromContext
@@ -92,7 +92,7 @@ func isPlaying(a act) func(*thing) bool {
 func (c *Commander) player(ctx context.Context, h *home, sc scope, members []*thing, in intent) (string, bool) {
 	players := filter(members, func(t *thing) bool { return t.media != nil })
 	if len(players) == 0 {
-		if in.act == actStop && len(sc.things) > 0 {
+		if in.act == actStop && (len(sc.things) > 0 || sc.kind != "") {
 			return c.power(ctx, sc, members, false) // "stop the fan"
 		}
 		return fmt.Sprintf("There is no player %s.", placeOf(sc)), false

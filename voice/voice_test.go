@@ -474,7 +474,19 @@ func TestMedia(t *testing.T) {
 	cases = append(cases, each([]string{"volume up", "turn the volume up", "louder", "turn it up", "turn up the music", "make it louder"}, "", "Living Room", nil, vol(living, 35))...)
 	cases = append(cases, each([]string{"volume down", "turn the volume down", "quieter", "turn down the music", "make it quieter", "lower the volume"}, "", "Living Room", nil, vol(living, 15))...)
 	cases = append(cases, each([]string{"turn up the volume on the kitchen sonos by 20", "increase the volume in the kitchen by twenty"}, "", "", nil, vol(kitchen, 50))...)
-	cases = append(cases, each([]string{"turn up the volume a bit", "a little louder"}, "", "Living Room", nil, vol(living, 30))...)
+	cases = append(cases, each([]string{"turn up the volume a bit", "a little louder", "turn it up a bit"}, "", "Living Room", nil, vol(living, 30))...)
+	cases = append(cases, each([]string{"switch the receiver input to tv", "change the input of the onkyo receiver to net"}, "", "",
+		func(h *house) { _, err := h.svc.SetMedia(h.ctx, "Onkyo Receiver", service.MediaPatch{Power: ptr(true)}); h.must(err) },
+		func(h *house, a Answer) string {
+			if src := strings.ToLower(h.media("Onkyo Receiver").Source); src != "tv" && src != "net" {
+				return fmt.Sprintf("the receiver is on %q", src)
+			}
+			return ""
+		})...)
+	cases = append(cases, each([]string{"stop the fan"}, "", "Office",
+		func(h *house) { _, err := h.svc.SetPower(h.ctx, "Desk Fan", true); h.must(err) },
+		powered("Desk Fan", false), transport(living, devices.TransportPlaying))...)
+	cases = append(cases, each([]string{"kill the lights"}, "", "Office", nil, lightsIn("Office", false), lightOn("Ceiling Light", true))...)
 	cases = append(cases, each([]string{"mute the living room sonos", "mute", "mute the music", "silence the living room sonos", "mute the living room"}, "", "Living Room", nil, muted(living, true))...)
 	cases = append(cases, each([]string{"unmute the living room sonos", "unmute"}, "", "Living Room",
 		func(h *house) {
