@@ -476,7 +476,10 @@ func TestMedia(t *testing.T) {
 	cases = append(cases, each([]string{"turn up the volume on the kitchen sonos by 20", "increase the volume in the kitchen by twenty"}, "", "", nil, vol(kitchen, 50))...)
 	cases = append(cases, each([]string{"turn up the volume a bit", "a little louder", "turn it up a bit"}, "", "Living Room", nil, vol(living, 30))...)
 	cases = append(cases, each([]string{"switch the receiver input to tv", "change the input of the onkyo receiver to net"}, "", "",
-		func(h *house) { _, err := h.svc.SetMedia(h.ctx, "Onkyo Receiver", service.MediaPatch{Power: ptr(true)}); h.must(err) },
+		func(h *house) {
+			_, err := h.svc.SetMedia(h.ctx, "Onkyo Receiver", service.MediaPatch{Power: ptr(true)})
+			h.must(err)
+		},
 		func(h *house, a Answer) string {
 			if src := strings.ToLower(h.media("Onkyo Receiver").Source); src != "tv" && src != "net" {
 				return fmt.Sprintf("the receiver is on %q", src)
