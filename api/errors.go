@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/wording"
 )
 
 // statusOf maps the service's error codes to HTTP statuses.
@@ -75,7 +76,7 @@ func (s *Server) renderError(err error, c echo.Context) {
 		body[k] = v
 	}
 	body["error"] = e.code
-	body["message"] = service.Sentence(e.message)
+	body["message"] = wording.Sentence(e.message)
 	if err := c.JSON(e.status, body); err != nil {
 		s.log.Warn("writing error response", "err", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/wording"
 )
 
 // Sentence says what e records, in the past tense, or, for a change that
@@ -69,9 +70,9 @@ type act struct{ verb, rest string }
 // done is the act in the past tense, as a sentence.
 func (a act) done() string {
 	if a.verb == "" {
-		return service.UpperFirst(a.rest)
+		return wording.UpperFirst(a.rest)
 	}
-	return service.UpperFirst(strings.TrimSpace(pastOf(a.verb) + " " + a.rest))
+	return wording.UpperFirst(strings.TrimSpace(pastOf(a.verb) + " " + a.rest))
 }
 
 // past holds the past tense of the verbs describe uses that do not take
@@ -305,7 +306,7 @@ func transportWord(t string) string {
 // castAct reads a cast's detail, "TYPE CONTENT".
 func castAct(e service.AuditEntry) act {
 	_, content, _ := strings.Cut(e.Detail, " ")
-	return act{"cast", service.Clip(ifEmpty(content, "something")) + " to " + e.Target}
+	return act{"cast", wording.Clip(ifEmpty(content, "something")) + " to " + e.Target}
 }
 
 func groupAct(e service.AuditEntry) act {
@@ -453,5 +454,5 @@ func keyRevokeAct(e service.AuditEntry) act {
 
 // quote puts a caller's words in quotation marks, clipped.
 func quote(s string) string {
-	return "“" + service.Clip(strings.TrimSpace(s)) + "”"
+	return "“" + wording.Clip(strings.TrimSpace(s)) + "”"
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/wording"
 )
 
 // house is what a layout is checked against: the rooms and devices there
@@ -153,7 +154,7 @@ func noneOf(what string, ids []string) string {
 	const shown = 5
 	quoted := make([]string, 0, shown)
 	for _, id := range ids[:min(len(ids), shown)] {
-		quoted = append(quoted, service.Clip(id))
+		quoted = append(quoted, wording.Clip(id))
 	}
 	list := strings.Join(quoted, ", ")
 	if len(ids) > shown {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/wording"
 )
 
 // Layout is how one person arranges the dashboard: the rooms in the order
@@ -193,7 +194,7 @@ func checkIDs[T ~string](field string, ids []T) error {
 			return err
 		}
 		if seen[id] {
-			return service.Errorf(service.EINVALID, "The list %s names %s twice; name each once", field, service.Clip(string(id))).With("field", field)
+			return service.Errorf(service.EINVALID, "The list %s names %s twice; name each once", field, wording.Clip(string(id))).With("field", field)
 		}
 		seen[id] = true
 	}

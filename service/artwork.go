@@ -8,6 +8,7 @@ import (
 
 	"github.com/bifrost-hub/bifrost/artwork"
 	"github.com/bifrost-hub/bifrost/devices"
+	"github.com/bifrost-hub/bifrost/wording"
 )
 
 // Cover art: package artwork fetches, checks and holds each player's
@@ -95,7 +96,7 @@ func (s *Service) GetArtwork(ctx context.Context, ref, version string) (artwork.
 		return artwork.Image{}, aboutf(ENOTFOUND, "%s has no cover art for what it plays", rec.Name)
 	}
 	if version != "" && version != img.Version {
-		return artwork.Image{}, Errorf(ENOTFOUND, "The cover art version %q is no longer what %s plays; its media view's artwork_url names the current one", Clip(version), rec.Name)
+		return artwork.Image{}, Errorf(ENOTFOUND, "The cover art version %q is no longer what %s plays; its media view's artwork_url names the current one", wording.Clip(version), rec.Name)
 	}
 	return *img, nil
 }

@@ -4,11 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/bifrost-hub/bifrost/devices"
+	"github.com/bifrost-hub/bifrost/wording"
 )
 
 // Error codes: the one vocabulary every surface maps to its own answer
@@ -81,7 +79,16 @@ func (e *Error) Unwrap() error { return e.Cause }
 
 // Errorf returns an *Error with code and a formatted message.
 func Errorf(code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, clipQuotedArgs(format, args)...)}
+	return &Error{Code: code, Message: fmt.Sprintf(format, wording.ClipQuoted(format, args)...)}
+}
+
+// aboutf is Errorf for a message that begins with the name of what it
+// is about (a device, a room), which becomes its Subject: a surface that
+// lists failures by name then names it once.
+func aboutf(code, format, name string, args ...any) *Error {
+	e := Errorf(code, format, append([]any{name}, args...)...)
+	e.Subject = name
+	return e
 }
 
 // Listf returns an *Error whose message is lead, the fields a caller may
@@ -102,7 +109,7 @@ func (e *Error) In(path string) *Error {
 		out.Prefix = path + ": " + e.Prefix
 		out.Message = out.Say(Words{})
 	} else {
-		out.Message = path + ": " + Sentence(e.Message)
+		out.Message = path + ": " + wording.Sentence(e.Message)
 	}
 	return &out
 }
@@ -153,7 +160,7 @@ func (e *Error) Say(w Words) string {
 	}
 	msg := e.base
 	if len(e.Fields) > 0 {
-		msg = e.Lead + JoinWords(w.fields(e.Fields), e.Conj) + e.Tail
+		msg = e.Lead + wording.JoinWords(w.fields(e.Fields), e.Conj) + e.Tail
 	}
 	switch e.Hint {
 	case HintNone:
@@ -163,7 +170,7 @@ func (e *Error) Say(w Words) string {
 		msg += "; " + w.hint(e)
 	}
 	if e.Prefix != "" {
-		return e.Prefix + Sentence(msg)
+		return e.Prefix + wording.Sentence(msg)
 	}
 	return msg
 }
@@ -204,14 +211,6 @@ func WebHint(e *Error) string {
 		return "open the Devices page and choose Pair"
 	}
 	return ""
-}
-
-// JoinWords is "a", "a or b", "a, b or c".
-func JoinWords(items []string, conj string) string {
-	if len(items) < 2 {
-		return strings.Join(items, "")
-	}
-	return strings.Join(items[:len(items)-1], ", ") + " " + conj + " " + items[len(items)-1]
 }
 
 // ErrorCode returns the code of err: the code of an *Error in its chain, a
@@ -255,11 +254,11 @@ func ErrorSaid(err error, w Words) string {
 	case err == nil:
 		return ""
 	case errors.As(err, &e):
-		return Sentence(e.Say(w))
+		return wording.Sentence(e.Say(w))
 	case ErrorCode(err) == EINTERNAL:
 		return "Internal error"
 	}
-	return Sentence(err.Error())
+	return wording.Sentence(err.Error())
 }
 
 // ErrorDetails returns the details of an *Error in err's chain.
@@ -322,36 +321,4 @@ func deviceSaid(name, code, text string) *Error {
 		return Errorf(code, "%s %v: %s", name, devices.ErrNeedsPairing, text) // "Bedroom TV needs pairing with the hub: pair it …"
 	}
 	return nil
-}
-
-// Sentence is s with its first letter in upper case: messages are
-// sentences. A message that begins with a field's path or a name as
-// given ("actions[0].state: …") is left as it is.
-func Sentence(s string) string {
-	if first, _, _ := strings.Cut(s, " "); strings.ContainsAny(first, "._[") || strings.HasSuffix(first, ":") {
-		return s
-	}
-	return UpperFirst(s)
-}
-
-// UpperFirst is s with its first letter in upper case, whatever the
-// first word is.
-func UpperFirst(s string) string {
-	r, size := utf8.DecodeRuneInString(s)
-	if r == utf8.RuneError || unicode.IsUpper(r) {
-		return s
-	}
-	return string(unicode.ToUpper(r)) + s[size:]
-}
-
-// MaxQuoted is how much of a caller's string a message quotes.
-const MaxQuoted = 80
-
-// Clip cuts a caller's string to MaxQuoted characters for a message,
-// marking the cut: an error never echoes a megabyte back.
-func Clip(s string) string {
-	if utf8.RuneCountInString(s) <= MaxQuoted {
-		return s
-	}
-	return string([]rune(s)[:MaxQuoted]) + "…"
 }

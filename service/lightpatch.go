@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/bifrost-hub/bifrost/devices/color"
+	"github.com/bifrost-hub/bifrost/wording"
 )
 
 // AllLights is the word that names every light as a light write's target.
@@ -158,7 +159,7 @@ func parseColorMode(p LightPatch, v *LightValues) error {
 	case p.Preset != nil:
 		pr, ok := color.FindPreset(*p.Preset)
 		if !ok {
-			return Errorf(EINVALID, "there is no preset %q", Clip(*p.Preset)).WithHint(HintListPresets, "", "")
+			return Errorf(EINVALID, "there is no preset %q", wording.Clip(*p.Preset)).WithHint(HintListPresets, "", "")
 		}
 		v.Preset = &pr
 	case p.Kelvin != nil:

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/color"
+	"github.com/bifrost-hub/bifrost/wording"
 )
 
 // Sensible bounds beyond which a temperature is nonsense rather than merely
@@ -422,7 +423,7 @@ func matchEffect(name string, caps devices.LightCaps, e string) (string, error) 
 			return have, nil
 		}
 	}
-	return "", aboutf(EINVALID, "%s has no effect %q; valid: %s", name, Clip(e), strings.Join(caps.Effects, ", ")).
+	return "", aboutf(EINVALID, "%s has no effect %q; valid: %s", name, wording.Clip(e), strings.Join(caps.Effects, ", ")).
 		With("options", caps.Effects)
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/bifrost-hub/bifrost/devices"
+	"github.com/bifrost-hub/bifrost/wording"
 )
 
 // Device settings the service keeps for media players.
@@ -151,7 +152,7 @@ func checkMediaPatch(p MediaPatch) error {
 		return Errorf(EINVALID, "volume %d is out of range: use 0–100", *p.Volume).With("min", 0).With("max", 100)
 	}
 	if p.Transport != nil && !slices.Contains(TransportCommands, *p.Transport) {
-		return Errorf(EINVALID, "The transport command %q is not one the hub knows; valid: %s", Clip(*p.Transport), strings.Join(TransportCommands, ", ")).
+		return Errorf(EINVALID, "The transport command %q is not one the hub knows; valid: %s", wording.Clip(*p.Transport), strings.Join(TransportCommands, ", ")).
 			With("options", TransportCommands)
 	}
 	if p.Source != nil && strings.TrimSpace(*p.Source) == "" {
@@ -389,7 +390,7 @@ func (s *Service) Cast(ctx context.Context, ref, contentID, contentType string) 
 		return Media{}, Errorf(EINVALID, "Give content_id: a URL or a provider's content id")
 	}
 	if !slices.Contains(CastTypes, contentType) {
-		return Media{}, Errorf(EINVALID, "The content type %q is not valid; valid: %s", Clip(contentType), strings.Join(CastTypes, ", ")).
+		return Media{}, Errorf(EINVALID, "The content type %q is not valid; valid: %s", wording.Clip(contentType), strings.Join(CastTypes, ", ")).
 			With("options", CastTypes)
 	}
 	inv, rec, err := find(ctx, s, ref, inventory.player)

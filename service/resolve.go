@@ -2,6 +2,8 @@ package service
 
 import (
 	"strings"
+
+	"github.com/bifrost-hub/bifrost/wording"
 )
 
 // resolve finds the one item ref names, by the rule every surface shares:
@@ -36,10 +38,10 @@ func resolve[T any](what, ref string, items []T, id, name func(T) string) (T, er
 		return found[0], nil
 	case 0:
 		opts := names(items, name)
-		return zero, Errorf(ENOTFOUND, "no %s matches %q; %s", what, Clip(ref), OptionText(what, opts)).With("options", opts)
+		return zero, Errorf(ENOTFOUND, "no %s matches %q; %s", what, wording.Clip(ref), OptionText(what, opts)).With("options", opts)
 	}
 	opts := names(found, name)
-	return zero, Errorf(EINVALID, "%q matches more than one %s (%s); say which", Clip(ref), what, strings.Join(opts, ", ")).With("options", opts)
+	return zero, Errorf(EINVALID, "%q matches more than one %s (%s); say which", wording.Clip(ref), what, strings.Join(opts, ", ")).With("options", opts)
 }
 
 // Resolve is resolve for the packages built over the service, so a name

@@ -9,6 +9,7 @@ import (
 
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/wording"
 )
 
 // do carries out one clause and says what came of it.
@@ -301,7 +302,7 @@ func sayError(err error) string {
 	if service.ErrorCode(err) == service.EFORBIDDEN {
 		return "I can't change the house with a read-only key: " + service.ErrorMessage(err) + "."
 	}
-	return strings.TrimSuffix(service.UpperFirst(service.ErrorMessage(err)), ".") + "."
+	return strings.TrimSuffix(wording.UpperFirst(service.ErrorMessage(err)), ".") + "."
 }
 
 func filter(ts []*thing, f func(*thing) bool) []*thing {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/wording"
 )
 
 // Limits on one command: what is longer is refused before anything runs.
@@ -131,8 +132,8 @@ func (c *Commander) Command(ctx context.Context, text, room string) (Answer, err
 
 // notUnderstood is the answer to a command nothing could read.
 func notUnderstood(text string) Answer {
-	said := fmt.Sprintf("I didn't understand %q.", service.Clip(strings.TrimSpace(text)))
-	return Answer{Said: said, Clauses: []Clause{{Heard: service.Clip(strings.TrimSpace(text)), Said: said}}}
+	said := fmt.Sprintf("I didn't understand %q.", wording.Clip(strings.TrimSpace(text)))
+	return Answer{Said: said, Clauses: []Clause{{Heard: wording.Clip(strings.TrimSpace(text)), Said: said}}}
 }
 
 // run carries out a plan, clause by clause.

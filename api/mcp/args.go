@@ -13,6 +13,7 @@ import (
 
 	"github.com/bifrost-hub/bifrost/jsonin"
 	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/wording"
 )
 
 // decodeArgs decodes a tool's arguments into v. Unknown arguments and
@@ -42,7 +43,7 @@ func decodeArgs(tool string, raw json.RawMessage, v any) error {
 		return service.Errorf(service.EINVALID, "The arguments are not valid JSON (%v): send them as an object", syntax)
 	}
 	// A value's own decoder refused it.
-	return service.Errorf(service.EINVALID, "%s", service.Clip(err.Error()))
+	return service.Errorf(service.EINVALID, "%s", wording.Clip(err.Error()))
 }
 
 // wrongType says which argument has a value of the wrong type, and what it
@@ -64,12 +65,12 @@ func unknownField(tool string, args reflect.Type, raw json.RawMessage, name stri
 	if _, ok := top[name]; ok || top == nil {
 		names := argNames(args)
 		if len(names) == 0 {
-			return service.Errorf(service.EINVALID, "Unknown argument %q: %s takes no arguments", service.Clip(name), tool)
+			return service.Errorf(service.EINVALID, "Unknown argument %q: %s takes no arguments", wording.Clip(name), tool)
 		}
-		return service.Errorf(service.EINVALID, "Unknown argument %q: %s takes %s", service.Clip(name), tool, service.JoinWords(names, "and"))
+		return service.Errorf(service.EINVALID, "Unknown argument %q: %s takes %s", wording.Clip(name), tool, wording.JoinWords(names, "and"))
 	}
 	where := findKey(top, name)
-	return service.Errorf(service.EINVALID, "Unknown field %q in %s: the tool's description says which fields each part takes", service.Clip(name), where).With("field", where)
+	return service.Errorf(service.EINVALID, "Unknown field %q in %s: the tool's description says which fields each part takes", wording.Clip(name), where).With("field", where)
 }
 
 // firstArg is the name of an arguments struct's first field, for an
@@ -187,9 +188,9 @@ func given(value string) string {
 	kind, literal, _ := strings.Cut(value, " ")
 	if literal != "" {
 		if s, err := strconv.Unquote(literal); err == nil {
-			return strconv.Quote(service.Clip(s))
+			return strconv.Quote(wording.Clip(s))
 		}
-		return service.Clip(literal)
+		return wording.Clip(literal)
 	}
 	return jsonin.ValueKind(kind)
 }

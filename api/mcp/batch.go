@@ -10,7 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 	mcplib "github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/wording"
 )
 
 // batchVersion is the one protocol revision with JSON-RPC batches: they
@@ -37,7 +37,7 @@ func (s *Server) serveBatch(c echo.Context, buf *bytes.Buffer) error {
 	req := c.Request()
 	if v := req.Header.Get(mcplib.HeaderProtocolVersion); v != "" && v != batchVersion {
 		return s.writeMessage(c, buf, http.StatusBadRequest, rpcError(nil, mcplib.INVALID_REQUEST, fmt.Sprintf(
-			"Batches are not supported in protocol version %q (only %s has them): send one JSON-RPC message per request", service.Clip(v), batchVersion)))
+			"Batches are not supported in protocol version %q (only %s has them): send one JSON-RPC message per request", wording.Clip(v), batchVersion)))
 	}
 	var msgs []json.RawMessage
 	if err := json.Unmarshal(buf.Bytes(), &msgs); err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/bifrost-hub/bifrost/api/keyauth"
 	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/wording"
 )
 
 // The guard runs before any MCP processing: it refuses a Host this hub
@@ -30,10 +31,10 @@ func (s *Server) guard(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
 		if !s.hosts.allows(req.Host, "") {
-			return service.Errorf(service.EFORBIDDEN, "Host %s is not one this hub answers to; add it to BIFROST_ALLOWED_HOSTS", service.Clip(req.Host))
+			return service.Errorf(service.EFORBIDDEN, "Host %s is not one this hub answers to; add it to BIFROST_ALLOWED_HOSTS", wording.Clip(req.Host))
 		}
 		if origin := req.Header.Get(echo.HeaderOrigin); origin != "" && !s.origins.allows(origin) {
-			return service.Errorf(service.EFORBIDDEN, "Requests from origin %q are not allowed: add its host to BIFROST_ALLOWED_HOSTS, or the origin to BIFROST_ALLOWED_ORIGINS", service.Clip(origin))
+			return service.Errorf(service.EFORBIDDEN, "Requests from origin %q are not allowed: add its host to BIFROST_ALLOWED_HOSTS, or the origin to BIFROST_ALLOWED_ORIGINS", wording.Clip(origin))
 		}
 		if err := keyauth.Authenticate(c, s.keys); err != nil {
 			return err

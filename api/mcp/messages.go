@@ -9,13 +9,14 @@ import (
 	mcplib "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/wording"
 )
 
 // A tool error is rendered here, in one place, in the tool's own words:
 // a service error carries its parts (the fields it lists, a next step as
 // a kind), and a tool says them with its own arguments and its own tools.
 // Each message starts with a capital; it names a device once and quotes at
-// most service.MaxQuoted characters of anything the caller sent because
+// most wording.MaxQuoted characters of anything the caller sent because
 // the service writes it so (a failure's Said, Errorf's %q), not because
 // this file finds names or quotes in its text.
 
@@ -87,7 +88,7 @@ func (c call) toolError(err error) *mcplib.CallToolResult {
 
 // said is a message as a tool error says it: starting with a capital.
 func (c call) said(msg string) string {
-	return service.UpperFirst(msg)
+	return wording.UpperFirst(msg)
 }
 
 // say are the words a tool says a service error in: a list of fields

@@ -21,6 +21,7 @@ import (
 
 	"github.com/bifrost-hub/bifrost/api/httpjson"
 	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/wording"
 )
 
 // Register mounts the MCP routes on e: /mcp (Streamable HTTP), /sse and
@@ -111,7 +112,7 @@ func (s *Server) post(c echo.Context) error {
 func (s *Server) answer(req *http.Request, msg []byte, env envelope) (any, int) {
 	if v := req.Header.Get(mcplib.HeaderProtocolVersion); v != "" && !mcplib.IsValidProtocolVersion(v) {
 		return rpcError(env.id, mcplib.INVALID_REQUEST, fmt.Sprintf("Unsupported protocol version %q: use one of %s",
-			service.Clip(v), strings.Join(mcplib.LegacyProtocolVersions(), ", "))), http.StatusBadRequest
+			wording.Clip(v), strings.Join(mcplib.LegacyProtocolVersions(), ", "))), http.StatusBadRequest
 	}
 	switch {
 	case env.Method == "" && env.Result == nil && env.Error == nil:
@@ -150,7 +151,7 @@ func refusal(env envelope) *mcplib.JSONRPCError {
 		e = rpcError(nil, mcplib.INVALID_REQUEST, "A JSON-RPC id is a string or a number")
 	case listMethods[env.Method] && env.cursor() != "":
 		e = rpcError(env.id, mcplib.INVALID_PARAMS, fmt.Sprintf("The cursor %q is not one this server gave: it answers %s in one page, so call it without a cursor",
-			service.Clip(env.cursor()), env.Method))
+			wording.Clip(env.cursor()), env.Method))
 	default:
 		return nil
 	}
@@ -349,15 +350,15 @@ func rpcMessage(msg string) string {
 	msg = sayNotFound(msg)
 	words := strings.Split(clipQuoted(msg), " ")
 	for i, w := range words {
-		if utf8.RuneCountInString(w) > service.MaxQuoted+8 { // room for a cut quote's marks
-			words[i] = service.Clip(w)
+		if utf8.RuneCountInString(w) > wording.MaxQuoted+8 { // room for a cut quote's marks
+			words[i] = wording.Clip(w)
 		}
 	}
 	msg = strings.Join(words, " ")
 	if r := []rune(msg); len(r) > maxRPCMessage {
 		msg = string(r[:maxRPCMessage]) + "…"
 	}
-	return service.UpperFirst(msg)
+	return wording.UpperFirst(msg)
 }
 
 // notFound are the library's answers to a name it does not know (its
@@ -406,14 +407,14 @@ func (s *Server) ownSession(next echo.HandlerFunc) echo.HandlerFunc {
 		id := c.QueryParam("sessionId")
 		p, _ := service.PrincipalFrom(c.Request().Context())
 		if owner, ok := s.sseOwners.Load(id); !ok || owner != p.ID {
-			return service.Errorf(service.ENOTFOUND, "No SSE session %q is open for this key: open one with GET /sse", service.Clip(id))
+			return service.Errorf(service.ENOTFOUND, "No SSE session %q is open for this key: open one with GET /sse", wording.Clip(id))
 		}
 		return next(c)
 	}
 }
 
 // clipQuoted cuts every quoted string in a library's message ("…" as Go quotes, or '…')
-// longer than service.MaxQuoted characters.
+// longer than wording.MaxQuoted characters.
 func clipQuoted(msg string) string {
 	var b strings.Builder
 	for i := 0; i < len(msg); {
@@ -421,8 +422,8 @@ func clipQuoted(msg string) string {
 		case '"':
 			if q, err := strconv.QuotedPrefix(msg[i:]); err == nil {
 				s, _ := strconv.Unquote(q)
-				if utf8.RuneCountInString(s) > service.MaxQuoted {
-					b.WriteString(strconv.Quote(service.Clip(s)))
+				if utf8.RuneCountInString(s) > wording.MaxQuoted {
+					b.WriteString(strconv.Quote(wording.Clip(s)))
 				} else {
 					b.WriteString(q)
 				}
@@ -431,8 +432,8 @@ func clipQuoted(msg string) string {
 			}
 		case '\'':
 			// An opening quote (not an apostrophe) of a long string.
-			if end := strings.IndexByte(msg[i+1:], '\''); end > service.MaxQuoted && (i == 0 || msg[i-1] == ' ') {
-				b.WriteString("'" + service.Clip(msg[i+1:i+1+end]) + "'")
+			if end := strings.IndexByte(msg[i+1:], '\''); end > wording.MaxQuoted && (i == 0 || msg[i-1] == ' ') {
+				b.WriteString("'" + wording.Clip(msg[i+1:i+1+end]) + "'")
 				i += end + 2
 				continue
 			}
