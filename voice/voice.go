@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/bifrost-hub/bifrost/devices"
+	"github.com/bifrost-hub/bifrost/homeview"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/wording"
 )
@@ -51,14 +52,10 @@ type Fallback interface {
 	Understand(ctx context.Context, text, room string) (a Answer, handled bool, err error)
 }
 
-// House is what the grammar reads and writes: the service.
+// House is what the grammar reads and writes: the service (the lists GET
+// /home reads, and the writes).
 type House interface {
-	ListRooms(context.Context) ([]service.RoomView, error)
-	ListLights(context.Context) ([]service.Light, error)
-	ListScenes(context.Context) ([]service.SceneView, error)
-	ListMedia(context.Context) ([]service.Media, error)
-	ListPower(context.Context) ([]service.PowerView, error)
-	ListSensors(context.Context) ([]service.SensorView, error)
+	homeview.House
 	Favorites(ctx context.Context, ref string) ([]devices.Favorite, error)
 
 	SetLight(ctx context.Context, ref string, p service.LightPatch) (service.LightResult, error)
