@@ -9,6 +9,7 @@ import * as arrange from './arrange.js';
 import { offerUndo } from './undo.js';
 import { tileNowPlaying, detailsNowPlaying } from './nowplaying.js';
 import { sparkline, historyPanel } from './graph.js';
+import { commandBar } from './command.js';
 
 export async function render(app) {
   await arrange.load(app);
@@ -26,6 +27,7 @@ export async function render(app) {
     h('div', { class: 'page-head' },
       h('h1', { text: 'Dashboard' }),
       homeScenes.length ? sceneBar(app, homeScenes, 'Home scenes') : null),
+    commandBar(),
     rooms.length === 0 && others.length === 0
       ? h('p', { class: 'empty', text: 'No devices yet. Adapters add them as they find them.' })
       : null,
@@ -107,7 +109,7 @@ function roomCard(app, room, ids, scenes) {
       h('h2', { id: `room-${room.id}`, text: room.name }),
       occupancy,
       sending,
-      power),
+      h('label', { class: 'switch-target' }, power)),
     summary,
     reason,
     bri ? h('div', { class: 'row' }, h('span', { class: 'label', text: 'Brightness', 'aria-hidden': 'true' }), bri) : null,
