@@ -67,43 +67,10 @@ var pronouns = map[string]bool{"it": true, "them": true, "that": true, "they": t
 // previous clause named ("…and set it to 50"), ctxRoom the room the
 // command was said in. An unknown name is an error to say.
 func (h *home) resolve(ws []string, ctxRoom *room, last *scope) (scope, string) {
-	var s scope
-	ws = stems(ws)
-	rest := make([]bool, len(ws)) // words still to account for
-	for i := range rest {
-		rest[i] = true
-	}
-	mark := func(i, n int) {
-		for k := i; k < i+n; k++ {
-			rest[k] = false
-		}
-	}
-	// Names first, longest first at each place, rooms before devices.
-	for i := 0; i < len(ws); i++ {
-		if !rest[i] {
-			continue
-		}
-		r, rn := h.longestRoom(ws[i:])
-		t, tn := h.longestThing(ws[i:])
-		switch {
-		case tn > rn:
-			s.things = append(s.things, t...)
-			mark(i, tn)
-			i += tn - 1
-		case rn > 0:
-			if s.room == nil {
-				s.room = r
-			}
-			mark(i, rn)
-			i += rn - 1
-		}
-	}
+	s, rest := h.named(stems(ws))
 	var unknown []string
 	usedHere, usedIt := false, false
-	for i, w := range ws {
-		if !rest[i] {
-			continue
-		}
+	for _, w := range rest {
 		switch {
 		case kindWords[w] != nil:
 			kindWords[w](&s)
@@ -125,6 +92,38 @@ func (h *home) resolve(ws []string, ctxRoom *room, last *scope) (scope, string) 
 		}
 		s.things = append(s.things, found...)
 	}
+	return s.inContext(ctxRoom, last, usedHere, usedIt), ""
+}
+
+// named finds the rooms and devices ws names, longest first at each
+// place, rooms before devices of as many words; rest are the words left.
+func (h *home) named(ws []string) (scope, []string) {
+	var s scope
+	var rest []string
+	for i := 0; i < len(ws); i++ {
+		r, rn := h.longestRoom(ws[i:])
+		t, tn := h.longestThing(ws[i:])
+		switch {
+		case tn > rn:
+			s.things = append(s.things, t...)
+			i += tn - 1
+		case rn > 0:
+			if s.room == nil {
+				s.room = r
+			}
+			i += rn - 1
+		default:
+			rest = append(rest, ws[i])
+		}
+	}
+	return s, rest
+}
+
+// inContext fills what a clause left unsaid: "here" is the room the
+// command was said in, "it" what the clause before named, and nothing
+// named at all is the room it was said in, or, for a kind ("the
+// lights"), the whole house.
+func (s scope) inContext(ctxRoom *room, last *scope, usedHere, usedIt bool) scope {
 	s.named = s.house || s.room != nil || len(s.things) > 0
 	switch {
 	case usedHere && ctxRoom != nil && s.room == nil && len(s.things) == 0:
@@ -145,7 +144,7 @@ func (h *home) resolve(ws []string, ctxRoom *room, last *scope) (scope, string) 
 	if !s.named && s.kind != "" {
 		s.house, s.named = true, true // "the lights", said nowhere in particular
 	}
-	return s, ""
+	return s
 }
 
 // longestRoom is the room whose name ws begins with, longest first, and
