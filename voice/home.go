@@ -16,7 +16,8 @@ type home struct {
 	things []*thing
 	scenes []*scene
 	byID   map[string]*thing
-	here   *room // the room the command was said in, if known
+	apps   [][]string // the names of the TVs' apps, as words
+	here   *room      // the room the command was said in, if known
 }
 
 type room struct {
@@ -79,8 +80,9 @@ func (c *Commander) readNow(ctx context.Context) (*home, error) {
 		media   []service.Media
 		power   []service.PowerView
 		sensors []service.SensorView
+		remotes []service.RemoteView
 		wg      sync.WaitGroup
-		errs    [6]error
+		errs    [7]error
 	)
 	wg.Go(func() { rooms, errs[0] = c.house.ListRooms(ctx) })
 	wg.Go(func() { lights, errs[1] = c.house.ListLights(ctx) })
@@ -88,6 +90,7 @@ func (c *Commander) readNow(ctx context.Context) (*home, error) {
 	wg.Go(func() { media, errs[3] = c.house.ListMedia(ctx) })
 	wg.Go(func() { power, errs[4] = c.house.ListPower(ctx) })
 	wg.Go(func() { sensors, errs[5] = c.house.ListSensors(ctx) })
+	wg.Go(func() { remotes, errs[6] = c.house.ListRemotes(ctx) })
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
@@ -120,6 +123,11 @@ func (c *Commander) readNow(ctx context.Context) (*home, error) {
 	}
 	for i := range sensors {
 		add(sensors[i].DeviceView, &thing{sensor: &sensors[i]})
+	}
+	for _, r := range remotes {
+		for _, a := range r.Apps {
+			h.apps = append(h.apps, nameWords(a.Name))
+		}
 	}
 	return h, nil
 }
@@ -212,6 +220,34 @@ func (h *home) roomNamed(ref string) *room {
 		}
 	}
 	return nil
+}
+
+// isApp reports whether words name an app of a TV of the house ("open
+// netflix"), as the start of its name.
+func (h *home) isApp(ws []string) bool {
+	st := stems(ws)
+	for _, a := range h.apps {
+		if len(st) > 0 && len(st) <= len(a) && equal(a[:len(st)], st) {
+			return true
+		}
+	}
+	return false
+}
+
+// namesTV reports whether words name a TV: "the tv", "the living room tv".
+func (h *home) namesTV(ws []string) bool {
+	st := stems(ws)
+	for _, w := range st {
+		if w == "tv" || w == "television" || w == "telly" {
+			return true
+		}
+	}
+	for _, t := range h.things {
+		if t.isTV() && index(st, t.words...) >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // in are the things in a room.

@@ -43,8 +43,8 @@ func (h *home) media(ws []string) (intent, bool) {
 	if first == "open" || first == "launch" || hasPrefix(ws, "start", "the", "app") {
 		what, where := splitWhere(ws[1:])
 		what = without(what, "the", "app", "application")
-		if len(what) == 0 {
-			return intent{}, false
+		if len(what) == 0 || !h.isApp(what) && !h.namesTV(where) {
+			return intent{}, false // "open the garage door" is not an app
 		}
 		return intent{act: actOpen, text: join1(what), target: where}, true
 	}

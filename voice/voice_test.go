@@ -575,7 +575,7 @@ func TestWhatItDoesNotUnderstandChangesNothing(t *testing.T) {
 	same := []check{notOK, lightOn("Key Light", true), lightOn("Desk Lamp", false), lightOn("Ceiling Light", true),
 		transport("Living Room Sonos", devices.TransportPlaying), vol("Living Room Sonos", 25)}
 	var cases []sentence
-	for _, s := range []string{"blah blah", "what is the meaning of life", "order a pizza", "turn on the spaceship",
+	for _, s := range []string{"blah blah", "what is the meaning of life", "order a pizza", "turn on the spaceship", "open the garage door",
 		"set the garage to 50 percent", "make the moon red", "sing me a song", "xyzzy", "remind me to buy milk"} {
 		cases = append(cases, sentence{say: s, want: same})
 	}
