@@ -60,7 +60,14 @@ func (c *Commander) do(ctx context.Context, h *home, st step) (string, bool) {
 	case actWarmer, actCooler:
 		return c.warmer(ctx, sc, members, in.act == actWarmer)
 	case actEffect:
-		return c.lights(ctx, sc, members, fmt.Sprintf("Started %s on %s.", in.effect, sc.name()), func(l *service.Light) (service.LightPatch, bool) {
+		said := fmt.Sprintf("Started %s on %s.", in.effect, sc.name())
+		if in.effect == service.NoEffect {
+			said = fmt.Sprintf("Stopped the effect on %s.", sc.name())
+		}
+		return c.lights(ctx, sc, members, said, func(l *service.Light) (service.LightPatch, bool) {
+			if in.effect == service.NoEffect {
+				return service.LightPatch{Effect: &in.effect}, l.State != nil && l.State.Effect != ""
+			}
 			return service.LightPatch{Effect: &in.effect}, hasEffect(l, in.effect)
 		})
 	}
@@ -125,11 +132,24 @@ func (c *Commander) power(ctx context.Context, sc scope, members []*thing, on bo
 			_, err = c.house.SetPower(ctx, t.id, on)
 		case t.media != nil:
 			_, err = c.house.SetMedia(ctx, t.id, service.MediaPatch{Power: &on})
+			if err != nil && !on && service.ErrorCode(err) == service.EUNSUPPORTED && len(members) > 1 {
+				return c.quiet(ctx, t) // a speaker without a power switch, in "turn everything off": paused
+			}
 		default:
 			return errSkip
 		}
 		return err
 	})
+}
+
+// quiet pauses a player that plays, and leaves one that does not alone.
+func (c *Commander) quiet(ctx context.Context, t *thing) error {
+	if st := t.media.State; st == nil || st.Transport != devices.TransportPlaying {
+		return errSkip
+	}
+	pause := "pause"
+	_, err := c.house.SetMedia(ctx, t.id, service.MediaPatch{Transport: &pause})
+	return err
 }
 
 // lights writes a patch to each light of a scope that takes it.

@@ -43,8 +43,8 @@ func (h *home) question(ws []string) (intent, bool) {
 		return intent{act: askTemperature, target: strip("temperature", "warm", "hot", "cold", "degrees", "temp")}, true
 	case has("humidity", "humid"):
 		return intent{act: askHumidity, target: strip("humidity", "humid")}, true
-	case has("anyone", "anybody", "someone", "somebody", "occupied", "empty", "people", "person"):
-		return intent{act: askOccupied, target: strip("anyone", "anybody", "someone", "somebody", "occupied", "empty", "people", "person", "home", "house")}, true
+	case has("anyone", "anybody", "someone", "somebody", "occupied", "empty", "people", "person") || ws[0] == "who" && has("in", "home", "here"):
+		return intent{act: askOccupied, target: strip("anyone", "anybody", "someone", "somebody", "occupied", "empty", "people", "person", "home", "house", "who")}, true
 	case has("playing", "song", "singing") || hasPrefix(ws, "what", "is", "on"):
 		return intent{act: askPlaying, target: strip("playing", "song", "this", "singing", "on", "track")}, true
 	case hasPrefix(ws, "how", "bright") || has("brightness"):

@@ -3,6 +3,8 @@ package voice
 import (
 	"slices"
 	"strings"
+
+	"github.com/bifrost-hub/bifrost/service"
 )
 
 // An intent is what a clause asks: an act, the words that name its
@@ -135,15 +137,18 @@ func (h *home) parse(ws []string, prev *intent) (intent, bool) {
 			return in, true
 		}
 	}
-	if prev != nil && prev.act.writes() {
-		in := *prev
-		in.target = ws
-		if n, rest, ok := trailingLevel(ws, h.covered(ws)); ok && (prev.act == actLevel || prev.act == actVolume) {
-			in.n, in.target = n, rest // "…and the kitchen to 50"
-		}
-		return in, true
+	if prev == nil || !prev.act.writes() {
+		return intent{}, false
 	}
-	return intent{}, false
+	in := *prev
+	in.target = ws
+	if n, rest, ok := trailingLevel(ws, h.covered(ws)); ok && (prev.act == actLevel || prev.act == actVolume) {
+		in.n, in.target = n, rest // "…and the kitchen to 50"
+	}
+	if _, err := h.resolve(in.target, nil, nil); err != "" {
+		return intent{}, false // not only names: "…and make me a sandwich"
+	}
+	return in, true
 }
 
 // powerVerbs switch things: "turn off", "switch on", "kill the lights".
@@ -302,7 +307,7 @@ func (h *home) light(ws []string) (intent, bool) {
 		slices.Contains(ws, "darker") || slices.Contains(ws, "dimmer") || index(ws, "less", "bright") >= 0
 	up := first == "brighten" || first == "raise" || first == "increase" || first == "boost" ||
 		slices.Contains(ws, "brighter") || slices.Contains(ws, "lighter") || index(ws, "more", "light") >= 0
-	turnUp := (first == "turn" || first == "crank") && (slices.Contains(ws, "up") || slices.Contains(ws, "down")) && !slices.Contains(ws, "on") && !slices.Contains(ws, "off")
+	turnUp := (first == "turn" || first == "crank" || slices.Contains(ws, "brightness")) && (slices.Contains(ws, "up") || slices.Contains(ws, "down")) && !slices.Contains(ws, "on") && !slices.Contains(ws, "off")
 	if n, rest, joiner, ok := level(ws, h.covered(ws)); ok && joiner != "by" &&
 		(levelVerbs[first] || joiner != "" || slices.Contains(ws, "percent") || slices.Contains(ws, "brightness")) {
 		if len(rest) > 0 && levelVerbs[rest[0]] {
@@ -329,6 +334,10 @@ func (h *home) light(ws []string) (intent, bool) {
 		rest = without(rest, "dim", "darken", "lower", "decrease", "reduce", "brighten", "raise", "increase", "boost", "darker",
 			"dimmer", "brighter", "lighter", "make", "turn", "crank", "up", "down", "get", "less", "bright", "brightness", "the", "of")
 		return intent{act: a, n: n, target: rest}, true
+	}
+	if i := slices.Index(ws, "effect"); i >= 0 && (first == "stop" || first == "end" || first == "clear" || first == "cancel" || first == "remove" || ws[len(ws)-1] == "off") {
+		// "stop the rope light effect", "turn the effect off on the rope light"
+		return intent{act: actEffect, effect: service.NoEffect, target: without(ws, "stop", "end", "clear", "cancel", "remove", "effect", "the", "off", "turn", "on", "effects")}, true
 	}
 	if e, rest, ok := h.effectOf(ws); ok {
 		return intent{act: actEffect, effect: e, target: dropVerb(rest)}, true

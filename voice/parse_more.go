@@ -38,6 +38,9 @@ func (h *home) media(ws []string) (intent, bool) {
 		if len(what) == 0 || len(what) == 1 && (what[0] == "music" || what[0] == "it" || what[0] == "again") {
 			return intent{act: actResume, target: where}, true
 		}
+		if h.isApp(what) {
+			return intent{act: actOpen, text: join1(what), target: where}, true // "put on netflix"
+		}
 		return intent{act: actPlay, text: join1(what), target: where}, true
 	}
 	if first == "open" || first == "launch" || hasPrefix(ws, "start", "the", "app") {
@@ -67,13 +70,21 @@ func (h *home) media(ws []string) (intent, bool) {
 // volume reads "volume up", "turn the volume down on the tv", "louder",
 // "set the volume to 30", "volume 30 in the kitchen".
 func volume(ws []string) (intent, bool) {
-	hasVol := slices.Contains(ws, "volume") || slices.Contains(ws, "sound") ||
+	upDown := slices.Contains(ws, "up") || slices.Contains(ws, "down")
+	hasVol := slices.Contains(ws, "volume") || slices.Contains(ws, "sound") || upDown && slices.Contains(ws, "music") ||
 		len(ws) > 2 && ws[0] == "turn" && ws[1] == "it" && (ws[2] == "up" || ws[2] == "down") // "turn it up a bit"
 	louder := slices.Contains(ws, "louder") || hasVol && (slices.Contains(ws, "up") || slices.Contains(ws, "raise") || slices.Contains(ws, "increase"))
 	quieter := slices.Contains(ws, "quieter") || slices.Contains(ws, "softer") ||
 		hasVol && (slices.Contains(ws, "down") || slices.Contains(ws, "lower") || slices.Contains(ws, "decrease") || slices.Contains(ws, "reduce"))
 	noise := []string{"volume", "sound", "up", "down", "louder", "quieter", "softer", "turn", "raise", "lower", "increase",
 		"decrease", "reduce", "make", "set", "change", "put", "the", "of", "a", "bit", "little", "it", "music"}
+	if hasVol && index(ws, "all", "the", "way") >= 0 && upDown {
+		n := 100 // "all the way up"
+		if slices.Contains(ws, "down") {
+			n = 0
+		}
+		return intent{act: actVolume, n: n, hasN: true, target: without(ws, append(noise, "all", "way")...)}, true
+	}
 	if hasVol {
 		if n, rest, joiner, ok := level(ws, nil); ok && joiner != "by" {
 			return intent{act: actVolume, n: n, hasN: true, target: without(rest, noise...)}, true

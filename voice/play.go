@@ -65,6 +65,16 @@ func (h *home) playersFor(sc scope, members []*thing, a act) []*thing {
 	if explicit {
 		return players
 	}
+	if sc.kind == devices.KindMedia || a == actOpen {
+		// "mute the tv", "launch youtube", said where there is none: the
+		// house's of that kind, the one there is or those that play.
+		house := scope{house: true, kind: devices.KindMedia, tv: sc.tv || a == actOpen}
+		if all := h.members(house); len(all) == 1 {
+			return all
+		} else if on := filter(all, isPoweredOn); len(on) > 0 {
+			return on
+		}
+	}
 	return h.defaultPlayers(a)
 }
 

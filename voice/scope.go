@@ -176,27 +176,48 @@ func (h *home) longestThing(ws []string) ([]*thing, int) {
 	return best, n
 }
 
-// partial are the devices (in the scope's room and of its kind, when
-// named) whose names hold every one of the words: "the sonos in the
-// kitchen" is the Kitchen Sonos.
+// partial are the devices (in the scope's room, and of its kind if any
+// is) whose names hold every one of the words: "the sonos in the kitchen"
+// is the Kitchen Sonos. Failing that, of any kind ("the porch light" is
+// the Porch Switch); failing that, the one device a single word names
+// ("the coffee maker" is the Coffee Plug).
 func (h *home) partial(ws []string, s *scope) []*thing {
-	var out []*thing
-	for _, t := range h.things {
-		if s.room != nil && t.roomID != s.room.ID || !s.fits(t) {
-			continue
-		}
-		all := true
-		for _, w := range ws {
+	inRoom := func(t *thing) bool { return s.room == nil || t.roomID == s.room.ID }
+	holds := func(t *thing, want []string) bool {
+		for _, w := range want {
 			if !slices.Contains(t.words, w) {
-				all = false
-				break
+				return false
 			}
 		}
-		if all {
-			out = append(out, t)
+		return true
+	}
+	for _, kinded := range []bool{true, false} {
+		var out []*thing
+		for _, t := range h.things {
+			if inRoom(t) && (!kinded || s.fits(t)) && holds(t, ws) {
+				out = append(out, t)
+			}
+		}
+		if len(out) > 0 {
+			return out
 		}
 	}
-	return out
+	var one *thing
+	for _, w := range ws {
+		for _, t := range h.things {
+			if !inRoom(t) || !holds(t, []string{w}) {
+				continue
+			}
+			if one != nil && one != t {
+				return nil
+			}
+			one = t
+		}
+	}
+	if one == nil {
+		return nil
+	}
+	return []*thing{one}
 }
 
 // fits reports whether a thing is of the scope's kind.

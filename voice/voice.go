@@ -122,9 +122,21 @@ func (c *Commander) Command(ctx context.Context, text, room string) (Answer, err
 				return a, nil
 			}
 		}
-		return notUnderstood(text), nil
+		if !anyRead(plan) {
+			return notUnderstood(text), nil
+		}
 	}
-	return c.run(ctx, &here, plan), nil
+	return c.run(ctx, &here, plan), nil // what could not be read says so, clause by clause
+}
+
+// anyRead reports whether the grammar read some clause of a plan.
+func anyRead(plan []step) bool {
+	for _, st := range plan {
+		if st.in.act != actNone {
+			return true
+		}
+	}
+	return false
 }
 
 // notUnderstood is the answer to a command nothing could read.

@@ -635,3 +635,39 @@ func TestVocabulary(t *testing.T) {
 		}
 	}
 }
+
+func TestMorePhrasings(t *testing.T) {
+	tvOn := func(h *house) {
+		_, err := h.svc.SetMedia(h.ctx, "Living Room TV", service.MediaPatch{Power: ptr(true)})
+		h.must(err)
+	}
+	app := func(name string) check {
+		return func(h *house, a Answer) string {
+			if st := h.media("Living Room TV"); !strings.Contains(st.Source+fmt.Sprint(st.NowPlaying), name) {
+				return fmt.Sprintf("the TV shows %q %+v; want %s", st.Source, st.NowPlaying, name)
+			}
+			return ""
+		}
+	}
+	var cases []sentence
+	cases = append(cases, each([]string{"turn the music down", "turn down the music"}, "", "Office", nil, vol("Living Room Sonos", 15))...)
+	cases = append(cases, each([]string{"turn the volume all the way up"}, "", "Office", nil, vol("Living Room Sonos", 100))...)
+	cases = append(cases, each([]string{"turn everything off", "turn off everything", "switch everything off"}, "", "", nil,
+		allLights(false), transport("Living Room Sonos", devices.TransportPaused), powered("Coffee Plug", false))...)
+	cases = append(cases, each([]string{"mute the tv"}, "", "Office", tvOn, muted("Living Room TV", true), muted("Living Room Sonos", false))...)
+	cases = append(cases, each([]string{"turn on the porch light"}, "", "", nil, powered("Porch Switch", true))...)
+	cases = append(cases, each([]string{"turn off the coffee maker", "switch off the coffee machine"}, "", "", nil, powered("Coffee Plug", false))...)
+	cases = append(cases, each([]string{"put on netflix", "launch netflix"}, "", "Office", nil, app("Netflix"))...)
+	cases = append(cases, each([]string{"stop the rope light effect", "stop the effect on the rope light"}, "", "", nil, func(h *house, a Answer) string {
+		if e := h.light("Rope Light").Effect; e != "" {
+			return "the Rope Light still runs " + e
+		}
+		return ""
+	})...)
+	cases = append(cases, each([]string{"brightness up"}, "", "Office", nil, brightness("Key Light", 100))...)
+	cases = append(cases, each([]string{"brightness down"}, "", "Office", nil, brightness("Key Light", 60))...)
+	cases = append(cases, sentence{say: "who is in the office?", want: []check{ok, said("nobody is in the office")}})
+	cases = append(cases, sentence{say: "turn off the key light and make me a sandwich", want: []check{notOK, lightOn("Key Light", false), said(`I didn't understand "make me a sandwich"`)}})
+	cases = append(cases, sentence{say: "turn off the key light and the spaceship", want: []check{notOK, lightOn("Key Light", false), said(`"the spaceship"`)}})
+	run(t, cases)
+}
