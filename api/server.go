@@ -68,6 +68,9 @@ type Config struct {
 	// Voice runs spoken and typed commands (/api/voice and the MCP
 	// run_command tool); nil leaves them out.
 	Voice *voice.Commander
+	// Tools is the hub's MCP tool set, when something else (the language
+	// model fallback of Voice) calls it too; nil builds /mcp its own.
+	Tools *mcp.Tools
 	// Automations is the running automation engine. Without one the hub
 	// serves no automations: /api/v1/automations and /api/automations are
 	// not mounted (a 404 like any unknown path) and MCP lists no
@@ -116,7 +119,7 @@ func New(cfg Config) *Server {
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
 	v1.Register(e.Group("/api/v1"), s.svc, cfg.Keys, cfg.Automations, cfg.History, s.streams)
-	s.mcp = mcp.New(mcp.Config{Service: s.svc, Keys: cfg.Keys, Automations: cfg.Automations, History: cfg.History, Voice: cfg.Voice, Logger: s.log,
+	s.mcp = mcp.New(mcp.Config{Service: s.svc, Keys: cfg.Keys, Automations: cfg.Automations, History: cfg.History, Voice: cfg.Voice, Tools: cfg.Tools, Logger: s.log,
 		Version: cfg.Version, AllowedOrigins: cfg.AllowedOrigins, AllowedHosts: cfg.AllowedHosts})
 	s.mcp.Register(e)
 	s.mountSession(cfg)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/bifrost-hub/bifrost/api"
 	"github.com/bifrost-hub/bifrost/api/apitest"
+	"github.com/bifrost-hub/bifrost/api/mcp"
 	"github.com/bifrost-hub/bifrost/automation"
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/sim"
@@ -34,6 +35,7 @@ type hub struct {
 	acc     *identity.Accounts
 	eng     *automation.Engine
 	home    *sim.Home
+	tools   *mcp.Tools // the tool set /mcp serves, called in process
 	handler http.Handler
 	srv     *httptest.Server
 	control string
@@ -53,8 +55,9 @@ func newHub(tb testing.TB) *hub {
 	house, home := apitest.NewSimHouse(tb, apitest.WithAutomations(engineConfig))
 	cfg := house.Config()
 	cfg.AllowedHosts = []string{"example.com"} // the Host of the requests httptest.NewRequest makes
+	cfg.Tools = mcp.NewTools(mcp.ToolsConfig{Service: house.Service, Automations: house.Automations, History: house.History})
 	a := api.New(cfg)
-	h := &hub{svc: house.Service, keys: house.Keys, acc: house.Accounts, eng: house.Automations, home: home, handler: a.Handler()}
+	h := &hub{svc: house.Service, keys: house.Keys, acc: house.Accounts, eng: house.Automations, home: home, tools: cfg.Tools, handler: a.Handler()}
 	h.srv = httptest.NewServer(h.handler)
 	tb.Cleanup(func() { a.CloseStreams(); h.srv.Close() })
 	h.control = newKey(tb, h.keys, "control", service.ScopeControl)

@@ -56,7 +56,11 @@ type Config struct {
 	History *history.Reader
 	// Voice runs a command in words (run_command); without it the tool is
 	// not listed.
-	Voice  *voice.Commander
+	Voice *voice.Commander
+	// Tools is the hub's tool set, shared with whatever else calls it in
+	// process (the language model fallback); nil builds one from
+	// Service, Automations and History.
+	Tools  *Tools
 	Logger *slog.Logger
 	// Version is reported to clients as the server's version.
 	Version string
@@ -115,8 +119,13 @@ func New(cfg Config) *Server {
 		mcpserver.WithCacheHints(0, mcplib.CacheScopePrivate),
 		mcpserver.WithHooks(hooks),
 	)
+	shared := cfg.Tools
+	if shared == nil {
+		shared = NewTools(ToolsConfig{Service: cfg.Service, Automations: cfg.Automations, History: cfg.History, Logger: s.log})
+	}
 	t := &tools{svc: s.svc, eng: cfg.Automations, hist: cfg.History, voice: cfg.Voice, log: s.log}
-	s.mcp.AddTools(t.all()...)
+	s.mcp.AddTools(shared.house...)
+	s.mcp.AddTools(t.voiceTools()...)
 	s.mcp.AddResource(homeResource(), t.readHome)
 	s.mcp.AddPrompts(prompts()...)
 	s.stream = mcpserver.NewStreamableHTTPServer(s.mcp,

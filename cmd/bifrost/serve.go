@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/bifrost-hub/bifrost/api"
+	"github.com/bifrost-hub/bifrost/api/mcp"
 	"github.com/bifrost-hub/bifrost/api/stream"
 	"github.com/bifrost-hub/bifrost/automation"
 	"github.com/bifrost-hub/bifrost/dashboard"
@@ -23,7 +24,6 @@ import (
 	"github.com/bifrost-hub/bifrost/integrations"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/store"
-	"github.com/bifrost-hub/bifrost/voice"
 )
 
 // Timeouts of the HTTP server. There is no write timeout: the event stream
@@ -226,6 +226,12 @@ func (m *Main) goRun(ctx context.Context, name string, fn func(context.Context) 
 }
 
 func (m *Main) startHTTP() error {
+	// One tool set: /mcp serves it, the voice seam's language model calls it.
+	tools := mcp.NewTools(mcp.ToolsConfig{Service: m.service, Automations: m.automations, History: m.sensorHistory, Logger: m.Logger})
+	commander, err := m.newCommander(tools)
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", m.Config.Addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
@@ -234,7 +240,7 @@ func (m *Main) startHTTP() error {
 		TrustedProxies: m.Config.TrustedProxies.Prefixes(), SecureCookies: m.Config.SecureCookies,
 		AllowedOrigins: m.Config.AllowedOrigins, AllowedHosts: m.Config.AllowedHosts, Version: version, Integrations: m.integrations,
 		Automations: m.automations, History: m.sensorHistory, Layouts: dashboard.New(m.service, m.db),
-		Voice: voice.New(m.service),
+		Voice: commander, Tools: tools,
 		Streams: stream.Config{Max: m.Config.MaxStreams, PerKey: m.Config.MaxStreamsPerKey,
 			PerSession: m.Config.MaxStreamsPerSession}})
 	m.server = &http.Server{

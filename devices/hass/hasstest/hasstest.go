@@ -2,7 +2,8 @@
 // speaking the WebSocket API (/api/websocket) as HA documents it — the auth
 // handshake, increasing ids, results and error results, get_states, the
 // registries, subscribe_events with state_changed pushes, call_service,
-// ping/pong — plus hooks to record calls, fail services and drop connections.
+// Assist's conversation/process, ping/pong — plus hooks to record calls,
+// fail services and drop connections.
 //
 // It deliberately shares no types with package hass: it speaks JSON.
 package hasstest
@@ -62,6 +63,10 @@ type Server struct {
 	counts      map[string]int
 	changed     chan struct{} // closed and replaced when counts change
 	wg          sync.WaitGroup
+
+	// assist answers conversation/process (nil: no intent matches).
+	assist        func(text, language string) Assist
+	conversations []json.RawMessage
 }
 
 // New starts a fake that accepts token.
@@ -387,6 +392,8 @@ func (s *Server) command(p *peer, id int, m map[string]any, raw []byte) {
 		p.ok(id, nil)
 	case "call_service":
 		s.callService(p, id, m, raw)
+	case "conversation/process":
+		s.converse(p, id, m, raw)
 	default:
 		p.fail(id, "unknown_command", "Unknown command.")
 	}
