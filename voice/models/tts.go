@@ -71,16 +71,18 @@ func Speak(ctx context.Context, ep Endpoint, text, voice, format string) ([]byte
 
 // audioAnswer returns the content type of the audio a holds: the one
 // the endpoint gives, or format's when it gives none that says more than
-// "bytes". When a holds no audio, problem says what it holds instead.
+// "bytes". Only audio passes: the hub answers it on its own origin, where
+// a page or a script must never come from an endpoint. When a holds no
+// audio, problem says what it holds instead.
 func audioAnswer(a answer, format string) (contentType, problem string) {
 	media, _, _ := mime.ParseMediaType(a.contentType)
 	switch {
-	case media == "application/json" || strings.HasPrefix(media, "text/"):
-		return "", "something other than audio (" + media + colon(saidIn(a.body)) + ")"
 	case len(a.body) == 0:
 		return "", "no audio"
-	case media != "" && media != "application/octet-stream":
+	case strings.HasPrefix(media, "audio/") || media == "application/ogg":
 		return a.contentType, ""
+	case media != "" && media != "application/octet-stream":
+		return "", "something other than audio (" + media + colon(saidIn(a.body)) + ")"
 	}
 	if t, ok := speechTypes[format]; ok {
 		return t, ""

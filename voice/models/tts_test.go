@@ -61,6 +61,7 @@ func TestSpeakAnswers(t *testing.T) {
 		{"application/json", "wav", []byte(`{"error":{"message":"voice not found"}}`), "", "something other than audio (application/json: voice not found)"},
 		{"text/html; charset=utf-8", "wav", []byte("<html>"), "", "something other than audio (text/html)"},
 		{"audio/wav", "wav", nil, "", "answered with no audio"},
+		{"image/svg+xml", "wav", []byte("<svg onload=alert(1)>"), "", "something other than audio (image/svg+xml)"},
 	} {
 		contentType, body = tc.contentType, tc.body
 		audio, got, err := models.Speak(t.Context(), ep, "Hi.", "", tc.format)
