@@ -130,12 +130,12 @@ func limitBody(limit int64, larger map[string]int64) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
-			limit := max(limit, larger[c.Path()])
-			if req.ContentLength > limit {
-				return &http.MaxBytesError{Limit: limit}
+			bound := max(limit, larger[c.Path()])
+			if req.ContentLength > bound {
+				return &http.MaxBytesError{Limit: bound}
 			}
 			if req.Body != nil && req.Body != http.NoBody {
-				req.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
+				req.Body = http.MaxBytesReader(c.Response(), req.Body, bound)
 			}
 			return next(c)
 		}

@@ -57,7 +57,7 @@ type heard struct {
 // the room in room or context) and runs what was said as a command:
 // {transcript, ok, said, clauses}.
 func (h *handlers) listen(c echo.Context) error {
-	ep := h.endpoint(h.stt)
+	ep := inForce(h.stt)
 	if !ep.Set() {
 		return notSet("speech-to-text", "BIFROST_STT_URL")
 	}
@@ -84,7 +84,7 @@ type speakBody struct {
 // speak answers the audio of text, as the text-to-speech endpoint makes
 // it, with its content type.
 func (h *handlers) speak(c echo.Context) error {
-	ep := h.endpoint(h.tts)
+	ep := inForce(h.tts)
 	if !ep.Set() {
 		return notSet("text-to-speech", "BIFROST_TTS_URL")
 	}
@@ -121,9 +121,9 @@ func (b speakBody) check() error {
 
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
 
-// endpoint is the endpoint in force of a role; none when the hub has no
-// such role.
-func (h *handlers) endpoint(of func() models.Endpoint) models.Endpoint {
+// inForce is the endpoint a role has now; none when the hub has no such
+// role.
+func inForce(of func() models.Endpoint) models.Endpoint {
 	if of == nil {
 		return models.Endpoint{}
 	}

@@ -156,9 +156,6 @@ func (e Endpoint) do(ctx context.Context, c call) (answer, error) {
 		fail.Failure, fail.Err = Unreachable, err
 		return answer{}, fail
 	}
-	if c.body == nil {
-		req.Body, req.ContentLength = http.NoBody, 0
-	}
 	if c.contentType != "" {
 		req.Header.Set("Content-Type", c.contentType)
 	}
