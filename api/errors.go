@@ -25,6 +25,7 @@ var statusOf = map[string]int{
 	service.EUNSUPPORTED:  http.StatusUnprocessableEntity,
 	service.EDEVICE:       http.StatusBadGateway,
 	service.ETOOMANY:      http.StatusTooManyRequests,
+	service.EUNAVAILABLE:  http.StatusServiceUnavailable,
 	service.EINTERNAL:     http.StatusInternalServerError,
 }
 
@@ -40,7 +41,7 @@ var codeOf = map[int]string{
 	http.StatusUnprocessableEntity:   service.EINVALID,
 	http.StatusTooManyRequests:       service.ETOOMANY,
 	http.StatusInternalServerError:   service.EINTERNAL,
-	http.StatusServiceUnavailable:    "unavailable",
+	http.StatusServiceUnavailable:    service.EUNAVAILABLE,
 }
 
 // authChallenge is the WWW-Authenticate header of every 401.

@@ -123,16 +123,19 @@ func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 
 // limitBody refuses bodies larger than limit bytes: at once when the
 // Content-Length says so, otherwise when reading crosses the limit (the
-// decoder then fails with *http.MaxBytesError, rendered as 413).
-func limitBody(limit int64) echo.MiddlewareFunc {
+// decoder then fails with *http.MaxBytesError, rendered as 413). The
+// routes in larger, by their route path, take bodies up to their own
+// bound, when it is the larger.
+func limitBody(limit int64, larger map[string]int64) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
-			if req.ContentLength > limit {
-				return &http.MaxBytesError{Limit: limit}
+			bound := max(limit, larger[c.Path()])
+			if req.ContentLength > bound {
+				return &http.MaxBytesError{Limit: bound}
 			}
 			if req.Body != nil && req.Body != http.NoBody {
-				req.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
+				req.Body = http.MaxBytesReader(c.Response(), req.Body, bound)
 			}
 			return next(c)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/bifrost-hub/bifrost/api/mcp"
+	"github.com/bifrost-hub/bifrost/api/session"
 	"github.com/bifrost-hub/bifrost/api/stream"
 	v1 "github.com/bifrost-hub/bifrost/api/v1"
 	"github.com/bifrost-hub/bifrost/automation"
@@ -25,10 +26,17 @@ import (
 	"github.com/bifrost-hub/bifrost/integrations"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/voice"
+	"github.com/bifrost-hub/bifrost/voice/models"
 )
 
 // DefaultBodyLimit bounds a request body when Config.BodyLimit is zero.
 const DefaultBodyLimit = 1 << 20
+
+// largerBodies are the routes whose bodies may be larger than the body
+// limit, with their own bound: a recording of a spoken command.
+var largerBodies = map[string]int64{
+	"/api/voice/listen": session.ListenBodyLimit,
+}
 
 // readyTimeout bounds the database check behind /readyz.
 const readyTimeout = 2 * time.Second
@@ -71,6 +79,10 @@ type Config struct {
 	// Tools is the hub's MCP tool set, when something else (the language
 	// model fallback of Voice) calls it too; nil builds /mcp its own.
 	Tools *mcp.Tools
+	// STT and TTS are the speech-to-text and text-to-speech endpoints in
+	// force, read at each request of /api/voice/listen and
+	// /api/voice/speak; nil, or an endpoint not set, answers 503.
+	STT, TTS func() models.Endpoint
 	// Automations is the running automation engine. Without one the hub
 	// serves no automations: /api/v1/automations and /api/automations are
 	// not mounted (a 404 like any unknown path) and MCP lists no
@@ -114,7 +126,7 @@ func New(cfg Config) *Server {
 	e.HidePort = true
 	e.HTTPErrorHandler = s.renderError
 	e.Pre(trimTrailingSlash)
-	e.Use(s.logRequests, recoverPanics, securityHeaders, noStoreKeyed, limitBody(limit))
+	e.Use(s.logRequests, recoverPanics, securityHeaders, noStoreKeyed, limitBody(limit, largerBodies))
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)

@@ -396,6 +396,12 @@ func integrationTitle(name string) string {
 		return "MQTT"
 	case "hass":
 		return "Home Assistant"
+	case "stt":
+		return "speech-to-text"
+	case "llm":
+		return "language model"
+	case "tts":
+		return "text-to-speech"
 	}
 	return name
 }

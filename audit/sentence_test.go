@@ -75,6 +75,8 @@ func TestActivitySentences(t *testing.T) {
 		{"integration.save", "mqtt", "changed url, username", "ok", "Saved the MQTT settings (changed url, username)"},
 		{"integration.save", "hass", "no change", "ok", "Saved the Home Assistant settings, unchanged"},
 		{"integration.delete", "hass", "", "ok", "Removed the saved Home Assistant settings"},
+		{"integration.save", "stt", "changed url, key", "ok", "Saved the speech-to-text settings (changed url, key)"},
+		{"integration.delete", "tts", "", "ok", "Removed the saved text-to-speech settings"},
 		{"user.login", "anna", "", "ok", "Signed in"},
 		{"user.logout", "anna", "", "ok", "Signed out"},
 		{"user.setup", "anna", "first admin", "ok", "Set up the hub, with anna as its first admin"},

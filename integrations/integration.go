@@ -91,30 +91,57 @@ func (k *integration[S, U]) save(ctx context.Context, m *Manager, u U) (saved[S]
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	next, err := k.prepare(ctx, m, &u)
+	if err != nil {
+		return saved[S]{}, "", err
+	}
+	warning, err := k.commit(ctx, m, next)
+	if err != nil {
+		return saved[S]{}, "", err
+	}
+	return next.saved, warning, nil
+}
+
+// change is a save checked and ready: the settings to save, and the
+// names of those that change.
+type change[S any] struct {
+	saved[S]
+	changed []string
+}
+
+// prepare returns u applied over the saved settings, checked, its
+// secret sealed, without saving it. The caller holds m.mu.
+func (k *integration[S, U]) prepare(ctx context.Context, m *Manager, u *U) (change[S], error) {
 	cur, err := k.load(ctx, m.store)
 	if err != nil {
-		return saved[S]{}, "", err
+		return change[S]{}, err
 	}
 	fixed := k.fixedSettings(m)
-	next, changed, err := applySettings(k.fields, &u, cur.settings, &fixed)
+	next, changed, err := applySettings(k.fields, u, cur.settings, &fixed)
 	if err != nil {
-		return saved[S]{}, "", err
+		return change[S]{}, err
 	}
-	sealed, secretChanged, err := k.nextSecret(m.box, cur.sealed, &u, &fixed)
+	sealed, secretChanged, err := k.nextSecret(m.box, cur.sealed, u, &fixed)
 	if err != nil {
-		return saved[S]{}, "", err
+		return change[S]{}, err
 	}
 	if secretChanged {
 		changed = append(changed, k.secret.name)
 	}
 	now := m.now().UTC()
-	s := saved[S]{settings: next, sealed: sealed, updated: &now}
-	err = k.put(ctx, m.store, s)
-	m.audit.Audit(ctx, "integration.save", k.name, err, describeChange(changed))
+	return change[S]{saved: saved[S]{settings: next, sealed: sealed, updated: &now}, changed: changed}, nil
+}
+
+// commit saves a prepared change, records it, and restarts the adapter
+// with it; the warning says how it fares when not well. The caller
+// holds m.mu.
+func (k *integration[S, U]) commit(ctx context.Context, m *Manager, c change[S]) (string, error) {
+	err := k.put(ctx, m.store, c.saved)
+	m.audit.Audit(ctx, "integration.save", k.name, err, describeChange(c.changed))
 	if err != nil {
-		return saved[S]{}, "", err
+		return "", err
 	}
-	return s, k.restart(ctx, m, s), nil
+	return k.restart(ctx, m, c.saved), nil
 }
 
 // remove forgets the saved settings; the adapter goes on with the

@@ -1,6 +1,7 @@
 // Package integrations is the hub's connections to other systems that an
-// admin sets up in the web UI (Settings → Integrations): the MQTT broker,
-// Home Assistant, and the hub's location. It keeps their settings, checks
+// admin sets up in the web UI (Settings → Integrations, Settings → Voice):
+// the MQTT broker, Home Assistant, the hub's location, and the model
+// endpoints of the voice seam. It keeps their settings, checks
 // them, seals their secrets under BIFROST_SECRET, and (re)starts the
 // adapter of each through one generic Runner.
 //
@@ -35,6 +36,7 @@ type Manager struct {
 	box        *secretBox                  // nil without BIFROST_SECRET
 	mqtt       AdapterRunner[MQTTSettings] // nil when nothing runs MQTT (tests)
 	hass       AdapterRunner[HASSSettings] // nil when nothing runs the Home Assistant bridge
+	roles      map[string]*modelRole       // the voice seam's model endpoints, by role
 	settleTime time.Duration
 
 	fixedLocation Location       // the configuration's, when it gives one
@@ -61,6 +63,9 @@ type Config struct {
 	Latitude, Longitude *float64
 	// Location is told the location when it changes (the automations).
 	Location LocationRunner
+	// Voice is the model endpoints the environment gives, which win over
+	// those saved in Settings → Voice, field by field.
+	Voice VoiceSettings
 	// Admins tells admins from other people (the hub's *identity.Accounts):
 	// only admins and the command line manage integrations.
 	Admins Admins
@@ -142,7 +147,7 @@ func New(cfg Config) (*Manager, error) {
 		return nil, err
 	}
 	m := &Manager{store: cfg.Store, admins: cfg.Admins, audit: cfg.Audit, log: cfg.Logger, now: cfg.Now, box: box,
-		mqtt: cfg.MQTT, hass: cfg.HASS, settleTime: cfg.SettleTime,
+		mqtt: cfg.MQTT, hass: cfg.HASS, roles: newModelRoles(cfg.Voice), settleTime: cfg.SettleTime,
 		fixedLocation: Location{Latitude: cfg.Latitude, Longitude: cfg.Longitude}, onLocation: cfg.Location}
 	if m.settleTime <= 0 {
 		m.settleTime = defaultSettleTime

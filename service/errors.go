@@ -21,6 +21,7 @@ const (
 	EUNSUPPORTED  = "unsupported"  // the device cannot do this
 	EDEVICE       = "device_error" // the device or its provider refused what it was asked
 	ETOOMANY      = "too_many"     // rate limited
+	EUNAVAILABLE  = "unavailable"  // a part of the hub that is not set up (a model endpoint)
 	EINTERNAL     = "internal"     // a bug or a broken dependency
 )
 

@@ -31,6 +31,7 @@ import (
 	"github.com/bifrost-hub/bifrost/integrations"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/voice"
+	"github.com/bifrost-hub/bifrost/voice/models"
 )
 
 // Config configures the session API and the web UI.
@@ -55,6 +56,11 @@ type Config struct {
 	// Voice runs spoken and typed commands (/api/voice); nil when the hub
 	// runs none, and the routes are not mounted.
 	Voice *voice.Commander
+	// STT and TTS are the speech-to-text and text-to-speech endpoints in
+	// force, read at each request of /api/voice/listen and
+	// /api/voice/speak (Settings → Voice changes them); nil, or an
+	// endpoint not set, answers 503.
+	STT, TTS func() models.Endpoint
 	// Streams counts and caps the event streams, with /api/v1's; nil
 	// leaves them uncapped.
 	Streams *stream.Streams
@@ -78,6 +84,8 @@ type handlers struct {
 	integ   *integrations.Manager
 	layouts *dashboard.Layouts
 	voice   *voice.Commander
+	stt     func() models.Endpoint
+	tts     func() models.Endpoint
 	log     *slog.Logger
 	streams *stream.Streams
 	peer    peerPolicy
@@ -88,13 +96,13 @@ type handlers struct {
 // Authentication is attached per route, not to a group, so an unknown path
 // stays a 404 and /api/v1 keeps its own routes and errors.
 func Register(e *echo.Echo, cfg Config) error {
-	h := &handlers{svc: cfg.Service, acc: cfg.Accounts, keys: cfg.Keys, integ: cfg.Integrations, layouts: cfg.Layouts, voice: cfg.Voice, log: cfg.Logger, streams: cfg.Streams,
+	h := &handlers{svc: cfg.Service, acc: cfg.Accounts, keys: cfg.Keys, integ: cfg.Integrations, layouts: cfg.Layouts, voice: cfg.Voice, stt: cfg.STT, tts: cfg.TTS, log: cfg.Logger, streams: cfg.Streams,
 		peer: newPeerPolicy(cfg.TrustedProxies), secure: cfg.SecureCookies}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
 	g := e.Group("/api")
-	for _, r := range slices.Concat(h.routes(), h.layoutRoutes(), h.voiceRoutes()) {
+	for _, r := range slices.Concat(h.routes(), h.layoutRoutes(), h.voiceRoutes(), h.voiceSettingsRoutes()) {
 		g.Add(r.method, r.path, r.handle, noStore, h.guard(r.access))
 	}
 	// The home's resources are the handlers /api/v1 mounts too, behind a

@@ -10,7 +10,8 @@ import (
 
 // The voice seam, as the Rust hub's wall tablet and any script call it:
 // a command in words, run by the hub's own grammar, and the words it
-// knows. A key (Authorization: Bearer bfr_…) or a session opens it.
+// knows; a command in sound, and a sentence said (speech.go). A key
+// (Authorization: Bearer bfr_…) or a session opens it.
 
 // voiceRoutes are the voice seam's routes, when the hub runs one.
 func (h *handlers) voiceRoutes() []route {
@@ -20,6 +21,8 @@ func (h *handlers) voiceRoutes() []route {
 	return []route{
 		{http.MethodPost, "/voice/command", keyOrSession, h.voiceCommand},
 		{http.MethodGet, "/voice/vocabulary", keyOrSession, h.vocabulary},
+		{http.MethodPost, "/voice/listen", keyOrSession, h.listen},
+		{http.MethodPost, "/voice/speak", keyOrSession, h.speak},
 	}
 }
 

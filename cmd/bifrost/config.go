@@ -59,6 +59,7 @@ type Config struct {
 	Neewer   NeewerConfig   // Neewer lights over Bluetooth LE
 	MQTT     MQTTConfig     // MQTT devices
 	HASS     HASSConfig     // the Home Assistant bridge
+	Voice    VoiceConfig    // the voice seam's model endpoints
 }
 
 // DefaultConfig returns the configuration used when nothing is set.
@@ -98,6 +99,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	if err := c.Location.validate(); err != nil {
+		return err
+	}
+	if err := c.Voice.validate(); err != nil {
 		return err
 	}
 	return c.Neewer.validate()
@@ -178,7 +182,7 @@ func (c *Config) options() []option {
 			Usage: "how long 5-minute means of sensor readings are kept (a `span` such as 30d; 0 keeps them only until rolled up)"},
 		{Name: "history-hourly", Env: "BIFROST_HISTORY_HOURLY", Value: (*retentionValue)(&c.History.Hourly),
 			Usage: "how long hourly means of sensor readings are kept (a `span` such as 365d; 0 keeps none)"},
-	}, slices.Concat(c.Location.options(), c.Media.options(), c.TV.options(), c.Neewer.options(), c.MQTT.options(), c.HASS.options())...)
+	}, slices.Concat(c.Location.options(), c.Media.options(), c.TV.options(), c.Neewer.options(), c.MQTT.options(), c.HASS.options(), c.Voice.options())...)
 }
 
 // pick returns the options named, in the order given.

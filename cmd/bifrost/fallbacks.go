@@ -12,7 +12,6 @@ import (
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/voice"
 	"github.com/bifrost-hub/bifrost/voice/llm"
-	"github.com/bifrost-hub/bifrost/voice/models"
 	"github.com/bifrost-hub/bifrost/wording"
 )
 
@@ -23,31 +22,11 @@ import (
 // newCommander is the voice seam: the grammar over the service, then its
 // fallbacks. tools is the hub's MCP tool set, which the model calls.
 func (m *Main) newCommander(tools *mcp.Tools) (*voice.Commander, error) {
-	e, err := llmFromEnv(m.cli.Getenv)
-	if err != nil {
-		return nil, err
-	}
-	if e.Set() {
+	if e := m.integrations.LLMEndpoint(); e.Set() {
 		m.Logger.Info("commands the voice grammar cannot read go to a language model", "url", e.Base, "model", e.Model)
 	}
-	model := llm.New(llm.Config{Endpoint: func() models.Endpoint { return e }, Tools: tools, Logger: m.Logger})
+	model := llm.New(llm.Config{Endpoint: m.integrations.LLMEndpoint, Tools: tools, Logger: m.Logger})
 	return voice.New(m.service, model, assist{bridge: m.hassAdapter, log: m.Logger}), nil
-}
-
-// llmFromEnv is the language model of the voice fallback the environment
-// gives: BIFROST_LLM_URL (an OpenAI-compatible base URL, ending in /v1),
-// BIFROST_LLM_MODEL and BIFROST_LLM_KEY (or BIFROST_LLM_KEY_FILE).
-func llmFromEnv(getenv Getenv) (models.Endpoint, error) {
-	var e models.Endpoint
-	if getenv == nil {
-		return e, nil
-	}
-	err := applyEnv([]option{
-		{Env: "BIFROST_LLM_URL", Value: (*stringValue)(&e.Base)},
-		{Env: "BIFROST_LLM_MODEL", Value: (*stringValue)(&e.Model)},
-		{Env: "BIFROST_LLM_KEY", Secret: true, Value: (*stringValue)(&e.Key)},
-	}, getenv)
-	return e, err
 }
 
 // hassAdapter is the running Home Assistant bridge, nil while it is off.

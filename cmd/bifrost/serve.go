@@ -180,17 +180,21 @@ func (m *Main) historyConfig() history.Config {
 	return history.Config{Store: m.db, Retention: &m.Config.History, Logger: m.Logger}
 }
 
-// startIntegrations opens the integrations the web UI manages and starts
-// the MQTT adapter and the Home Assistant bridge with their settings.
+// startIntegrations opens the integrations the web UI manages, puts the
+// voice seam's model endpoints in force, and starts the MQTT adapter and
+// the Home Assistant bridge with their settings.
 func (m *Main) startIntegrations(ctx context.Context) error {
 	loc := m.Config.Location
 	in, err := integrations.New(integrations.Config{Store: m.db, Admins: m.accounts, Audit: m.service, Logger: m.Logger,
-		Secret: m.Config.Secret, MQTT: m.mqtt, HASS: m.hass,
+		Secret: m.Config.Secret, MQTT: m.mqtt, HASS: m.hass, Voice: m.Config.Voice.settings(),
 		Latitude: loc.Latitude.ptr(), Longitude: loc.Longitude.ptr(), Location: m.automations})
 	if err != nil {
 		return err
 	}
 	m.integrations = in
+	if err := in.StartVoice(ctx); err != nil {
+		return err
+	}
 	if err := in.StartLocation(ctx); err != nil {
 		m.Logger.Error("the location saved in Settings cannot be read", "err", err)
 	}
@@ -240,7 +244,7 @@ func (m *Main) startHTTP() error {
 		TrustedProxies: m.Config.TrustedProxies.Prefixes(), SecureCookies: m.Config.SecureCookies,
 		AllowedOrigins: m.Config.AllowedOrigins, AllowedHosts: m.Config.AllowedHosts, Version: version, Integrations: m.integrations,
 		Automations: m.automations, History: m.sensorHistory, Layouts: dashboard.New(m.service, m.db),
-		Voice: commander, Tools: tools,
+		Voice: commander, Tools: tools, STT: m.integrations.STTEndpoint, TTS: m.integrations.TTSEndpoint,
 		Streams: stream.Config{Max: m.Config.MaxStreams, PerKey: m.Config.MaxStreamsPerKey,
 			PerSession: m.Config.MaxStreamsPerSession}})
 	m.server = &http.Server{

@@ -8,19 +8,21 @@
 import { get, post, put, del, at } from './api.js';
 import { h, field, select, confirmButton, busy, when, replace, toast } from './dom.js';
 import { integrationsSection } from './integrations.js';
+import { voiceSection } from './voice-settings.js';
 
 let keysBox = null; // the keys table on the page, redrawn on key events
 let owners = new Map(); // user id → username, to say whose each key is
 
 export async function render(app) {
   const admin = app.session.user.admin;
-  const [keys, users, audit, mqtt, hass, location] = await Promise.all([
+  const [keys, users, audit, mqtt, hass, location, voice] = await Promise.all([
     app.run(() => get('/api-keys')),
     app.run(() => get('/users')),
     admin ? app.run(() => get('/audit?limit=100')) : null,
     admin ? app.run(() => get('/integrations/mqtt')) : null,
     admin ? app.run(() => get('/integrations/hass')) : null,
     admin ? app.run(() => get('/integrations/location')) : null,
+    admin ? app.run(() => get('/integrations/voice')) : null,
   ]);
   owners = new Map((users || []).map((u) => [u.id, u.username]));
   keysBox = h('div', { class: 'table-wrap' });
@@ -37,6 +39,7 @@ export async function render(app) {
     usersSection(app, users || []),
     mqtt || hass ? integrationsSection(app, { mqtt, hass }) : null,
     location ? locationSection(app, location) : null,
+    voice ? voiceSection(app, voice) : null,
     admin ? auditSection(audit || []) : null);
 }
 
