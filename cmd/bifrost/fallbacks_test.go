@@ -39,7 +39,7 @@ func sayTo(t *testing.T, h *inProcessHub, key, text string) voice.Answer {
 }
 
 // The hub's voice seam hands what its grammar cannot read to the language
-// model set in the environment, then to Home Assistant's Assist.
+// model set by its options, then to Home Assistant's Assist.
 func TestVoiceFallbacks(t *testing.T) {
 	model := llmtest.New()
 	defer model.Close()
@@ -66,10 +66,9 @@ func TestVoiceFallbacks(t *testing.T) {
 
 	e := model.Endpoint()
 	h := &inProcessHub{log: newLineLog()}
-	h.Main = NewMain(CLI{Stdout: io.Discard, Stderr: h.log, Getenv: env{
-		"BIFROST_LLM_URL": e.Base, "BIFROST_LLM_MODEL": e.Model, "BIFROST_LLM_KEY": e.Key,
-	}.lookup})
+	h.Main = NewMain(CLI{Stdout: io.Discard, Stderr: h.log})
 	c := &h.Config
+	c.Voice.LLM = ModelConfig{URL: e.Base, Model: e.Model, Key: e.Key} // as BIFROST_LLM_URL, _MODEL and _KEY give it
 	c.Addr, c.DataDir, c.Demo = "127.0.0.1:0", t.TempDir(), true
 	c.Media.SonosEventAddr, c.Neewer.BLE = "127.0.0.1:0", "off"
 	c.HASS.URL, c.HASS.Token = ha.URL(), haToken
