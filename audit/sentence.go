@@ -155,6 +155,9 @@ var describers = map[string]func(e service.AuditEntry) act{
 	"key.create":    keyCreateAct,
 	"key.revoke":    keyRevokeAct,
 
+	"enrollment.create": func(service.AuditEntry) act { return act{"make", "a pairing code for a device"} },
+	"enrollment.redeem": func(e service.AuditEntry) act { return act{"pair", e.Target + " by its pairing code"} },
+
 	"automation.created": func(e service.AuditEntry) act { return act{"create", "automation " + e.Target} },
 	"automation.changed": func(e service.AuditEntry) act { return act{"change", "automation " + e.Target} },
 	"automation.deleted": func(e service.AuditEntry) act { return act{"delete", "automation " + e.Target} },
