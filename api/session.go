@@ -9,7 +9,7 @@ import (
 func (s *Server) mountSession(cfg Config) {
 	err := session.Register(s.echo, session.Config{
 		Service: s.svc, Automations: cfg.Automations, History: cfg.History, Accounts: cfg.Accounts, Keys: cfg.Keys,
-		Integrations: cfg.Integrations, Layouts: cfg.Layouts, Voice: cfg.Voice, Streams: s.streams, Logger: s.log,
+		Integrations: cfg.Integrations, Layouts: cfg.Layouts, Voice: cfg.Voice, Kiosks: cfg.Kiosks, Streams: s.streams, Logger: s.log,
 		TrustedProxies: cfg.TrustedProxies, SecureCookies: cfg.SecureCookies, UI: web.Files(),
 	})
 	if err != nil {
