@@ -46,6 +46,9 @@ type EnrollmentStore interface {
 // Enrollment is a stored enrollment token; the token itself is never
 // stored.
 type Enrollment struct {
+	// ID names the enrollment where the token must not be seen (the
+	// event that says it was redeemed).
+	ID        string
 	Hash      string // hex SHA-256 of the token
 	CreatedBy string // the id of the user who made it; "" for the hub
 	// CreatorName is the name of whoever made it, which its key records
@@ -59,6 +62,7 @@ type Enrollment struct {
 
 // NewEnrollment is a freshly made token: the only time it is seen.
 type NewEnrollment struct {
+	ID        string    `json:"id"`
 	Token     string    `json:"token"`
 	ExpiresAt time.Time `json:"expires_at"`
 	ExpiresIn int       `json:"expires_in_secs"`
@@ -86,7 +90,7 @@ func (ks *Keys) CreateEnrollment(ctx context.Context) (NewEnrollment, error) {
 	}
 	token := mintToken()
 	now := ks.now().UTC()
-	e := Enrollment{Hash: HashKey(token), CreatorName: r.Name, CreatedAt: now, ExpiresAt: now.Add(EnrollmentLifetime)}
+	e := Enrollment{ID: service.NewID("enr"), Hash: HashKey(token), CreatorName: r.Name, CreatedAt: now, ExpiresAt: now.Add(EnrollmentLifetime)}
 	if r.Kind == "user" {
 		e.CreatedBy = r.ID
 	}
@@ -95,7 +99,7 @@ func (ks *Keys) CreateEnrollment(ctx context.Context) (NewEnrollment, error) {
 	if err != nil {
 		return NewEnrollment{}, err
 	}
-	return NewEnrollment{Token: token, ExpiresAt: e.ExpiresAt, ExpiresIn: int(EnrollmentLifetime / time.Second)}, nil
+	return NewEnrollment{ID: e.ID, Token: token, ExpiresAt: e.ExpiresAt, ExpiresIn: int(EnrollmentLifetime / time.Second)}, nil
 }
 
 // errBadToken is the one answer to a token that is unknown, used or
@@ -152,7 +156,7 @@ func (ks *Keys) redeem(ctx context.Context, token, name string, now time.Time) (
 	}
 	key := mintKey()
 	var k APIKey
-	_, err := ks.store.RedeemEnrollment(ctx, HashKey(token), now, func(e Enrollment) APIKey {
+	e, err := ks.store.RedeemEnrollment(ctx, HashKey(token), now, func(e Enrollment) APIKey {
 		k = APIKey{
 			ID: service.NewID("key"), Name: name, Prefix: key[:keyShownLen], Hash: HashKey(key),
 			Scope: service.ScopeControl, CreatedAt: now, CreatedBy: e.CreatorName, OwnerID: e.CreatedBy,
@@ -170,5 +174,8 @@ func (ks *Keys) redeem(ctx context.Context, token, name string, now time.Time) (
 	}
 	ks.ring.putKey(k)
 	ks.publish("key", k.ID, "created")
+	// The admin showing the code hears that it was used, and by whom.
+	ks.events.Publish(service.Event{Type: "enrollment", ID: e.ID, Action: "redeemed", Time: now,
+		Data: map[string]string{"key_id": k.ID, "name": k.Name}})
 	return NewKey{APIKey: k, Key: key}, nil
 }

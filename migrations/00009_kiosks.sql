@@ -15,6 +15,7 @@
 -- +goose Up
 CREATE TABLE enrollment_tokens (
 	hash       TEXT PRIMARY KEY,               -- hex SHA-256 of the token
+	id         TEXT NOT NULL UNIQUE,           -- says which token was redeemed, without it
 	created_by TEXT REFERENCES users (id) ON DELETE CASCADE, -- the admin who made it (NULL: the hub)
 	creator    TEXT NOT NULL,                  -- their name, which the key records as its maker
 	created_at TEXT NOT NULL,

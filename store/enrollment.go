@@ -14,7 +14,10 @@ import (
 // tokens used, or expired, by e.CreatedAt. An unknown creator is
 // ENOTFOUND; a hash already stored is ECONFLICT.
 func (db *DB) CreateEnrollment(ctx context.Context, e identity.Enrollment) error {
-	if e.Hash == "" {
+	switch {
+	case e.ID == "":
+		return errEmpty("enrollment id")
+	case e.Hash == "":
 		return errEmpty("enrollment hash")
 	}
 	return db.write(ctx, func(tx *sql.Tx) error {
@@ -36,9 +39,9 @@ func (db *DB) CreateEnrollment(ctx context.Context, e identity.Enrollment) error
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `
-			INSERT INTO enrollment_tokens (hash, created_by, creator, created_at, expires_at)
-			VALUES (?, ?, ?, ?, ?)`,
-			e.Hash, nullIfEmpty(e.CreatedBy), e.CreatorName, formatTime(e.CreatedAt), formatTime(e.ExpiresAt))
+			INSERT INTO enrollment_tokens (id, hash, created_by, creator, created_at, expires_at)
+			VALUES (?, ?, ?, ?, ?, ?)`,
+			e.ID, e.Hash, nullIfEmpty(e.CreatedBy), e.CreatorName, formatTime(e.CreatedAt), formatTime(e.ExpiresAt))
 		return err
 	})
 }
@@ -50,9 +53,9 @@ func (db *DB) RedeemEnrollment(ctx context.Context, hash string, at time.Time, m
 	err := db.write(ctx, func(tx *sql.Tx) error {
 		var by sql.NullString
 		err := tx.QueryRowContext(ctx, `
-			SELECT hash, created_by, creator, created_at, expires_at FROM enrollment_tokens
+			SELECT id, hash, created_by, creator, created_at, expires_at FROM enrollment_tokens
 			WHERE hash = ? AND used_at IS NULL AND expires_at > ?`, hash, formatTime(at)).
-			Scan(&e.Hash, &by, &e.CreatorName, timeCol{&e.CreatedAt}, timeCol{&e.ExpiresAt})
+			Scan(&e.ID, &e.Hash, &by, &e.CreatorName, timeCol{&e.CreatedAt}, timeCol{&e.ExpiresAt})
 		if errors.Is(err, sql.ErrNoRows) {
 			return service.Errorf(service.ENOTFOUND, "no such enrollment")
 		}

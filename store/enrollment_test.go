@@ -14,7 +14,7 @@ import (
 // at t0, that lives five minutes.
 func MustCreateEnrollment(tb testing.TB, db *store.DB, token, userID string) {
 	tb.Helper()
-	e := identity.Enrollment{Hash: hashOf(token), CreatedBy: userID, CreatorName: "admin", CreatedAt: t0, ExpiresAt: t0.Add(5 * time.Minute)}
+	e := identity.Enrollment{ID: "enr_" + token, Hash: hashOf(token), CreatedBy: userID, CreatorName: "admin", CreatedAt: t0, ExpiresAt: t0.Add(5 * time.Minute)}
 	if err := db.CreateEnrollment(context.Background(), e); err != nil {
 		tb.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestCreateEnrollment_Sweeps(t *testing.T) {
 	if _, err := db.RedeemEnrollment(ctx, hashOf("used"), t0, deviceKey("k1")); err != nil {
 		t.Fatal(err)
 	}
-	later := identity.Enrollment{Hash: hashOf("later"), CreatorName: "system", CreatedAt: t0.Add(5 * time.Minute), ExpiresAt: t0.Add(10 * time.Minute)}
+	later := identity.Enrollment{ID: "enr_later", Hash: hashOf("later"), CreatorName: "system", CreatedAt: t0.Add(5 * time.Minute), ExpiresAt: t0.Add(10 * time.Minute)}
 	if err := db.CreateEnrollment(ctx, later); err != nil {
 		t.Fatal(err)
 	}
@@ -96,6 +96,6 @@ func TestCreateEnrollment_Sweeps(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	err = db.CreateEnrollment(ctx, identity.Enrollment{Hash: hashOf("x"), CreatedBy: "usr_gone", CreatedAt: t0, ExpiresAt: t0})
+	err = db.CreateEnrollment(ctx, identity.Enrollment{ID: "enr_x", Hash: hashOf("x"), CreatedBy: "usr_gone", CreatedAt: t0, ExpiresAt: t0})
 	assertCode(t, err, service.ENOTFOUND)
 }
