@@ -14,7 +14,8 @@ import (
 // TestBrowserEnrollDevice drives Settings → Enroll a device and Settings
 // → Kiosks in headless chromium against the hub running in process: the
 // dialog shows a QR code, what it holds (the hub's address and a token,
-// as the kiosk's scanner reads it) and its time left; the tablet redeems
+// as the kiosk's scanner reads it) and its time left, and warns that a
+// code made at a loopback address reaches no tablet; the tablet redeems
 // the token and the dialog says so; its first check-in lists it under
 // Kiosks, where the admin puts it in the Office and sends it to sleep,
 // which its next check-in is told. Screenshots of the dialog and the
@@ -37,6 +38,8 @@ func TestBrowserEnrollDevice(t *testing.T) {
 	b.click(`#enroll-open`)
 	b.waitJS("the QR code and its time left", `document.querySelector('dialog.enroll-dialog[open] #enroll-qr svg path')?.getAttribute('d').startsWith('M')
 		&& /^Expires in [45]:\d\d$/.test(document.querySelector('#enroll-expiry').textContent)`)
+	// Opened at 127.0.0.1, the page warns that no tablet reaches that.
+	b.waitJS("the loopback warning", `document.querySelector('#enroll-status').textContent.includes('which it cannot reach')`)
 	b.shot("enroll-dialog-desktop", 1280, 900, false, false)
 	b.shot("enroll-dialog-phone-dark", 375, 812, true, false, phoneViewport...)
 	b.resetViewport()

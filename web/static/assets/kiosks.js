@@ -84,6 +84,17 @@ function remaining(ms) {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 }
 
+// loopback reports whether a pairing code sends the tablet to the hub as
+// "localhost": the address this browser reached it at, and no tablet's.
+function loopback(payload) {
+  try {
+    const host = new URL(JSON.parse(payload).base_url).hostname;
+    return host === 'localhost' || host.startsWith('127.') || host === '[::1]';
+  } catch (e) {
+    return false;
+  }
+}
+
 // enrollDialog makes a pairing code and shows it until it is used, runs
 // out, or the dialog is closed; Make a new code starts again.
 async function enrollDialog(app, opener) {
@@ -122,6 +133,10 @@ async function enrollDialog(app, opener) {
     };
     count();
     tick = setInterval(count, 1000);
+    if (loopback(code.payload)) {
+      status.textContent = 'This code sends the tablet to this computer’s own address, which it cannot reach. '
+        + 'Open Settings at the hub’s network address (e.g. http://192.168.1.20:3000) and make a new code there.';
+    }
     pairing = {
       id: code.id,
       redeemed: (name) => {
