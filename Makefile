@@ -10,7 +10,8 @@ IMAGE   ?= bifrost
 # its command is missing. NPM_DIRS holds directories whose package-lock.json
 # is installed with `npm ci` when their node_modules is missing.
 # gcc: `go test -race` needs cgo. chromium: the web UI test drives it headless.
-APT_DEPS := gcc:gcc chromium:chromium node:nodejs npm:npm mosquitto:mosquitto
+# zbar-tools: the QR code test reads the pairing code back with zbarimg.
+APT_DEPS := gcc:gcc chromium:chromium node:nodejs npm:npm mosquitto:mosquitto zbarimg:zbar-tools
 NPM_DIRS := api/mcp/testdata/client
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

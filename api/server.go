@@ -24,6 +24,7 @@ import (
 	"github.com/bifrost-hub/bifrost/history"
 	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/integrations"
+	"github.com/bifrost-hub/bifrost/kiosk"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/voice"
 	"github.com/bifrost-hub/bifrost/voice/models"
@@ -83,6 +84,9 @@ type Config struct {
 	// force, read at each request of /api/voice/listen and
 	// /api/voice/speak; nil, or an endpoint not set, answers 503.
 	STT, TTS func() models.Endpoint
+	// Kiosks are the wall tablets that check in (/api/kiosks); nil leaves
+	// their routes out (pairing by QR code stays).
+	Kiosks *kiosk.Kiosks
 	// Automations is the running automation engine. Without one the hub
 	// serves no automations: /api/v1/automations and /api/automations are
 	// not mounted (a 404 like any unknown path) and MCP lists no
@@ -106,6 +110,7 @@ type Server struct {
 	mcp  *mcp.Server
 	// streams counts the open event streams of both surfaces.
 	streams *stream.Streams
+	kiosks  *kiosk.Kiosks
 }
 
 // New builds the server with every route mounted.
@@ -113,7 +118,7 @@ func New(cfg Config) *Server {
 	if cfg.Keys == nil || cfg.Accounts == nil {
 		panic("api: the server needs Keys and Accounts") // start-up wiring
 	}
-	s := &Server{echo: echo.New(), svc: cfg.Service, log: cfg.Logger, streams: stream.New(cfg.Streams)}
+	s := &Server{echo: echo.New(), svc: cfg.Service, log: cfg.Logger, streams: stream.New(cfg.Streams), kiosks: cfg.Kiosks}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -141,9 +146,15 @@ func New(cfg Config) *Server {
 // Handler is the server as an http.Handler.
 func (s *Server) Handler() http.Handler { return s.echo }
 
-// CloseStreams ends the long-lived MCP SSE streams, so a graceful shutdown
-// need not wait for them (register it with http.Server.RegisterOnShutdown).
-func (s *Server) CloseStreams() { s.mcp.CloseStreams() }
+// CloseStreams ends the long-lived MCP SSE streams and the kiosks'
+// command streams, so a graceful shutdown need not wait for them
+// (register it with http.Server.RegisterOnShutdown).
+func (s *Server) CloseStreams() {
+	s.mcp.CloseStreams()
+	if s.kiosks != nil {
+		s.kiosks.Close()
+	}
+}
 
 // Echo is the underlying Echo instance, for mounting further surfaces.
 func (s *Server) Echo() *echo.Echo { return s.echo }

@@ -9,7 +9,7 @@ import (
 func (s *Server) mountSession(cfg Config) {
 	err := session.Register(s.echo, session.Config{
 		Service: s.svc, Automations: cfg.Automations, History: cfg.History, Accounts: cfg.Accounts, Keys: cfg.Keys,
-		Integrations: cfg.Integrations, Layouts: cfg.Layouts, Voice: cfg.Voice, STT: cfg.STT, TTS: cfg.TTS, Streams: s.streams, Logger: s.log,
+		Integrations: cfg.Integrations, Layouts: cfg.Layouts, Voice: cfg.Voice, STT: cfg.STT, TTS: cfg.TTS, Kiosks: cfg.Kiosks, Streams: s.streams, Logger: s.log,
 		TrustedProxies: cfg.TrustedProxies, SecureCookies: cfg.SecureCookies, UI: web.Files(),
 	})
 	if err != nil {

@@ -79,7 +79,7 @@ func (a act) done() string {
 // a plain -ed.
 var past = map[string]string{
 	"set": "set", "take": "took", "put": "put", "cast": "cast", "undo": "undid", "bind": "bound",
-	"unbind": "unbound", "make": "made", "sign": "signed", "scan": "scanned", "stop": "stopped",
+	"unbind": "unbound", "make": "made", "send": "sent", "sign": "signed", "scan": "scanned", "stop": "stopped",
 }
 
 func pastOf(verb string) string {
@@ -155,9 +155,27 @@ var describers = map[string]func(e service.AuditEntry) act{
 	"key.create":    keyCreateAct,
 	"key.revoke":    keyRevokeAct,
 
+	"enrollment.create": func(service.AuditEntry) act { return act{"make", "a pairing code for a device"} },
+	"enrollment.redeem": func(e service.AuditEntry) act { return act{"pair", e.Target + " by its pairing code"} },
+	"kiosk.room":        kioskRoomAct,
+	"kiosk.command": func(e service.AuditEntry) act {
+		return act{"send", ifEmpty(e.Detail, "a command") + " to kiosk " + e.Target}
+	},
+	"kiosk.mic": func(e service.AuditEntry) act {
+		return act{"turn", "the sound presence of kiosk " + e.Target + " " + ifEmpty(e.Detail, "off")}
+	},
+
 	"automation.created": func(e service.AuditEntry) act { return act{"create", "automation " + e.Target} },
 	"automation.changed": func(e service.AuditEntry) act { return act{"change", "automation " + e.Target} },
 	"automation.deleted": func(e service.AuditEntry) act { return act{"delete", "automation " + e.Target} },
+}
+
+// kioskRoomAct puts a kiosk in a room, or takes it out of its room.
+func kioskRoomAct(e service.AuditEntry) act {
+	if e.Detail == "" {
+		return act{"take", "kiosk " + e.Target + " out of its room"}
+	}
+	return act{"put", "kiosk " + e.Target + " in room " + e.Detail}
 }
 
 // describe phrases e's action, or says an unknown code as its words:

@@ -88,6 +88,12 @@ func TestActivitySentences(t *testing.T) {
 		{"key.create", "Dash", "scope=read", "ok", "Created API key Dash, which may only read"},
 		{"key.revoke", "Voice", "bfr_ab12", "ok", "Revoked API key Voice (bfr_ab12…)"},
 		{"key.revoke", "Voice", "bfr_ab12 (its owner was removed)", "ok", "Revoked API key Voice (bfr_ab12…): its owner was removed"},
+		{"enrollment.create", "", "", "ok", "Made a pairing code for a device"},
+		{"enrollment.redeem", "SM-X218U", "bfr_ab12", "ok", "Paired SM-X218U by its pairing code"},
+		{"kiosk.room", "Hall tablet", "Office", "ok", "Put kiosk Hall tablet in room Office"},
+		{"kiosk.room", "Hall tablet", "", "ok", "Took kiosk Hall tablet out of its room"},
+		{"kiosk.command", "Hall tablet", "sleep", "ok", "Sent sleep to kiosk Hall tablet"},
+		{"kiosk.mic", "Hall tablet", "on, high", "ok", "Turned the sound presence of kiosk Hall tablet on, high"},
 		{"automation.created", "Morning", "", "ok", "Created automation Morning"},
 		{"automation.changed", "Morning", "", "ok", "Changed automation Morning"},
 		{"automation.deleted", "Morning", "", "ok", "Deleted automation Morning"},
@@ -127,7 +133,7 @@ func TestActivityActor(t *testing.T) {
 }
 
 // TestActivityCoversEveryAuditedAction finds every action code the
-// service, identity, the automations and the integrations write to the
+// service, identity, the automations, the integrations and the kiosks write to the
 // audit log and checks that each reads as a sentence of its own, not as
 // the fallback for an unknown code.
 func TestActivityCoversEveryAuditedAction(t *testing.T) {
@@ -135,7 +141,7 @@ func TestActivityCoversEveryAuditedAction(t *testing.T) {
 	// Codes passed through a variable.
 	codes := []string{"power.set", "power.speed", "room.add_member", "room.remove_member",
 		"automation.created", "automation.changed", "automation.deleted"}
-	for _, dir := range []string{"../service", "../identity", "../automation", "../integrations", "../history"} {
+	for _, dir := range []string{"../service", "../identity", "../automation", "../integrations", "../history", "../kiosk"} {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil {
 			t.Fatal(err)

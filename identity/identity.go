@@ -54,6 +54,7 @@ type Publisher interface {
 // service.Store (ENOTFOUND for a missing row, ECONFLICT for a clash).
 type Store interface {
 	APIKeyStore
+	EnrollmentStore
 	UserStore
 	SessionStore
 	// DataVersion returns a number that changes when another connection

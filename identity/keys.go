@@ -32,13 +32,14 @@ const keyTouchEvery = time.Minute
 // the keys in memory (see keyring).
 type Keys struct {
 	deps
-	ring keyring // the API keys, in memory; ready at its zero value
+	ring    keyring   // the API keys, in memory; ready at its zero value
+	pairing *throttle // redemptions of enrollment tokens that failed, per client
 }
 
 // NewKeys returns the keys over cfg's store. Call Wait before the store
 // closes.
 func NewKeys(cfg Config) *Keys {
-	return &Keys{deps: newDeps(cfg)}
+	return &Keys{deps: newDeps(cfg), pairing: newThrottle(RedeemFailures, RedeemWindow)}
 }
 
 func keyChecksum(secret []byte) string {

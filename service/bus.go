@@ -173,8 +173,14 @@ func (s *subscriber) pump() {
 
 func (s *subscriber) stop() { s.closed.Do(func() { close(s.done) }) }
 
-// Subscribe follows the house's events for the caller in ctx. Key events
-// are shown only to people, and a key's stream ends when that key is
+// peopleOnly reports whether events of type typ are the hub's
+// management, shown only to people: keys, kiosks and device pairing.
+func peopleOnly(typ string) bool {
+	return typ == "key" || typ == "kiosk" || typ == "enrollment"
+}
+
+// Subscribe follows the house's events for the caller in ctx. Key, kiosk
+// and pairing events are shown only to people, and a key's stream ends when that key is
 // revoked. The channel closes when ctx ends or the stream is cut; call stop
 // to end it early. A reader that falls behind gets the latest of each
 // change it missed, or a "resync" event.
@@ -184,8 +190,8 @@ func (s *Service) Subscribe(ctx context.Context) (<-chan Event, func(), error) {
 	}
 	p, _ := PrincipalFrom(ctx)
 	sub, stop := s.events.subscribe(func(e Event) (bool, bool) {
-		if e.Type == "key" && p.Kind == "key" {
-			return false, e.Action == "revoked" && e.ID == p.ID
+		if p.Kind == "key" && peopleOnly(e.Type) {
+			return false, e.Type == "key" && e.Action == "revoked" && e.ID == p.ID
 		}
 		return true, false
 	})

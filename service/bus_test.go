@@ -1,7 +1,9 @@
 package service
 
 import (
+	"context"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -87,5 +89,39 @@ func TestBusOverflowingSubscriberIsToldToResync(t *testing.T) {
 		case <-deadline:
 			t.Fatal("no resync event")
 		}
+	}
+}
+
+// TestKeysHearNothingOfTheHubsManagement: a key's subscription is told of
+// the house, never of keys, kiosks or pairing (people's), and ends when
+// that key is revoked; a person hears all.
+func TestKeysHearNothingOfTheHubsManagement(t *testing.T) {
+	s := &Service{events: NewBus()}
+	key := WithPrincipal(context.Background(), Principal{Kind: "key", ID: "key_1", Scope: ScopeRead})
+	person := WithPrincipal(context.Background(), Principal{Kind: "user", ID: "u1", Scope: ScopeControl})
+	keyCh, stopKey, err := s.Subscribe(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stopKey()
+	personCh, stopPerson, _ := s.Subscribe(person)
+	defer stopPerson()
+	for _, typ := range []string{"kiosk", "enrollment", "key", "light"} {
+		s.events.Publish(Event{Type: typ, ID: "x", Action: "changed"})
+	}
+	s.events.Publish(Event{Type: "key", ID: "key_1", Action: "revoked"})
+	var heard []string
+	for e := range keyCh {
+		heard = append(heard, e.Type)
+	}
+	if strings.Join(heard, " ") != "light" {
+		t.Errorf("the key heard %q; want only the light, then its stream ends", heard)
+	}
+	heard = nil
+	for range 5 {
+		heard = append(heard, (<-personCh).Type)
+	}
+	if strings.Join(heard, " ") != "kiosk enrollment key light key" {
+		t.Errorf("a person heard %q", heard)
 	}
 }

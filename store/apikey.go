@@ -22,6 +22,15 @@ const apiKeyByHash = selectAPIKeys + ` WHERE hash = ?`
 // EINVALID; an id or hash already stored is ECONFLICT. A zero CreatedAt is
 // stamped with db.Now.
 func (db *DB) CreateAPIKey(ctx context.Context, k identity.APIKey) error {
+	if k.CreatedAt.IsZero() {
+		k.CreatedAt = db.Now()
+	}
+	return db.write(ctx, func(tx *sql.Tx) error { return insertAPIKey(ctx, tx, k) })
+}
+
+// insertAPIKey is CreateAPIKey inside tx, for a key with its creation
+// time.
+func insertAPIKey(ctx context.Context, tx *sql.Tx, k identity.APIKey) error {
 	switch {
 	case k.ID == "":
 		return errEmpty("key id")
@@ -32,26 +41,24 @@ func (db *DB) CreateAPIKey(ctx context.Context, k identity.APIKey) error {
 			k.Scope, service.ScopeRead, service.ScopeControl)
 	}
 	if k.CreatedAt.IsZero() {
-		k.CreatedAt = db.Now()
+		return errEmpty("key creation time")
 	}
-	return db.write(ctx, func(tx *sql.Tx) error {
-		err := ensureNoRow(ctx, tx, service.Errorf(service.ECONFLICT, "a key with id %q already exists", k.ID),
-			`SELECT 1 FROM api_keys WHERE id = ?`, k.ID)
-		if err != nil {
-			return err
-		}
-		err = ensureNoRow(ctx, tx, service.Errorf(service.ECONFLICT, "a key with that hash already exists"),
-			`SELECT 1 FROM api_keys WHERE hash = ?`, k.Hash)
-		if err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `
-			INSERT INTO api_keys (id, name, prefix, hash, scope, created_at, created_by, owner_id, last_used, revoked_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			k.ID, k.Name, k.Prefix, k.Hash, k.Scope, formatTime(k.CreatedAt), k.CreatedBy, k.OwnerID,
-			formatNullTime(k.LastUsed), formatNullTime(k.RevokedAt))
+	err := ensureNoRow(ctx, tx, service.Errorf(service.ECONFLICT, "a key with id %q already exists", k.ID),
+		`SELECT 1 FROM api_keys WHERE id = ?`, k.ID)
+	if err != nil {
 		return err
-	})
+	}
+	err = ensureNoRow(ctx, tx, service.Errorf(service.ECONFLICT, "a key with that hash already exists"),
+		`SELECT 1 FROM api_keys WHERE hash = ?`, k.Hash)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `
+		INSERT INTO api_keys (id, name, prefix, hash, scope, created_at, created_by, owner_id, last_used, revoked_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		k.ID, k.Name, k.Prefix, k.Hash, k.Scope, formatTime(k.CreatedAt), k.CreatedBy, k.OwnerID,
+		formatNullTime(k.LastUsed), formatNullTime(k.RevokedAt))
+	return err
 }
 
 // GetAPIKeyByHash returns the key with the hash, revoked or not (the caller

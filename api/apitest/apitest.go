@@ -27,6 +27,7 @@ import (
 	"github.com/bifrost-hub/bifrost/devices/sim"
 	"github.com/bifrost-hub/bifrost/history"
 	"github.com/bifrost-hub/bifrost/identity"
+	"github.com/bifrost-hub/bifrost/kiosk"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/service/servicetest"
 	"github.com/bifrost-hub/bifrost/store"
@@ -53,6 +54,8 @@ type House struct {
 	// Automations is the engine the hub runs (nil without
 	// WithAutomations).
 	Automations *automation.Engine
+	// Kiosks are the hub's wall tablets.
+	Kiosks *kiosk.Kiosks
 }
 
 // Option changes what a hub runs.
@@ -103,6 +106,7 @@ func NewHouse(tb testing.TB, reg *devices.Registry, readTimeout time.Duration, o
 	svc := servicetest.Start(tb, service.Config{Store: db, Registry: reg, ReadTimeout: readTimeout, History: rec})
 	h := &House{Service: svc, History: history.NewReader(history.Config{Store: db}, svc)}
 	h.Keys, h.Accounts = servicetest.Identity(tb, svc, db)
+	h.Kiosks = kiosk.New(kiosk.Config{Store: db, Home: svc, Admins: h.Accounts, Audit: svc, Events: svc.Events()})
 	if o.automations != nil {
 		h.Automations = runEngine(tb, svc, db, *o.automations)
 	}
@@ -123,7 +127,7 @@ func NewSimHouse(tb testing.TB, opts ...Option) (*House, *sim.Home) {
 // history and engine, logs discarded.
 func (h *House) Config() api.Config {
 	return api.Config{Service: h.Service, Keys: h.Keys, Accounts: h.Accounts, Automations: h.Automations,
-		History: h.History, Voice: voice.New(h.Service), Logger: slog.New(slog.DiscardHandler)}
+		History: h.History, Voice: voice.New(h.Service), Kiosks: h.Kiosks, Logger: slog.New(slog.DiscardHandler)}
 }
 
 // runEngine runs an engine over svc and db until the test ends, and waits

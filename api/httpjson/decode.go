@@ -25,8 +25,21 @@ type Checker interface {
 // 422 naming the field. A body over the limit surfaces as
 // *http.MaxBytesError, rendered as 413.
 func Decode(c echo.Context, v any) error {
+	return decode(c, v, true)
+}
+
+// DecodeOpen is Decode for a body whose unknown fields are ignored
+// rather than refused: a device's report (a kiosk's check-in), which a
+// newer app may grow, and which must not stop working when it does.
+func DecodeOpen(c echo.Context, v any) error {
+	return decode(c, v, false)
+}
+
+func decode(c echo.Context, v any, strict bool) error {
 	dec := json.NewDecoder(c.Request().Body)
-	dec.DisallowUnknownFields()
+	if strict {
+		dec.DisallowUnknownFields()
+	}
 	if err := dec.Decode(v); err != nil {
 		return decodeError(err)
 	}

@@ -156,6 +156,12 @@ func (h *handlers) guard(a access) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
+			if a == kioskKey {
+				if err := h.authenticateKiosk(c); err != nil {
+					return err
+				}
+				return next(c)
+			}
 			if a == keyOrSession && req.Header.Get(echo.HeaderAuthorization) != "" {
 				if err := keyauth.Authenticate(c, h.keys); err != nil {
 					return err

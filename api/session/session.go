@@ -29,6 +29,7 @@ import (
 	"github.com/bifrost-hub/bifrost/history"
 	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/integrations"
+	"github.com/bifrost-hub/bifrost/kiosk"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/voice"
 	"github.com/bifrost-hub/bifrost/voice/models"
@@ -61,6 +62,9 @@ type Config struct {
 	// /api/voice/speak (Settings → Voice changes them); nil, or an
 	// endpoint not set, answers 503.
 	STT, TTS func() models.Endpoint
+	// Kiosks are the wall tablets that check in (/api/kiosks); nil when
+	// the hub keeps none, and their routes are not mounted.
+	Kiosks *kiosk.Kiosks
 	// Streams counts and caps the event streams, with /api/v1's; nil
 	// leaves them uncapped.
 	Streams *stream.Streams
@@ -86,6 +90,7 @@ type handlers struct {
 	voice   *voice.Commander
 	stt     func() models.Endpoint
 	tts     func() models.Endpoint
+	kiosks  *kiosk.Kiosks
 	log     *slog.Logger
 	streams *stream.Streams
 	peer    peerPolicy
@@ -96,13 +101,13 @@ type handlers struct {
 // Authentication is attached per route, not to a group, so an unknown path
 // stays a 404 and /api/v1 keeps its own routes and errors.
 func Register(e *echo.Echo, cfg Config) error {
-	h := &handlers{svc: cfg.Service, acc: cfg.Accounts, keys: cfg.Keys, integ: cfg.Integrations, layouts: cfg.Layouts, voice: cfg.Voice, stt: cfg.STT, tts: cfg.TTS, log: cfg.Logger, streams: cfg.Streams,
+	h := &handlers{svc: cfg.Service, acc: cfg.Accounts, keys: cfg.Keys, integ: cfg.Integrations, layouts: cfg.Layouts, voice: cfg.Voice, stt: cfg.STT, tts: cfg.TTS, kiosks: cfg.Kiosks, log: cfg.Logger, streams: cfg.Streams,
 		peer: newPeerPolicy(cfg.TrustedProxies), secure: cfg.SecureCookies}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
 	g := e.Group("/api")
-	for _, r := range slices.Concat(h.routes(), h.layoutRoutes(), h.voiceRoutes(), h.voiceSettingsRoutes()) {
+	for _, r := range slices.Concat(h.routes(), h.layoutRoutes(), h.voiceRoutes(), h.voiceSettingsRoutes(), h.kioskRoutes()) {
 		g.Add(r.method, r.path, r.handle, noStore, h.guard(r.access))
 	}
 	// The home's resources are the handlers /api/v1 mounts too, behind a
@@ -124,6 +129,7 @@ const (
 	public       access = iota // anyone (state-changing calls still need the hub's own origin)
 	signedIn                   // a session; state-changing calls need its CSRF token too
 	keyOrSession               // an API key (Authorization: Bearer), or signedIn
+	kioskKey                   // a kiosk's API key (Authorization: Bearer, or its bfr_key cookie); never a session
 )
 
 // route is one endpoint.

@@ -70,7 +70,7 @@ func (h *handlers) listen(c echo.Context) error {
 	if err != nil {
 		return modelError(err)
 	}
-	a, err := h.voice.Command(ctx, text, form.room)
+	a, err := h.voice.Command(ctx, text, h.defaultRoom(ctx, form.room))
 	return httpjson.Reply(c, http.StatusOK, heard{Transcript: text, Answer: a}, err)
 }
 

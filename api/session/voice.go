@@ -34,7 +34,8 @@ type commandBody struct {
 	} `json:"context"`
 }
 
-// voiceCommand runs a command: {ok, said, clauses}.
+// voiceCommand runs a command: {ok, said, clauses}. One that names no
+// room, sent with a kiosk's key, is said in the kiosk's room.
 func (h *handlers) voiceCommand(c echo.Context) error {
 	var b commandBody
 	if err := httpjson.Decode(c, &b); err != nil {
@@ -44,7 +45,8 @@ func (h *handlers) voiceCommand(c echo.Context) error {
 	if b.Context != nil {
 		room = b.Context.Room
 	}
-	a, err := h.voice.Command(c.Request().Context(), b.Text, room)
+	ctx := c.Request().Context()
+	a, err := h.voice.Command(ctx, b.Text, h.defaultRoom(ctx, room))
 	return httpjson.Reply(c, http.StatusOK, a, err)
 }
 

@@ -1,9 +1,10 @@
-// Package stream serves the house's changes as Server-Sent Events and
-// keeps the caps on them: how many streams may be open in all, per API key
-// and per web UI session, and how often an open stream re-checks that its
-// holder may still listen. One Streams counts the streams of every
-// surface; each mount (/api/v1/events, /api/events) authenticates its
-// caller and says whom the stream counts against.
+// Package stream serves the house's changes as Server-Sent Events (and
+// other streams of events, such as a kiosk's commands) and keeps the caps
+// on them: how many streams may be open in all, per API key and per web
+// UI session, and how often an open stream re-checks that its holder may
+// still listen. One Streams counts the streams of every surface; each
+// mount (/api/v1/events, /api/events, /api/kiosks/stream) authenticates
+// its caller and says whom the stream counts against.
 package stream
 
 import (
@@ -53,10 +54,11 @@ type Config struct {
 const (
 	OfKey     = "key"
 	OfSession = "session"
+	OfKiosk   = "kiosk" // a kiosk's command stream, by its key; capped as keys are
 )
 
-// Holder is whom an open stream counts against: an API key (by id)
-// or a web UI session (by a hash of its token).
+// Holder is whom an open stream counts against: an API key (by id), a
+// web UI session (by a hash of its token), or a kiosk's key (by id).
 type Holder struct {
 	Kind string // OfKey or OfSession
 	ID   string
@@ -97,13 +99,14 @@ type Count struct {
 	Max      int `json:"max"`      // the overall cap
 	Keys     int `json:"keys"`     // held by API keys (/api/v1/events)
 	Sessions int `json:"sessions"` // held by web UI sessions (/api/events)
+	Kiosks   int `json:"kiosks"`   // kiosks' command streams (/api/kiosks/stream)
 }
 
 // Count reports the open streams.
 func (s *Streams) Count() Count {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return Count{Open: s.open, Max: s.cfg.Max, Keys: s.byKind[OfKey], Sessions: s.byKind[OfSession]}
+	return Count{Open: s.open, Max: s.cfg.Max, Keys: s.byKind[OfKey], Sessions: s.byKind[OfSession], Kiosks: s.byKind[OfKiosk]}
 }
 
 // admit counts one more stream of h, or refuses it (ETOOMANY, a 429) when
@@ -171,11 +174,50 @@ func Serve(c echo.Context, svc *service.Service, streams *Streams, holder Holder
 	return streamEvents(c, ch, streams.recheck(), stillAllowed)
 }
 
+// ServeText streams, as Server-Sent Events named event, the lines that
+// open's channel carries, counted by streams (nil: uncapped) as one of
+// holder's: past a cap it answers 429 and opens nothing. It ends when the
+// channel closes, the client goes away, or stillAllowed, asked every
+// re-check interval when given, says the caller may no longer listen. A
+// line must not hold a line break.
+func ServeText(c echo.Context, streams *Streams, holder Holder, event string,
+	open func(context.Context) (<-chan string, func(), error), stillAllowed func(context.Context) bool) error {
+	release, err := streams.admit(holder)
+	if err != nil {
+		return err
+	}
+	defer release()
+	ch, stop, err := open(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	defer stop()
+	return serve(c, ch, func(line string) (string, []byte, error) { return event, []byte(line), nil },
+		streams.recheck(), stillAllowed)
+}
+
 // streamEvents writes events from ch as Server-Sent Events, "event: <type>"
 // and "data: <the event as JSON>" each, until ch closes or the client goes
 // away. Every recheckEvery it asks stillAllowed, when given, whether the
 // caller may still listen; the stream ends when it may not.
 func streamEvents(c echo.Context, ch <-chan service.Event, recheckEvery time.Duration, stillAllowed func(context.Context) bool) error {
+	return serve(c, ch, func(e service.Event) (string, []byte, error) {
+		data, err := json.Marshal(e)
+		if err != nil {
+			return "", nil, fmt.Errorf("encoding %s event: %w", e.Type, err)
+		}
+		return e.Type, data, nil
+	}, recheckEvery, stillAllowed)
+}
+
+// serve writes what ch carries as Server-Sent Events, each named and
+// encoded by encode, with a comment every pingEvery so the client and
+// the proxies between see the connection is alive, until ch closes or
+// the client goes away. Every recheckEvery it asks stillAllowed, when
+// given, whether the caller may still listen; the stream ends when it
+// may not.
+func serve[T any](c echo.Context, ch <-chan T, encode func(T) (string, []byte, error),
+	recheckEvery time.Duration, stillAllowed func(context.Context) bool) error {
 	w := c.Response()
 	// A stream outlives any server write timeout; lift it for this response
 	// (not every ResponseWriter supports deadlines, and that is fine).
@@ -208,15 +250,15 @@ func streamEvents(c echo.Context, ch <-chan service.Event, recheckEvery time.Dur
 			continue
 		case <-ping.C:
 			_, err = fmt.Fprint(w, ": ping\n\n")
-		case e, ok := <-ch:
+		case v, ok := <-ch:
 			if !ok {
 				return nil
 			}
-			var data []byte
-			if data, err = json.Marshal(e); err != nil {
-				return fmt.Errorf("encoding %s event: %w", e.Type, err)
+			name, data, encErr := encode(v)
+			if encErr != nil {
+				return encErr
 			}
-			_, err = fmt.Fprintf(w, "event: %s\ndata: %s\n\n", e.Type, data)
+			_, err = fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, data)
 		}
 		if err != nil {
 			return nil // the client went away

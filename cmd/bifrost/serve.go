@@ -22,6 +22,7 @@ import (
 	"github.com/bifrost-hub/bifrost/history"
 	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/integrations"
+	"github.com/bifrost-hub/bifrost/kiosk"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/store"
 )
@@ -245,6 +246,8 @@ func (m *Main) startHTTP() error {
 		AllowedOrigins: m.Config.AllowedOrigins, AllowedHosts: m.Config.AllowedHosts, Version: version, Integrations: m.integrations,
 		Automations: m.automations, History: m.sensorHistory, Layouts: dashboard.New(m.service, m.db),
 		Voice: commander, Tools: tools, STT: m.integrations.STTEndpoint, TTS: m.integrations.TTSEndpoint,
+		Kiosks: kiosk.New(kiosk.Config{Store: m.db, Home: m.service, Admins: m.accounts,
+			Audit: m.service, Events: m.service.Events(), Logger: m.Logger}),
 		Streams: stream.Config{Max: m.Config.MaxStreams, PerKey: m.Config.MaxStreamsPerKey,
 			PerSession: m.Config.MaxStreamsPerSession}})
 	m.server = &http.Server{

@@ -241,13 +241,14 @@ function onEvent(e) {
     }
   }
   if (e.type === 'key' || (e.type === 'scene' && e.action === 'activated')) return; // the devices report their own changes
+  if (e.type === 'kiosk' || e.type === 'enrollment') return; // only Settings shows them
   if (e.type === 'automation' && app.path !== '/automations') return; // a rule fired or changed: only its page shows rules
   app.refresh();
 }
 
 // Event types the page follows besides those api.js's follow() listens
 // for: an EventSource hears only the types it is asked for.
-const moreEventTypes = ['automation'];
+const moreEventTypes = ['automation', 'kiosk', 'enrollment'];
 
 function listenMore(es) {
   for (const t of moreEventTypes) {

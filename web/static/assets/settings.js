@@ -9,6 +9,7 @@ import { get, post, put, del, at } from './api.js';
 import { h, field, select, confirmButton, busy, when, replace, toast } from './dom.js';
 import { integrationsSection } from './integrations.js';
 import { voiceSection } from './voice-settings.js';
+import { kioskSections, onKioskEvent } from './kiosks.js';
 
 let keysBox = null; // the keys table on the page, redrawn on key events
 let owners = new Map(); // user id → username, to say whose each key is
@@ -36,6 +37,7 @@ export async function render(app) {
       admin ? null : h('p', { class: 'note', text: 'These are your keys; an admin manages everyone’s.' }),
       newKeyForm(app),
       keysBox),
+    admin ? kioskSections(app) : null,
     usersSection(app, users || []),
     mqtt || hass ? integrationsSection(app, { mqtt, hass }) : null,
     location ? locationSection(app, location) : null,
@@ -79,6 +81,7 @@ function locationSection(app, loc) {
 // the rest of the house does not show here, so its changes are ignored
 // (and a key just shown once stays on screen).
 export function onEvent(e, app) {
+  if (app.session.user.admin) onKioskEvent(e, app);
   if (e.type !== 'key') return true;
   if (keysBox && keysBox.isConnected) {
     app.run(() => get('/api-keys')).then((keys) => { if (keys) drawKeys(app, keys); });
