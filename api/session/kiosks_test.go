@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -24,6 +26,8 @@ import (
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/store"
 	"github.com/bifrost-hub/bifrost/voice"
+	"github.com/bifrost-hub/bifrost/voice/models"
+	"github.com/bifrost-hub/bifrost/voice/models/openaitest"
 )
 
 // clock is a settable clock, for the pairing code's five minutes.
@@ -44,6 +48,12 @@ type kioskHub struct {
 	url   string
 	clock *clock
 	admin *browser
+	// speech is the speech endpoints the hub has: none until a test
+	// sets them.
+	speech struct {
+		sync.Mutex
+		stt, tts models.Endpoint
+	}
 }
 
 func newKioskHub(t *testing.T) *kioskHub {
@@ -70,7 +80,10 @@ func newKioskHub(t *testing.T) *kioskHub {
 	t.Cleanup(keys.Wait)
 	acc := identity.NewAccounts(idc, keys)
 	kiosks := kiosk.New(kiosk.Config{Store: db, Home: svc, Admins: acc, Audit: svc, Events: svc.Events()})
+	h := &kioskHub{clock: c}
 	srv := api.New(api.Config{Service: svc, Keys: keys, Accounts: acc, Voice: voice.New(svc), Kiosks: kiosks,
+		STT:     func() models.Endpoint { h.speech.Lock(); defer h.speech.Unlock(); return h.speech.stt },
+		TTS:     func() models.Endpoint { h.speech.Lock(); defer h.speech.Unlock(); return h.speech.tts },
 		Streams: stream.Config{Recheck: 20 * time.Millisecond}})
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() { srv.CloseStreams(); ts.Close() })
@@ -79,7 +92,7 @@ func newKioskHub(t *testing.T) *kioskHub {
 	if _, err := acc.Setup(ctx, "192.0.2.1", code, "admin", password); err != nil {
 		t.Fatal(err)
 	}
-	h := &kioskHub{hub: &hub{svc: svc, keys: keys, acc: acc, handler: srv.Handler()}, url: ts.URL, clock: c}
+	h.hub, h.url = &hub{svc: svc, keys: keys, acc: acc, handler: srv.Handler()}, ts.URL
 	h.admin = h.login(t, "admin", password)
 	return h
 }
@@ -323,6 +336,53 @@ func TestTheKioskAppRunsAgainstTheHub(t *testing.T) {
 		t.Fatalf("vocabulary: %d %s", status, body)
 	}
 
+	// Speech, as BifrostVoiceClient sends it. With no speech-to-text
+	// endpoint, listen is a 503 and the app falls back to /command with
+	// its own transcript; …
+	audio := openaitest.Tone(2 * time.Second)
+	form, ctype := kioskListenForm(t, audio, "Office")
+	status, body = h.call(t, "POST", "/api/voice/listen", map[string]string{"Content-Type": ctype,
+		"Accept": "application/json", "Authorization": "Bearer " + key}, form)
+	if status != http.StatusServiceUnavailable {
+		t.Fatalf("listen without speech to text: %d %s", status, body)
+	}
+	status, body = h.call(t, "POST", "/api/voice/command", map[string]string{"Content-Type": "application/json",
+		"Accept": "application/json", "Authorization": "Bearer " + key}, `{"text":"turn on the key light","context":{"room":"Office"}}`)
+	if status != http.StatusOK || !strings.Contains(string(body), `"ok":true`) {
+		t.Fatalf("the fallback command: %d %s", status, body)
+	}
+	// … with one, the hub hears the recording itself …
+	ai := openaitest.New(t, "sk-kiosk")
+	ai.Say("Turn off the key light.")
+	h.speech.Lock()
+	h.speech.stt, h.speech.tts = ai.Endpoint("sk-kiosk", "whisper-1"), ai.Endpoint("sk-kiosk", "tts-1")
+	h.speech.Unlock()
+	status, body = h.call(t, "POST", "/api/voice/listen", map[string]string{"Content-Type": ctype,
+		"Accept": "application/json", "Authorization": "Bearer " + key}, form)
+	var heard struct {
+		Transcript string
+		OK         bool
+		Said       string
+	}
+	if err := json.Unmarshal(body, &heard); status != http.StatusOK || err != nil || !heard.OK || heard.Transcript != "Turn off the key light." {
+		t.Fatalf("listen: %d %s", status, body)
+	}
+	if l, err := h.svc.GetLight(system, "Key Light"); err != nil || l.State.On {
+		t.Errorf("the Key Light after listen: %+v %v", l.State, err)
+	}
+	if up := ai.Uploads(); len(up) != 1 || up[0].Filename != "command.wav" || !bytes.Equal(up[0].Audio, audio) {
+		t.Errorf("the endpoint heard %+v", up)
+	}
+	// … and says the answer back: the audio bytes, whole.
+	status, body = h.call(t, "POST", "/api/voice/speak", map[string]string{"Content-Type": "application/json",
+		"Accept": "audio/*", "Authorization": "Bearer " + key}, `{"text":`+strconv.Quote(heard.Said)+`}`)
+	if status != http.StatusOK || len(body) == 0 {
+		t.Fatalf("speak: %d %d bytes", status, len(body))
+	}
+	if sp := ai.Speeches(); len(sp) != 1 || sp[0].Input != heard.Said {
+		t.Errorf("the endpoint was asked to say %+v", sp)
+	}
+
 	// Revoked in Settings: its stream ends, its heartbeat is refused.
 	h.must(t, http.StatusOK, req{method: "DELETE", path: "/api/api-keys/" + list[0].KeyID, session: h.admin})
 	within(t, "the revoked kiosk's stream to end", s.closed)
@@ -427,4 +487,20 @@ func TestKioskBadBodies(t *testing.T) {
 	if got := h.do(req{method: "POST", path: "/api/kiosks/checkin", body: `{}`, session: h.admin}); got.status != http.StatusUnauthorized {
 		t.Errorf("check-in with a session: %d %s", got.status, got.body)
 	}
+}
+
+// kioskListenForm is the multipart body BifrostVoiceClient.listen writes
+// by hand: the recording as file, command.wav, audio/wav, then the room.
+func kioskListenForm(t *testing.T, wav []byte, room string) (body, contentType string) {
+	t.Helper()
+	const boundary = "----bifrost1234567890"
+	var b strings.Builder
+	b.WriteString("--" + boundary + "\r\n")
+	b.WriteString("Content-Disposition: form-data; name=\"file\"; filename=\"command.wav\"\r\n")
+	b.WriteString("Content-Type: audio/wav\r\n\r\n")
+	b.Write(wav)
+	b.WriteString("\r\n--" + boundary + "\r\n")
+	b.WriteString("Content-Disposition: form-data; name=\"room\"\r\n\r\n" + room + "\r\n")
+	b.WriteString("--" + boundary + "--\r\n")
+	return b.String(), "multipart/form-data; boundary=" + boundary
 }
