@@ -195,7 +195,7 @@ func arrangeByButtons(b *browser) {
 	b.waitRooms(want)
 	b.waitSaid("Moved " + name + " up")
 	b.waitJS("focus to stay on the button", fmt.Sprintf(`document.activeElement?.getAttribute('aria-label') === "Move %s up"`, name))
-	b.waitSaved("the rooms' order", func(l layout) bool { return slices.Equal(l.Rooms[:2], want[:2]) })
+	b.waitSaved("the rooms' order", func(l layout) bool { return len(l.Rooms) >= 2 && slices.Equal(l.Rooms[:2], want[:2]) })
 	// At the top already, it says so and nothing moves.
 	b.click(fmt.Sprintf(`button[aria-label="Move %s up"]`, name))
 	b.waitSaid(name + " is first already")
