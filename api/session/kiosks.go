@@ -13,8 +13,8 @@ import (
 	"github.com/bifrost-hub/bifrost/api/qrsvg"
 	"github.com/bifrost-hub/bifrost/api/stream"
 	"github.com/bifrost-hub/bifrost/identity"
-	"github.com/bifrost-hub/bifrost/kiosk"
 	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/voice/kiosk"
 )
 
 // Pairing devices and the wall tablets (kiosks), as the Rust hub's kiosk
