@@ -2,7 +2,8 @@
 // middleware every surface shares (recovery, request logging, body limit,
 // security headers), the one error renderer, the health probes, and the
 // surfaces mounted under it (/api/v1, /mcp, and the session API /api/* with
-// the web UI at /).
+// the web UI at /, and the voice seam /api/voice, /api/enrollment and
+// /api/kiosks beside it).
 package api
 
 import (
@@ -16,17 +17,17 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/bifrost-hub/bifrost/api/mcp"
-	"github.com/bifrost-hub/bifrost/api/session"
 	"github.com/bifrost-hub/bifrost/api/stream"
 	v1 "github.com/bifrost-hub/bifrost/api/v1"
+	apivoice "github.com/bifrost-hub/bifrost/api/voice"
 	"github.com/bifrost-hub/bifrost/automation"
 	"github.com/bifrost-hub/bifrost/dashboard"
 	"github.com/bifrost-hub/bifrost/history"
 	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/integrations"
-	"github.com/bifrost-hub/bifrost/kiosk"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/voice"
+	"github.com/bifrost-hub/bifrost/voice/kiosk"
 	"github.com/bifrost-hub/bifrost/voice/models"
 )
 
@@ -36,7 +37,7 @@ const DefaultBodyLimit = 1 << 20
 // largerBodies are the routes whose bodies may be larger than the body
 // limit, with their own bound: a recording of a spoken command.
 var largerBodies = map[string]int64{
-	"/api/voice/listen": session.ListenBodyLimit,
+	"/api/voice/listen": apivoice.ListenBodyLimit,
 }
 
 // readyTimeout bounds the database check behind /readyz.
@@ -140,6 +141,7 @@ func New(cfg Config) *Server {
 		Version: cfg.Version, AllowedOrigins: cfg.AllowedOrigins, AllowedHosts: cfg.AllowedHosts})
 	s.mcp.Register(e)
 	s.mountSession(cfg)
+	s.mountVoice(cfg)
 	return s
 }
 

@@ -6,8 +6,8 @@ import (
 	"errors"
 	"time"
 
-	"github.com/bifrost-hub/bifrost/kiosk"
 	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/voice/kiosk"
 )
 
 var _ kiosk.Store = (*DB)(nil)

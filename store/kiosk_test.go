@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bifrost-hub/bifrost/kiosk"
 	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/voice/kiosk"
 )
 
 func TestCheckInKiosk_MakesAKioskAndTakesItsCommand(t *testing.T) {

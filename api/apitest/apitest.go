@@ -27,11 +27,11 @@ import (
 	"github.com/bifrost-hub/bifrost/devices/sim"
 	"github.com/bifrost-hub/bifrost/history"
 	"github.com/bifrost-hub/bifrost/identity"
-	"github.com/bifrost-hub/bifrost/kiosk"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/service/servicetest"
 	"github.com/bifrost-hub/bifrost/store"
 	"github.com/bifrost-hub/bifrost/voice"
+	"github.com/bifrost-hub/bifrost/voice/kiosk"
 )
 
 // Hub is a running hub's HTTP side and a control key for it.

@@ -58,7 +58,7 @@ func (h *handlers) setup(c echo.Context) error {
 		return err
 	}
 	u, err := h.acc.Setup(c.Request().Context(), h.peer.client(c.Request()), b.Code, b.Username, b.Password)
-	return httpjson.Reply(c, http.StatusCreated, u, throttled(c, err))
+	return httpjson.Reply(c, http.StatusCreated, u, httpjson.Throttled(c, err))
 }
 
 // login starts a session: a new token in the cookie, the session (with its
@@ -71,7 +71,7 @@ func (h *handlers) login(c echo.Context) error {
 	ctx := c.Request().Context()
 	s, err := h.acc.Login(ctx, h.peer.client(c.Request()), b.Username, b.Password)
 	if err != nil {
-		return throttled(c, err)
+		return httpjson.Throttled(c, err)
 	}
 	if old, err := c.Cookie(CookieName); err == nil && old.Value != "" {
 		if err := h.acc.Logout(ctx, old.Value); err != nil { // the browser's previous session, replaced by this one
@@ -80,16 +80,6 @@ func (h *handlers) login(c echo.Context) error {
 	}
 	h.setCookie(c, s.Token)
 	return c.JSON(http.StatusOK, s.SessionInfo)
-}
-
-// throttled adds Retry-After to a rate-limited answer.
-func throttled(c echo.Context, err error) error {
-	if service.ErrorCode(err) == service.ETOOMANY {
-		if secs, ok := service.ErrorDetails(err)["retry_after"].(int); ok {
-			c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
-		}
-	}
-	return err
 }
 
 // logout ends the session and clears the cookie.

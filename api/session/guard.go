@@ -148,36 +148,74 @@ func sessionOf(c echo.Context) signedInAs {
 	return s
 }
 
-// guard runs every check a route needs before its handler, so a refused
-// request changes nothing: the origin of a state-changing call, then the
-// session, then its CSRF token. The session's principal rides the request
-// context into the service.
-func (h *handlers) guard(a access) echo.MiddlewareFunc {
+// Guard admits a request to a route of the session API, or of a surface
+// that takes its sessions too (api/voice), by the route's access: the
+// origin of a state-changing call, then the session, then its CSRF token;
+// or an API key where the route takes one. A refused request changes
+// nothing. The session's principal rides the request context into the
+// service.
+type Guard struct {
+	acc  *identity.Accounts
+	keys *identity.Keys
+	peer peerPolicy
+}
+
+// NewGuard is the guard of sessions of acc and keys of keys, believing
+// the forwarding headers of trustedProxies.
+func NewGuard(acc *identity.Accounts, keys *identity.Keys, trustedProxies []netip.Prefix) *Guard {
+	return &Guard{acc: acc, keys: keys, peer: newPeerPolicy(trustedProxies)}
+}
+
+// Public admits anyone; a state-changing call must still come from the
+// hub's own origin.
+func (g *Guard) Public() echo.MiddlewareFunc { return g.admit(public) }
+
+// SignedIn admits a session; a state-changing call needs its CSRF token
+// and the hub's own origin too.
+func (g *Guard) SignedIn() echo.MiddlewareFunc { return g.admit(signedIn) }
+
+// KeyOrSession admits an API key (Authorization: Bearer), or what
+// SignedIn admits.
+func (g *Guard) KeyOrSession() echo.MiddlewareFunc { return g.admit(keyOrSession) }
+
+// SameOriginWrite refuses a state-changing request a browser sent from
+// another site or origin; a request that only reads passes.
+func (g *Guard) SameOriginWrite(req *http.Request) error {
+	if safeMethod(req.Method) {
+		return nil
+	}
+	return g.peer.sameOrigin(req)
+}
+
+// Origin is the scheme://host the request was sent to, as the client
+// reached the hub (through a trusted proxy's forwarding headers).
+func (g *Guard) Origin(req *http.Request) string { return g.peer.origin(req) }
+
+// Client is the address of the client: the direct peer, or, behind
+// trusted proxies, the nearest address in X-Forwarded-For that is not one.
+func (g *Guard) Client(req *http.Request) string { return g.peer.client(req) }
+
+// admit runs every check a route of access a needs before its handler.
+func (g *Guard) admit(a access) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
-			if a == kioskKey {
-				if err := h.authenticateKiosk(c); err != nil {
-					return err
-				}
-				return next(c)
-			}
 			if a == keyOrSession && req.Header.Get(echo.HeaderAuthorization) != "" {
-				if err := keyauth.Authenticate(c, h.keys); err != nil {
+				if err := keyauth.Authenticate(c, g.keys); err != nil {
 					return err
 				}
 				return next(c) // a key is never sent by a browser on its own: no CSRF to defend
 			}
 			unsafe := !safeMethod(req.Method)
 			if unsafe {
-				if err := h.peer.sameOrigin(req); err != nil {
+				if err := g.peer.sameOrigin(req); err != nil {
 					return err
 				}
 			}
 			if a == public {
 				return next(c)
 			}
-			s, err := h.authenticate(req)
+			s, err := g.authenticate(req)
 			if err != nil {
 				return err
 			}
@@ -192,8 +230,11 @@ func (h *handlers) guard(a access) echo.MiddlewareFunc {
 	}
 }
 
+// guard is the check of a session API route of access a.
+func (h *handlers) guard(a access) echo.MiddlewareFunc { return h.gate.admit(a) }
+
 // authenticate finds the session of the request's cookie.
-func (h *handlers) authenticate(req *http.Request) (signedInAs, error) {
+func (g *Guard) authenticate(req *http.Request) (signedInAs, error) {
 	ck, err := req.Cookie(CookieName)
 	if (err != nil || ck.Value == "") && strings.HasPrefix(req.Header.Get(echo.HeaderAuthorization), "Bearer ") {
 		return signedInAs{}, service.Errorf(service.EUNAUTHORIZED,
@@ -202,7 +243,7 @@ func (h *handlers) authenticate(req *http.Request) (signedInAs, error) {
 	if err != nil || ck.Value == "" {
 		return signedInAs{}, service.Errorf(service.EUNAUTHORIZED, "sign in first")
 	}
-	info, err := h.acc.Authenticate(req.Context(), ck.Value)
+	info, err := g.acc.Authenticate(req.Context(), ck.Value)
 	if err != nil {
 		return signedInAs{}, err
 	}

@@ -29,10 +29,7 @@ import (
 	"github.com/bifrost-hub/bifrost/history"
 	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/integrations"
-	"github.com/bifrost-hub/bifrost/kiosk"
 	"github.com/bifrost-hub/bifrost/service"
-	"github.com/bifrost-hub/bifrost/voice"
-	"github.com/bifrost-hub/bifrost/voice/models"
 )
 
 // Config configures the session API and the web UI.
@@ -54,17 +51,6 @@ type Config struct {
 	// Layouts are the people's dashboard layouts (/api/dashboard); nil
 	// when the hub keeps none, and the route is not mounted.
 	Layouts *dashboard.Layouts
-	// Voice runs spoken and typed commands (/api/voice); nil when the hub
-	// runs none, and the routes are not mounted.
-	Voice *voice.Commander
-	// STT and TTS are the speech-to-text and text-to-speech endpoints in
-	// force, read at each request of /api/voice/listen and
-	// /api/voice/speak (Settings → Voice changes them); nil, or an
-	// endpoint not set, answers 503.
-	STT, TTS func() models.Endpoint
-	// Kiosks are the wall tablets that check in (/api/kiosks); nil when
-	// the hub keeps none, and their routes are not mounted.
-	Kiosks *kiosk.Kiosks
 	// Streams counts and caps the event streams, with /api/v1's; nil
 	// leaves them uncapped.
 	Streams *stream.Streams
@@ -87,12 +73,9 @@ type handlers struct {
 	keys    *identity.Keys
 	integ   *integrations.Manager
 	layouts *dashboard.Layouts
-	voice   *voice.Commander
-	stt     func() models.Endpoint
-	tts     func() models.Endpoint
-	kiosks  *kiosk.Kiosks
 	log     *slog.Logger
 	streams *stream.Streams
+	gate    *Guard
 	peer    peerPolicy
 	secure  bool
 }
@@ -101,14 +84,15 @@ type handlers struct {
 // Authentication is attached per route, not to a group, so an unknown path
 // stays a 404 and /api/v1 keeps its own routes and errors.
 func Register(e *echo.Echo, cfg Config) error {
-	h := &handlers{svc: cfg.Service, acc: cfg.Accounts, keys: cfg.Keys, integ: cfg.Integrations, layouts: cfg.Layouts, voice: cfg.Voice, stt: cfg.STT, tts: cfg.TTS, kiosks: cfg.Kiosks, log: cfg.Logger, streams: cfg.Streams,
-		peer: newPeerPolicy(cfg.TrustedProxies), secure: cfg.SecureCookies}
+	h := &handlers{svc: cfg.Service, acc: cfg.Accounts, keys: cfg.Keys, integ: cfg.Integrations, layouts: cfg.Layouts, log: cfg.Logger, streams: cfg.Streams,
+		gate: NewGuard(cfg.Accounts, cfg.Keys, cfg.TrustedProxies), secure: cfg.SecureCookies}
+	h.peer = h.gate.peer
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
 	g := e.Group("/api")
-	for _, r := range slices.Concat(h.routes(), h.layoutRoutes(), h.voiceRoutes(), h.voiceSettingsRoutes(), h.kioskRoutes()) {
-		g.Add(r.method, r.path, r.handle, noStore, h.guard(r.access))
+	for _, r := range slices.Concat(h.routes(), h.layoutRoutes(), h.voiceSettingsRoutes()) {
+		g.Add(r.method, r.path, r.handle, NoStore, h.guard(r.access))
 	}
 	// The home's resources are the handlers /api/v1 mounts too, behind a
 	// session and in the service's own views, which the web UI reads; and
@@ -117,7 +101,7 @@ func Register(e *echo.Echo, cfg Config) error {
 		if r.Method == http.MethodGet && r.Path == "/home" {
 			r.Handle = resources.WholeHome(cfg.Service)
 		}
-		g.Add(r.Method, r.Path, r.Handle, noStore, h.guard(signedIn))
+		g.Add(r.Method, r.Path, r.Handle, NoStore, h.guard(signedIn))
 	}
 	return registerUI(e, cfg.UI)
 }
@@ -129,7 +113,6 @@ const (
 	public       access = iota // anyone (state-changing calls still need the hub's own origin)
 	signedIn                   // a session; state-changing calls need its CSRF token too
 	keyOrSession               // an API key (Authorization: Bearer), or signedIn
-	kioskKey                   // a kiosk's API key (Authorization: Bearer, or its bfr_key cookie); never a session
 )
 
 // route is one endpoint.
@@ -172,9 +155,9 @@ func (h *handlers) routes() []route {
 	}
 }
 
-// noStore keeps every /api answer out of caches: they carry the CSRF
+// NoStore keeps every /api answer out of caches: they carry the CSRF
 // token, keys shown once, the state of the house.
-func noStore(next echo.HandlerFunc) echo.HandlerFunc {
+func NoStore(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		c.Response().Header().Set("Cache-Control", "no-store")
 		return next(c)

@@ -16,6 +16,8 @@ import (
 	"github.com/bifrost-hub/bifrost/voice/models/openaitest"
 )
 
+const modelKey = "sk-voice-test-P3q8"
+
 // newVoiceSettingsHub is the HTTP server over real SQLite with an admin,
 // the voice seam, and Settings → Voice whose environment gives env; the
 // voice routes read the endpoints the integrations put in force.

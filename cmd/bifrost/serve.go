@@ -22,9 +22,9 @@ import (
 	"github.com/bifrost-hub/bifrost/history"
 	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/integrations"
-	"github.com/bifrost-hub/bifrost/kiosk"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/store"
+	"github.com/bifrost-hub/bifrost/voice/kiosk"
 )
 
 // Timeouts of the HTTP server. There is no write timeout: the event stream

@@ -1,4 +1,4 @@
-package session_test
+package voice_test
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 
 	"github.com/bifrost-hub/bifrost/api"
 	"github.com/bifrost-hub/bifrost/api/session"
+	apivoice "github.com/bifrost-hub/bifrost/api/voice"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/voice"
 	"github.com/bifrost-hub/bifrost/voice/models"
@@ -377,10 +378,10 @@ func TestSpeak(t *testing.T) {
 
 	for body, says := range map[string]string{
 		`{"text":"  "}`: `"field":"text"`,
-		`{"text":"` + strings.Repeat("é", session.MaxSpeakText+1) + `"}`: "1001 characters long; the hub says at most 1000",
-		`{"text":"Hi.","format":"ogg"}`:                                  "not one of mp3, opus, aac, flac, wav, pcm",
-		`{"text":"Hi.","voice":"a\nb"}`:                                  `"field":"voice"`,
-		`{"text":"Hi.","speed":2}`:                                       "speed",
+		`{"text":"` + strings.Repeat("é", apivoice.MaxSpeakText+1) + `"}`: "1001 characters long; the hub says at most 1000",
+		`{"text":"Hi.","format":"ogg"}`:                                   "not one of mp3, opus, aac, flac, wav, pcm",
+		`{"text":"Hi.","voice":"a\nb"}`:                                   `"field":"voice"`,
+		`{"text":"Hi.","speed":2}`:                                        "speed",
 	} {
 		if code, _, b := speak(body); code != http.StatusUnprocessableEntity || !strings.Contains(string(b), says) {
 			t.Errorf("%.60s: %d %s; want 422 saying %s", body, code, b, says)

@@ -1,4 +1,4 @@
-package session
+package voice
 
 import (
 	"context"
@@ -13,8 +13,8 @@ import (
 	"github.com/bifrost-hub/bifrost/api/qrsvg"
 	"github.com/bifrost-hub/bifrost/api/stream"
 	"github.com/bifrost-hub/bifrost/identity"
-	"github.com/bifrost-hub/bifrost/kiosk"
 	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/voice/kiosk"
 )
 
 // Pairing devices and the wall tablets (kiosks), as the Rust hub's kiosk
@@ -62,10 +62,8 @@ func (h *handlers) authenticateKiosk(c echo.Context) error {
 	if err != nil || ck.Value == "" {
 		return service.Errorf(service.EUNAUTHORIZED, "send the kiosk's API key: Authorization: Bearer bfr_… (or its bfr_key cookie)")
 	}
-	if !safeMethod(req.Method) {
-		if err := h.peer.sameOrigin(req); err != nil {
-			return err
-		}
+	if err := h.guard.SameOriginWrite(req); err != nil {
+		return err
 	}
 	p, err := h.keys.AuthenticateKey(req.Context(), ck.Value)
 	if err != nil {
@@ -108,7 +106,7 @@ func (h *handlers) createEnrollment(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	payload, err := json.Marshal(pairingCode{V: 1, BaseURL: h.peer.origin(c.Request()), Token: e.Token})
+	payload, err := json.Marshal(pairingCode{V: 1, BaseURL: h.guard.Origin(c.Request()), Token: e.Token})
 	if err != nil {
 		return err
 	}
@@ -148,9 +146,9 @@ func (h *handlers) redeemEnrollment(c echo.Context) error {
 	if err := httpjson.Decode(c, &b); err != nil {
 		return err
 	}
-	k, err := h.keys.RedeemEnrollment(c.Request().Context(), h.peer.client(c.Request()), b.Token, b.DeviceName)
+	k, err := h.keys.RedeemEnrollment(c.Request().Context(), h.guard.Client(c.Request()), b.Token, b.DeviceName)
 	if err != nil {
-		return throttled(c, err)
+		return httpjson.Throttled(c, err)
 	}
 	return c.JSON(http.StatusCreated, redeemed{Key: k.Key, Prefix: k.Prefix, Name: k.Name})
 }

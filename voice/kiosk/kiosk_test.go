@@ -10,9 +10,9 @@ import (
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/sim"
 	"github.com/bifrost-hub/bifrost/identity"
-	"github.com/bifrost-hub/bifrost/kiosk"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/service/servicetest"
+	"github.com/bifrost-hub/bifrost/voice/kiosk"
 )
 
 // clock is a settable clock.

@@ -1,4 +1,4 @@
-package session_test
+package voice_test
 
 import (
 	"bufio"
@@ -19,13 +19,14 @@ import (
 	"github.com/bifrost-hub/bifrost/api"
 	"github.com/bifrost-hub/bifrost/api/session"
 	"github.com/bifrost-hub/bifrost/api/stream"
+	apivoice "github.com/bifrost-hub/bifrost/api/voice"
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/sim"
 	"github.com/bifrost-hub/bifrost/identity"
-	"github.com/bifrost-hub/bifrost/kiosk"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/store"
 	"github.com/bifrost-hub/bifrost/voice"
+	"github.com/bifrost-hub/bifrost/voice/kiosk"
 	"github.com/bifrost-hub/bifrost/voice/models"
 	"github.com/bifrost-hub/bifrost/voice/models/openaitest"
 )
@@ -309,7 +310,7 @@ func TestTheKioskAppRunsAgainstTheHub(t *testing.T) {
 	// The sound level, with the key in the bfr_key cookie as the app
 	// sends it.
 	status, body = h.call(t, "POST", "/api/kiosks/self/noise",
-		map[string]string{"Content-Type": "application/json", "Cookie": session.KioskCookieName + "=" + key}, `{"elevated":true,"level":-42.5}`)
+		map[string]string{"Content-Type": "application/json", "Cookie": apivoice.KioskCookieName + "=" + key}, `{"elevated":true,"level":-42.5}`)
 	if status/100 != 2 {
 		t.Fatalf("noise: %d %s", status, body)
 	}

@@ -1,4 +1,4 @@
-package session
+package voice
 
 import (
 	"encoding/json"
@@ -15,7 +15,7 @@ import (
 
 	"github.com/bifrost-hub/bifrost/api/httpjson"
 	"github.com/bifrost-hub/bifrost/service"
-	"github.com/bifrost-hub/bifrost/voice"
+	hubvoice "github.com/bifrost-hub/bifrost/voice"
 	"github.com/bifrost-hub/bifrost/voice/models"
 	"github.com/bifrost-hub/bifrost/voice/wav"
 )
@@ -50,7 +50,7 @@ const (
 // heard answers /voice/listen: what was heard, and what came of it.
 type heard struct {
 	Transcript string `json:"transcript"`
-	voice.Answer
+	hubvoice.Answer
 }
 
 // listen hears a recording (a multipart form: the WAV in file or audio,
