@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/bifrost-hub/bifrost/api/apitest"
+	"github.com/bifrost-hub/bifrost/api/session/sessiontest"
 	"github.com/bifrost-hub/bifrost/identity"
 	"github.com/bifrost-hub/bifrost/service"
 )
@@ -35,9 +36,9 @@ func TestLoginThrottleHoldsForSimultaneousAttempts(t *testing.T) {
 	for i := range n {
 		wg.Go(func() {
 			<-start
-			r := h.do(req{method: "POST", path: "/api/login", remote: "192.0.2.70:1000",
-				body: `{"username":"admin","password":"guess ` + strconv.Itoa(i) + `"}`})
-			statuses[i] = r.status
+			r := h.Do(sessiontest.Req{Method: "POST", Path: "/api/login", Remote: "192.0.2.70:1000",
+				Body: `{"username":"admin","password":"guess ` + strconv.Itoa(i) + `"}`})
+			statuses[i] = r.Status
 		})
 	}
 	close(start)
@@ -51,10 +52,10 @@ func TestLoginThrottleHoldsForSimultaneousAttempts(t *testing.T) {
 		t.Fatalf("%d simultaneous sign-ins answered %v; want at most %d password checks (401), the rest 429",
 			n, count, identity.LoginFailures)
 	}
-	right := h.do(req{method: "POST", path: "/api/login", remote: "192.0.2.70:1001",
-		body: `{"username":"admin","password":"` + password + `"}`})
-	if right.status != http.StatusTooManyRequests {
-		t.Fatalf("the right password after them = %d; want 429: %s", right.status, right.body)
+	right := h.Do(sessiontest.Req{Method: "POST", Path: "/api/login", Remote: "192.0.2.70:1001",
+		Body: `{"username":"admin","password":"` + sessiontest.Password + `"}`})
+	if right.Status != http.StatusTooManyRequests {
+		t.Fatalf("the right password after them = %d; want 429: %s", right.Status, right.Body)
 	}
 }
 
@@ -63,8 +64,8 @@ func TestLoginThrottleHoldsForSimultaneousAttempts(t *testing.T) {
 func TestFailedSignInLogsOnlyKnownUsernames(t *testing.T) {
 	h, log := newLoggedHub(t)
 	const typed = "Tr0ub4dor-typed-in-the-wrong-field"
-	h.must(t, http.StatusUnauthorized, req{method: "POST", path: "/api/login", body: `{"username":"` + typed + `","password":"whatever it is"}`})
-	h.must(t, http.StatusUnauthorized, req{method: "POST", path: "/api/login", body: `{"username":"ADMIN","password":"wrong password"}`})
+	h.Must(t, http.StatusUnauthorized, sessiontest.Req{Method: "POST", Path: "/api/login", Body: `{"username":"` + typed + `","password":"whatever it is"}`})
+	h.Must(t, http.StatusUnauthorized, sessiontest.Req{Method: "POST", Path: "/api/login", Body: `{"username":"ADMIN","password":"wrong password"}`})
 	out := log.String()
 	if strings.Contains(out, typed) {
 		t.Fatalf("the log holds what was typed as an unknown username:\n%s", out)
@@ -87,19 +88,19 @@ func TestFailedSignInLogsOnlyKnownUsernames(t *testing.T) {
 // log, wherever it is sent.
 func TestWholeKeyIsNeitherAReferenceNorLogged(t *testing.T) {
 	h, log := newLoggedHub(t)
-	b := h.login(t, "admin", password)
+	b := h.Login(t, "admin", sessiontest.Password)
 	var k struct{ ID, Key, Prefix string }
-	h.must(t, http.StatusCreated, req{method: "POST", path: "/api/api-keys", body: `{"name":"leaky"}`, session: b}).decode(t, &k)
+	h.Must(t, http.StatusCreated, sessiontest.Req{Method: "POST", Path: "/api/api-keys", Body: `{"name":"leaky"}`, Session: b}).Decode(t, &k)
 	bearer := map[string]string{"Authorization": "Bearer " + k.Key}
 
-	r := h.must(t, http.StatusUnprocessableEntity, req{method: "DELETE", path: "/api/api-keys/" + k.Key, session: b})
-	if strings.Contains(string(r.body), k.Key) || !strings.Contains(string(r.body), "never the whole key") {
-		t.Fatalf("deleting by the whole key answered %s; want a refusal that does not repeat it", r.body)
+	r := h.Must(t, http.StatusUnprocessableEntity, sessiontest.Req{Method: "DELETE", Path: "/api/api-keys/" + k.Key, Session: b})
+	if strings.Contains(string(r.Body), k.Key) || !strings.Contains(string(r.Body), "never the whole key") {
+		t.Fatalf("deleting by the whole key answered %s; want a refusal that does not repeat it", r.Body)
 	}
-	h.must(t, http.StatusOK, req{method: "GET", path: "/api/v1/lights", header: bearer}) // not revoked
-	h.do(req{method: "GET", path: "/api/v1/lights/" + k.Key, header: bearer})
-	h.do(req{method: "GET", path: "/api/v1/lights?key=" + k.Key, header: bearer})
-	h.do(req{method: "GET", path: "/api/nowhere/" + strings.ToUpper(k.Key)})
+	h.Must(t, http.StatusOK, sessiontest.Req{Method: "GET", Path: "/api/v1/lights", Header: bearer}) // not revoked
+	h.Do(sessiontest.Req{Method: "GET", Path: "/api/v1/lights/" + k.Key, Header: bearer})
+	h.Do(sessiontest.Req{Method: "GET", Path: "/api/v1/lights?key=" + k.Key, Header: bearer})
+	h.Do(sessiontest.Req{Method: "GET", Path: "/api/nowhere/" + strings.ToUpper(k.Key)})
 
 	out := log.String()
 	if strings.Contains(strings.ToLower(out), k.Key[len("bfr_"):]) {
@@ -110,8 +111,8 @@ func TestWholeKeyIsNeitherAReferenceNorLogged(t *testing.T) {
 	}
 	// A key is still revoked by its id or its shown prefix, and a prefix
 	// in the log stays readable.
-	h.must(t, http.StatusOK, req{method: "DELETE", path: "/api/api-keys/" + k.Prefix, session: b})
-	h.must(t, http.StatusUnauthorized, req{method: "GET", path: "/api/v1/lights", header: bearer})
+	h.Must(t, http.StatusOK, sessiontest.Req{Method: "DELETE", Path: "/api/api-keys/" + k.Prefix, Session: b})
+	h.Must(t, http.StatusUnauthorized, sessiontest.Req{Method: "GET", Path: "/api/v1/lights", Header: bearer})
 	if !strings.Contains(log.String(), "path=/api/api-keys/"+k.Prefix+" ") {
 		t.Fatalf("the request log hides a key's shown prefix:\n%s", log.String())
 	}
@@ -127,19 +128,19 @@ type apiKey struct {
 }
 
 // mintKey mints a key in b's session.
-func (h *hub) mintKey(t *testing.T, b *browser, name, scope string) apiKey {
+func (h *hub) mintKey(t *testing.T, b *sessiontest.Browser, name, scope string) apiKey {
 	t.Helper()
 	var k apiKey
-	h.must(t, http.StatusCreated, req{method: "POST", path: "/api/api-keys", session: b,
-		body: `{"name":"` + name + `","scope":"` + scope + `"}`}).decode(t, &k)
+	h.Must(t, http.StatusCreated, sessiontest.Req{Method: "POST", Path: "/api/api-keys", Session: b,
+		Body: `{"name":"` + name + `","scope":"` + scope + `"}`}).Decode(t, &k)
 	return k
 }
 
 // keyIDs lists the ids of the keys b's session sees.
-func (h *hub) keyIDs(t *testing.T, b *browser) []string {
+func (h *hub) keyIDs(t *testing.T, b *sessiontest.Browser) []string {
 	t.Helper()
 	var keys []apiKey
-	h.must(t, http.StatusOK, req{method: "GET", path: "/api/api-keys", session: b}).decode(t, &keys)
+	h.Must(t, http.StatusOK, sessiontest.Req{Method: "GET", Path: "/api/api-keys", Session: b}).Decode(t, &keys)
 	ids := []string{}
 	for _, k := range keys {
 		ids = append(ids, k.ID)
@@ -150,7 +151,7 @@ func (h *hub) keyIDs(t *testing.T, b *browser) []string {
 
 // works reports whether key opens /api/v1.
 func (h *hub) works(key string) bool {
-	return h.do(req{method: "GET", path: "/api/v1/lights", header: map[string]string{"Authorization": "Bearer " + key}}).status == http.StatusOK
+	return h.Do(sessiontest.Req{Method: "GET", Path: "/api/v1/lights", Header: map[string]string{"Authorization": "Bearer " + key}}).Status == http.StatusOK
 }
 
 func sorted(ids ...string) []string { slices.Sort(ids); return ids }
@@ -160,13 +161,13 @@ func sorted(ids ...string) []string { slices.Sort(ids); return ids }
 // only their own, and read no audit log. A user's keys go with the user.
 func TestKeyRightsFollowTheRole(t *testing.T) {
 	h := newHub(t)
-	admin := h.login(t, "admin", password)
+	admin := h.Login(t, "admin", sessiontest.Password)
 	var bob, carol struct{ ID string }
-	h.must(t, http.StatusCreated, req{method: "POST", path: "/api/users", body: `{"username":"bob","password":"` + password + `"}`, session: admin}).decode(t, &bob)
-	h.must(t, http.StatusCreated, req{method: "POST", path: "/api/users", body: `{"username":"carol","password":"` + password + `"}`, session: admin}).decode(t, &carol)
-	bobs, carols := h.login(t, "bob", password), h.login(t, "carol", password)
+	h.Must(t, http.StatusCreated, sessiontest.Req{Method: "POST", Path: "/api/users", Body: `{"username":"bob","password":"` + sessiontest.Password + `"}`, Session: admin}).Decode(t, &bob)
+	h.Must(t, http.StatusCreated, sessiontest.Req{Method: "POST", Path: "/api/users", Body: `{"username":"carol","password":"` + sessiontest.Password + `"}`, Session: admin}).Decode(t, &carol)
+	bobs, carols := h.Login(t, "bob", sessiontest.Password), h.Login(t, "carol", sessiontest.Password)
 
-	hubKey, err := h.keys.CreateKey(service.WithPrincipal(context.Background(), service.System), "from the command line", service.ScopeRead)
+	hubKey, err := h.Keys.CreateKey(service.WithPrincipal(context.Background(), service.System), "from the command line", service.ScopeRead)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,39 +189,39 @@ func TestKeyRightsFollowTheRole(t *testing.T) {
 
 	// A user revokes only their own keys, by id or prefix.
 	for _, ref := range []string{adminKey.ID, carolKey.ID, carolKey.Prefix, hubKey.ID} {
-		r := h.must(t, http.StatusForbidden, req{method: "DELETE", path: "/api/api-keys/" + ref, session: bobs})
-		if !strings.Contains(string(r.body), "not yours") {
-			t.Errorf("bob revoking %s answered %s; want a clear refusal", ref, r.body)
+		r := h.Must(t, http.StatusForbidden, sessiontest.Req{Method: "DELETE", Path: "/api/api-keys/" + ref, Session: bobs})
+		if !strings.Contains(string(r.Body), "not yours") {
+			t.Errorf("bob revoking %s answered %s; want a clear refusal", ref, r.Body)
 		}
 	}
 	if !h.works(carolKey.Key) || !h.works(adminKey.Key) {
 		t.Fatal("a refused revocation revoked the key")
 	}
-	h.must(t, http.StatusOK, req{method: "DELETE", path: "/api/api-keys/" + bobRead.Prefix, session: bobs})
+	h.Must(t, http.StatusOK, sessiontest.Req{Method: "DELETE", Path: "/api/api-keys/" + bobRead.Prefix, Session: bobs})
 	if h.works(bobRead.Key) {
 		t.Fatal("bob's own revoked key still works")
 	}
 	// An admin revokes anyone's.
-	h.must(t, http.StatusOK, req{method: "DELETE", path: "/api/api-keys/" + carolKey.ID, session: admin})
+	h.Must(t, http.StatusOK, sessiontest.Req{Method: "DELETE", Path: "/api/api-keys/" + carolKey.ID, Session: admin})
 	if h.works(carolKey.Key) {
 		t.Fatal("carol's key revoked by the admin still works")
 	}
 
 	// Only an admin reads the audit log and manages users.
-	r := h.must(t, http.StatusForbidden, req{method: "GET", path: "/api/audit", session: bobs})
-	if !strings.Contains(strings.ToLower(string(r.body)), "only an admin may read the audit log") {
-		t.Errorf("bob reading the audit log answered %s", r.body)
+	r := h.Must(t, http.StatusForbidden, sessiontest.Req{Method: "GET", Path: "/api/audit", Session: bobs})
+	if !strings.Contains(strings.ToLower(string(r.Body)), "only an admin may read the audit log") {
+		t.Errorf("bob reading the audit log answered %s", r.Body)
 	}
-	h.must(t, http.StatusOK, req{method: "GET", path: "/api/audit", session: admin})
-	h.must(t, http.StatusForbidden, req{method: "POST", path: "/api/users", body: `{"username":"dave","password":"` + password + `"}`, session: bobs})
-	h.must(t, http.StatusForbidden, req{method: "DELETE", path: "/api/users/carol", session: bobs})
-	h.must(t, http.StatusForbidden, req{method: "PUT", path: "/api/users/carol/password", body: `{"password":"taken over now"}`, session: bobs})
+	h.Must(t, http.StatusOK, sessiontest.Req{Method: "GET", Path: "/api/audit", Session: admin})
+	h.Must(t, http.StatusForbidden, sessiontest.Req{Method: "POST", Path: "/api/users", Body: `{"username":"dave","password":"` + sessiontest.Password + `"}`, Session: bobs})
+	h.Must(t, http.StatusForbidden, sessiontest.Req{Method: "DELETE", Path: "/api/users/carol", Session: bobs})
+	h.Must(t, http.StatusForbidden, sessiontest.Req{Method: "PUT", Path: "/api/users/carol/password", Body: `{"password":"taken over now"}`, Session: bobs})
 
 	// A removed user's keys go with them.
 	if !h.works(bobControl.Key) {
 		t.Fatal("bob's key stopped working early")
 	}
-	h.must(t, http.StatusNoContent, req{method: "DELETE", path: "/api/users/bob", session: admin})
+	h.Must(t, http.StatusNoContent, sessiontest.Req{Method: "DELETE", Path: "/api/users/bob", Session: admin})
 	if h.works(bobControl.Key) {
 		t.Fatal("the key of a removed user still works")
 	}

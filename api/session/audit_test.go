@@ -3,21 +3,23 @@ package session_test
 import (
 	"net/http"
 	"testing"
+
+	"github.com/bifrost-hub/bifrost/api/session/sessiontest"
 )
 
 // TestAuditReadsAsSentences checks that each entry of the audit log comes
 // with what it did as a sentence and who did it, beside its codes.
 func TestAuditReadsAsSentences(t *testing.T) {
 	h := newHub(t)
-	admin := h.login(t, "admin", password)
+	admin := h.Login(t, "admin", sessiontest.Password)
 	key := mintKey(t, h, admin)
-	h.must(t, http.StatusNoContent, req{method: "PUT", path: "/api/v1/lights/sim:key-light/state", body: `{"on":false}`,
-		header: map[string]string{"Authorization": "Bearer " + key, "Content-Type": "application/json"}})
+	h.Must(t, http.StatusNoContent, sessiontest.Req{Method: "PUT", Path: "/api/v1/lights/sim:key-light/state", Body: `{"on":false}`,
+		Header: map[string]string{"Authorization": "Bearer " + key, "Content-Type": "application/json"}})
 	var log []struct {
 		Action, Target, Result, Sentence, By string
 		ActorKind                            string `json:"actor_kind"`
 	}
-	h.must(t, http.StatusOK, req{method: "GET", path: "/api/audit?limit=10", session: admin}).decode(t, &log)
+	h.Must(t, http.StatusOK, sessiontest.Req{Method: "GET", Path: "/api/audit?limit=10", Session: admin}).Decode(t, &log)
 	if len(log) == 0 {
 		t.Fatal("the audit log is empty")
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bifrost-hub/bifrost/api"
 	"github.com/bifrost-hub/bifrost/api/session"
+	"github.com/bifrost-hub/bifrost/api/session/sessiontest"
 	"github.com/bifrost-hub/bifrost/api/stream"
 )
 
@@ -25,14 +26,14 @@ func (s *uiStream) close() { s.cancel(); <-s.ended }
 // openEvents asks ts for /api/events as b. A 200 leaves the stream open
 // (until close or the test's end); any other answer is returned with its
 // body.
-func openEvents(t *testing.T, ts *httptest.Server, b *browser) (*uiStream, int, http.Header, []byte) {
+func openEvents(t *testing.T, ts *httptest.Server, b *sessiontest.Browser) (*uiStream, int, http.Header, []byte) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	r, err := http.NewRequestWithContext(ctx, "GET", ts.URL+"/api/events", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.AddCookie(&http.Cookie{Name: session.CookieName, Value: b.cookie})
+	r.AddCookie(&http.Cookie{Name: session.CookieName, Value: b.Cookie})
 	resp, err := ts.Client().Do(r)
 	if err != nil {
 		cancel()
@@ -54,7 +55,7 @@ func openEvents(t *testing.T, ts *httptest.Server, b *browser) (*uiStream, int, 
 	return s, resp.StatusCode, resp.Header, nil
 }
 
-func mustOpenEvents(t *testing.T, ts *httptest.Server, b *browser) *uiStream {
+func mustOpenEvents(t *testing.T, ts *httptest.Server, b *sessiontest.Browser) *uiStream {
 	t.Helper()
 	s, status, _, body := openEvents(t, ts, b)
 	if s == nil {
@@ -94,9 +95,9 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 
 func TestEventStreamsAreCappedPerSession(t *testing.T) {
 	h := newHub(t, func(c *api.Config) { c.Streams = stream.Config{PerSession: 2} })
-	ts := httptest.NewServer(h.handler)
+	ts := httptest.NewServer(h.Handler)
 	t.Cleanup(ts.Close) // after the streams' own cleanups: Close waits for them
-	b, other := h.login(t, "admin", password), h.login(t, "admin", password)
+	b, other := h.Login(t, "admin", sessiontest.Password), h.Login(t, "admin", sessiontest.Password)
 
 	first := mustOpenEvents(t, ts, b)
 	mustOpenEvents(t, ts, b)
@@ -118,11 +119,11 @@ func TestEventStreamsAreCappedPerSession(t *testing.T) {
 
 func TestEventStreamEndsSoonAfterLogout(t *testing.T) {
 	h := newHub(t, func(c *api.Config) { c.Streams = stream.Config{Recheck: 20 * time.Millisecond} })
-	ts := httptest.NewServer(h.handler)
+	ts := httptest.NewServer(h.Handler)
 	t.Cleanup(ts.Close) // after the streams' own cleanups: Close waits for them
-	b := h.login(t, "admin", password)
+	b := h.Login(t, "admin", sessiontest.Password)
 	s := mustOpenEvents(t, ts, b)
-	h.must(t, http.StatusNoContent, req{method: "POST", path: "/api/logout", session: b})
+	h.Must(t, http.StatusNoContent, sessiontest.Req{Method: "POST", Path: "/api/logout", Session: b})
 	select {
 	case <-s.ended:
 	case <-time.After(10 * time.Second):

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bifrost-hub/bifrost/api"
+	"github.com/bifrost-hub/bifrost/api/session/sessiontest"
 	"github.com/bifrost-hub/bifrost/integrations"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/store"
@@ -51,16 +52,16 @@ func newIntegrationsHub(t *testing.T, secret string) *integrationsHub {
 	}
 	t.Cleanup(func() { db.Close() })
 	svc := service.New(service.Config{Store: db})
-	keys, acc := newIdentity(t, svc, db, nil)
+	keys, acc := sessiontest.NewIdentity(t, svc, db, nil)
 	x := &integrationsHub{mqtt: &offRunner[integrations.MQTTSettings]{}, hass: &offRunner[integrations.HASSSettings]{}}
 	in, err := integrations.New(integrations.Config{Store: db, Admins: acc, Audit: svc, Secret: secret,
 		MQTT: x.mqtt, HASS: x.hass, SettleTime: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	x.hub = &hub{svc: svc, keys: keys, acc: acc, handler: api.New(api.Config{Service: svc, Keys: keys, Accounts: acc, Integrations: in}).Handler()}
+	x.hub = &hub{&sessiontest.Hub{Service: svc, Keys: keys, Accounts: acc, Handler: api.New(api.Config{Service: svc, Keys: keys, Accounts: acc, Integrations: in}).Handler()}}
 	code, _ := acc.SetupCode(ctx)
-	if _, err := acc.Setup(ctx, "192.0.2.1", code, "admin", password); err != nil {
+	if _, err := acc.Setup(ctx, "192.0.2.1", code, "admin", sessiontest.Password); err != nil {
 		t.Fatal(err)
 	}
 	return x
@@ -98,77 +99,77 @@ func TestIntegrationsAPI(t *testing.T) {
 	for name, tc := range integrationCases {
 		t.Run(name, func(t *testing.T) {
 			h := newIntegrationsHub(t, "an-install-secret-of-32-chars-ok")
-			b := h.login(t, "admin", password)
+			b := h.Login(t, "admin", sessiontest.Password)
 			unset, set := `"`+tc.secretKey+`":{"set":false}`, `"`+tc.secretKey+`":{"set":true}`
 
-			r := h.must(t, http.StatusOK, req{method: "GET", path: tc.path, session: b})
-			if !strings.Contains(string(r.body), unset) || !strings.Contains(string(r.body), `"state":"off"`) ||
-				!strings.Contains(string(r.body), `"can_save_secrets":true`) {
-				t.Fatalf("GET before a save: %s", r.body)
+			r := h.Must(t, http.StatusOK, sessiontest.Req{Method: "GET", Path: tc.path, Session: b})
+			if !strings.Contains(string(r.Body), unset) || !strings.Contains(string(r.Body), `"state":"off"`) ||
+				!strings.Contains(string(r.Body), `"can_save_secrets":true`) {
+				t.Fatalf("GET before a save: %s", r.Body)
 			}
 			body := `{"url":"` + tc.url + `","` + tc.secretKey + `":"` + tc.secret + `"}`
-			r = h.must(t, http.StatusOK, req{method: "PUT", path: tc.path, body: body, session: b})
-			if strings.Contains(string(r.body), tc.secret) || !strings.Contains(string(r.body), set) || !strings.Contains(string(r.body), `"url":"`+tc.url+`"`) {
-				t.Fatalf("PUT answered %s", r.body)
+			r = h.Must(t, http.StatusOK, sessiontest.Req{Method: "PUT", Path: tc.path, Body: body, Session: b})
+			if strings.Contains(string(r.Body), tc.secret) || !strings.Contains(string(r.Body), set) || !strings.Contains(string(r.Body), `"url":"`+tc.url+`"`) {
+				t.Fatalf("PUT answered %s", r.Body)
 			}
 			if got := tc.applied(h); len(got) != 1 || got[0] != tc.secret {
 				t.Fatalf("applied secrets %q", got)
 			}
-			r = h.must(t, http.StatusOK, req{method: "GET", path: tc.path, session: b})
-			if strings.Contains(string(r.body), tc.secret) || !strings.Contains(string(r.body), set) {
-				t.Fatalf("GET answers %s", r.body)
+			r = h.Must(t, http.StatusOK, sessiontest.Req{Method: "GET", Path: tc.path, Session: b})
+			if strings.Contains(string(r.Body), tc.secret) || !strings.Contains(string(r.Body), set) {
+				t.Fatalf("GET answers %s", r.Body)
 			}
-			if cc := r.header.Get("Cache-Control"); cc != "no-store" {
+			if cc := r.Header.Get("Cache-Control"); cc != "no-store" {
 				t.Errorf("Cache-Control %q", cc)
 			}
-			r = h.must(t, http.StatusOK, req{method: "GET", path: "/api/audit", session: b})
-			if strings.Contains(string(r.body), tc.secret) || !strings.Contains(string(r.body), "integration.save") || !strings.Contains(string(r.body), `"`+name+`"`) {
-				t.Errorf("audit log: %s", r.body)
+			r = h.Must(t, http.StatusOK, sessiontest.Req{Method: "GET", Path: "/api/audit", Session: b})
+			if strings.Contains(string(r.Body), tc.secret) || !strings.Contains(string(r.Body), "integration.save") || !strings.Contains(string(r.Body), `"`+name+`"`) {
+				t.Errorf("audit log: %s", r.Body)
 			}
 
-			h.must(t, http.StatusUnprocessableEntity, req{method: "PUT", path: tc.path, body: `{"url":"tcp://elsewhere.lan"}`, session: b})
-			h.must(t, http.StatusUnprocessableEntity, req{method: "PUT", path: tc.path, body: `{"host":"elsewhere.lan"}`, session: b})
-			h.must(t, http.StatusOK, req{method: "DELETE", path: tc.path, session: b})
-			h.must(t, http.StatusNotFound, req{method: "DELETE", path: tc.path, session: b})
+			h.Must(t, http.StatusUnprocessableEntity, sessiontest.Req{Method: "PUT", Path: tc.path, Body: `{"url":"tcp://elsewhere.lan"}`, Session: b})
+			h.Must(t, http.StatusUnprocessableEntity, sessiontest.Req{Method: "PUT", Path: tc.path, Body: `{"host":"elsewhere.lan"}`, Session: b})
+			h.Must(t, http.StatusOK, sessiontest.Req{Method: "DELETE", Path: tc.path, Session: b})
+			h.Must(t, http.StatusNotFound, sessiontest.Req{Method: "DELETE", Path: tc.path, Session: b})
 		})
 	}
 }
 
 func TestIntegrationsAPI_Guarded(t *testing.T) {
 	h := newIntegrationsHub(t, "an-install-secret-of-32-chars-ok")
-	admin := h.login(t, "admin", password)
-	h.must(t, http.StatusCreated, req{method: "POST", path: "/api/users", body: `{"username":"guest","password":"` + password + `"}`, session: admin})
-	guest := h.login(t, "guest", password)
+	admin := h.Login(t, "admin", sessiontest.Password)
+	h.Must(t, http.StatusCreated, sessiontest.Req{Method: "POST", Path: "/api/users", Body: `{"username":"guest","password":"` + sessiontest.Password + `"}`, Session: admin})
+	guest := h.Login(t, "guest", sessiontest.Password)
 	key := mintKey(t, h.hub, admin)
 	for path, put := range map[string]string{
 		"/api/integrations/mqtt": `{"url":"mqtt://evil.example"}`,
 		"/api/integrations/hass": `{"url":"http://evil.example:8123","token":"stolen"}`,
 	} {
-		for name, r := range map[string]req{
-			"a user who is no admin": {session: guest},
-			"no CSRF token":          {session: &browser{cookie: admin.cookie}},
-			"another origin":         {session: admin, header: map[string]string{"Origin": "http://evil.example"}},
-			"an API key":             {header: map[string]string{"Authorization": "Bearer " + key}},
+		for name, r := range map[string]sessiontest.Req{
+			"a user who is no admin": {Session: guest},
+			"no CSRF token":          {Session: &sessiontest.Browser{Cookie: admin.Cookie}},
+			"another origin":         {Session: admin, Header: map[string]string{"Origin": "http://evil.example"}},
+			"an API key":             {Header: map[string]string{"Authorization": "Bearer " + key}},
 			"nobody":                 {},
 		} {
 			for _, method := range []string{"PUT", "DELETE"} {
-				r.method, r.path, r.body = method, path, put
+				r.Method, r.Path, r.Body = method, path, put
 				if method == "DELETE" {
-					r.body = ""
+					r.Body = ""
 				}
-				if got := h.do(r); got.status != http.StatusForbidden && got.status != http.StatusUnauthorized {
-					t.Errorf("%s: %s %s = %d %s; want it refused", name, method, path, got.status, got.body)
+				if got := h.Do(r); got.Status != http.StatusForbidden && got.Status != http.StatusUnauthorized {
+					t.Errorf("%s: %s %s = %d %s; want it refused", name, method, path, got.Status, got.Body)
 				}
 			}
 		}
-		for name, r := range map[string]req{"a user who is no admin": {session: guest}, "an API key": {header: map[string]string{"Authorization": "Bearer " + key}}} {
-			r.method, r.path = "GET", path
-			if got := h.do(r); got.status != http.StatusForbidden && got.status != http.StatusUnauthorized {
-				t.Errorf("%s: GET %s = %d %s", name, path, got.status, got.body)
+		for name, r := range map[string]sessiontest.Req{"a user who is no admin": {Session: guest}, "an API key": {Header: map[string]string{"Authorization": "Bearer " + key}}} {
+			r.Method, r.Path = "GET", path
+			if got := h.Do(r); got.Status != http.StatusForbidden && got.Status != http.StatusUnauthorized {
+				t.Errorf("%s: GET %s = %d %s", name, path, got.Status, got.Body)
 			}
 		}
 		// /api/v1 has nothing of the kind.
-		h.must(t, http.StatusNotFound, req{method: "GET", path: strings.Replace(path, "/api/", "/api/v1/", 1), header: map[string]string{"Authorization": "Bearer " + key}})
+		h.Must(t, http.StatusNotFound, sessiontest.Req{Method: "GET", Path: strings.Replace(path, "/api/", "/api/v1/", 1), Header: map[string]string{"Authorization": "Bearer " + key}})
 	}
 	if len(h.mqtt.applied) != 0 || len(h.hass.applied) != 0 {
 		t.Fatalf("a refused request applied settings: %+v, %+v", h.mqtt.applied, h.hass.applied)
@@ -179,7 +180,7 @@ func TestIntegrationsAPI_Guarded(t *testing.T) {
 // refuse: each is a 4xx that says what is wrong.
 func TestIntegrationsAPI_HASSInput(t *testing.T) {
 	h := newIntegrationsHub(t, "an-install-secret-of-32-chars-ok")
-	b := h.login(t, "admin", password)
+	b := h.Login(t, "admin", sessiontest.Password)
 	for bad, says := range map[string]string{
 		`{"url":"homeassistant.local:8123"}`:    `"field":"url"`,
 		`{"url":"http://me:pw@ha.lan:8123"}`:    "username or password",
@@ -190,43 +191,43 @@ func TestIntegrationsAPI_HASSInput(t *testing.T) {
 		`{"url":42}`:                            "url",
 		`{"url":"http://ha.lan:8123"} trailing`: "one object",
 	} {
-		r := h.do(req{method: "PUT", path: "/api/integrations/hass", body: bad, session: b})
-		if r.status < 400 || r.status >= 500 || !strings.Contains(string(r.body), says) {
-			t.Errorf("PUT %s = %d %s; want a 4xx saying %q", bad, r.status, r.body, says)
+		r := h.Do(sessiontest.Req{Method: "PUT", Path: "/api/integrations/hass", Body: bad, Session: b})
+		if r.Status < 400 || r.Status >= 500 || !strings.Contains(string(r.Body), says) {
+			t.Errorf("PUT %s = %d %s; want a 4xx saying %q", bad, r.Status, r.Body, says)
 		}
 	}
 	if len(h.hass.applied) != 0 {
 		t.Fatalf("refused settings were applied: %+v", h.hass.applied)
 	}
-	h.must(t, http.StatusOK, req{method: "PUT", path: "/api/integrations/hass", body: `{"url":"http://ha.lan:8123","token":"` + haToken + `"}`, session: b})
-	r := h.must(t, http.StatusOK, req{method: "PUT", path: "/api/integrations/hass", body: `{"clear_token":true}`, session: b})
-	if !strings.Contains(string(r.body), `"token":{"set":false}`) || h.hass.applied[len(h.hass.applied)-1].Token != "" {
-		t.Errorf("after clear_token: %s, applied %+v", r.body, h.hass.applied)
+	h.Must(t, http.StatusOK, sessiontest.Req{Method: "PUT", Path: "/api/integrations/hass", Body: `{"url":"http://ha.lan:8123","token":"` + haToken + `"}`, Session: b})
+	r := h.Must(t, http.StatusOK, sessiontest.Req{Method: "PUT", Path: "/api/integrations/hass", Body: `{"clear_token":true}`, Session: b})
+	if !strings.Contains(string(r.Body), `"token":{"set":false}`) || h.hass.applied[len(h.hass.applied)-1].Token != "" {
+		t.Errorf("after clear_token: %s, applied %+v", r.Body, h.hass.applied)
 	}
 }
 
 func TestIntegrationsAPI_NoSecret(t *testing.T) {
 	h := newIntegrationsHub(t, "")
-	b := h.login(t, "admin", password)
-	r := h.must(t, http.StatusUnprocessableEntity, req{method: "PUT", path: "/api/integrations/mqtt", session: b,
-		body: `{"url":"mqtt://broker.lan","password":"` + brokerPassword + `"}`})
-	if !strings.Contains(string(r.body), "BIFROST_SECRET") || !strings.Contains(string(r.body), `"field":"password"`) {
-		t.Fatalf("refusal: %s", r.body)
+	b := h.Login(t, "admin", sessiontest.Password)
+	r := h.Must(t, http.StatusUnprocessableEntity, sessiontest.Req{Method: "PUT", Path: "/api/integrations/mqtt", Session: b,
+		Body: `{"url":"mqtt://broker.lan","password":"` + brokerPassword + `"}`})
+	if !strings.Contains(string(r.Body), "BIFROST_SECRET") || !strings.Contains(string(r.Body), `"field":"password"`) {
+		t.Fatalf("refusal: %s", r.Body)
 	}
-	h.must(t, http.StatusOK, req{method: "PUT", path: "/api/integrations/mqtt", session: b, body: `{"url":"mqtt://broker.lan"}`})
-	r = h.must(t, http.StatusUnprocessableEntity, req{method: "PUT", path: "/api/integrations/hass", session: b,
-		body: `{"url":"http://ha.lan:8123","token":"` + haToken + `"}`})
-	if !strings.Contains(string(r.body), "BIFROST_SECRET") || !strings.Contains(string(r.body), `"field":"token"`) || strings.Contains(string(r.body), haToken) {
-		t.Fatalf("refusal of a token: %s", r.body)
+	h.Must(t, http.StatusOK, sessiontest.Req{Method: "PUT", Path: "/api/integrations/mqtt", Session: b, Body: `{"url":"mqtt://broker.lan"}`})
+	r = h.Must(t, http.StatusUnprocessableEntity, sessiontest.Req{Method: "PUT", Path: "/api/integrations/hass", Session: b,
+		Body: `{"url":"http://ha.lan:8123","token":"` + haToken + `"}`})
+	if !strings.Contains(string(r.Body), "BIFROST_SECRET") || !strings.Contains(string(r.Body), `"field":"token"`) || strings.Contains(string(r.Body), haToken) {
+		t.Fatalf("refusal of a token: %s", r.Body)
 	}
-	h.must(t, http.StatusOK, req{method: "PUT", path: "/api/integrations/hass", session: b, body: `{"url":"http://ha.lan:8123"}`})
+	h.Must(t, http.StatusOK, sessiontest.Req{Method: "PUT", Path: "/api/integrations/hass", Session: b, Body: `{"url":"http://ha.lan:8123"}`})
 }
 
 func TestIntegrationsAPI_Absent(t *testing.T) {
 	h := newHub(t)
-	b := h.login(t, "admin", password)
-	h.must(t, http.StatusNotFound, req{method: "GET", path: "/api/integrations/mqtt", session: b})
-	h.must(t, http.StatusNotFound, req{method: "GET", path: "/api/integrations/hass", session: b})
+	b := h.Login(t, "admin", sessiontest.Password)
+	h.Must(t, http.StatusNotFound, sessiontest.Req{Method: "GET", Path: "/api/integrations/mqtt", Session: b})
+	h.Must(t, http.StatusNotFound, sessiontest.Req{Method: "GET", Path: "/api/integrations/hass", Session: b})
 }
 
 // locationRunner records the locations it is told.
@@ -244,35 +245,35 @@ func TestLocationSettings(t *testing.T) {
 	}
 	t.Cleanup(func() { db.Close() })
 	svc := service.New(service.Config{Store: db})
-	keys, acc := newIdentity(t, svc, db, nil)
+	keys, acc := sessiontest.NewIdentity(t, svc, db, nil)
 	runner := &locationRunner{}
 	in, err := integrations.New(integrations.Config{Store: db, Admins: acc, Audit: svc, Location: runner})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &hub{svc: svc, keys: keys, acc: acc, handler: api.New(api.Config{Service: svc, Keys: keys, Accounts: acc, Integrations: in}).Handler()}
+	h := &hub{&sessiontest.Hub{Service: svc, Keys: keys, Accounts: acc, Handler: api.New(api.Config{Service: svc, Keys: keys, Accounts: acc, Integrations: in}).Handler()}}
 	code, _ := acc.SetupCode(ctx)
-	if _, err := acc.Setup(ctx, "192.0.2.1", code, "admin", password); err != nil {
+	if _, err := acc.Setup(ctx, "192.0.2.1", code, "admin", sessiontest.Password); err != nil {
 		t.Fatal(err)
 	}
-	b := h.login(t, "admin", password)
+	b := h.Login(t, "admin", sessiontest.Password)
 
 	var loc integrations.Location
-	h.must(t, http.StatusOK, req{method: "GET", path: "/api/integrations/location", session: b}).decode(t, &loc)
+	h.Must(t, http.StatusOK, sessiontest.Req{Method: "GET", Path: "/api/integrations/location", Session: b}).Decode(t, &loc)
 	if loc.Latitude != nil || loc.Fixed {
 		t.Fatalf("before a save: %+v", loc)
 	}
 	for _, bad := range []string{`{"latitude": 91, "longitude": 0}`, `{"latitude": 52.5}`, `{"latitude": 52.5, "longitude": 200}`, `{"lat": 1}`} {
-		h.must(t, http.StatusUnprocessableEntity, req{method: "PUT", path: "/api/integrations/location", body: bad, session: b})
+		h.Must(t, http.StatusUnprocessableEntity, sessiontest.Req{Method: "PUT", Path: "/api/integrations/location", Body: bad, Session: b})
 	}
 	if len(runner.told) != 0 {
 		t.Fatalf("a refused location reached the automations: %v", runner.told)
 	}
-	h.must(t, http.StatusOK, req{method: "PUT", path: "/api/integrations/location", body: `{"latitude": 52.52, "longitude": 13.405}`, session: b})
+	h.Must(t, http.StatusOK, sessiontest.Req{Method: "PUT", Path: "/api/integrations/location", Body: `{"latitude": 52.52, "longitude": 13.405}`, Session: b})
 	if len(runner.told) != 1 || *runner.told[0][0] != 52.52 || *runner.told[0][1] != 13.405 {
 		t.Fatalf("the automations were told %v", runner.told)
 	}
-	h.must(t, http.StatusOK, req{method: "GET", path: "/api/integrations/location", session: b}).decode(t, &loc)
+	h.Must(t, http.StatusOK, sessiontest.Req{Method: "GET", Path: "/api/integrations/location", Session: b}).Decode(t, &loc)
 	if loc.Latitude == nil || *loc.Latitude != 52.52 {
 		t.Fatalf("after a save: %+v", loc)
 	}
@@ -291,11 +292,11 @@ func TestLocationSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h2 := &hub{svc: svc, keys: keys, acc: acc, handler: api.New(api.Config{Service: svc, Keys: keys, Accounts: acc, Integrations: fixed}).Handler()}
-	b2 := h2.login(t, "admin", password)
-	h2.must(t, http.StatusOK, req{method: "GET", path: "/api/integrations/location", session: b2}).decode(t, &loc)
+	h2 := &hub{&sessiontest.Hub{Service: svc, Keys: keys, Accounts: acc, Handler: api.New(api.Config{Service: svc, Keys: keys, Accounts: acc, Integrations: fixed}).Handler()}}
+	b2 := h2.Login(t, "admin", sessiontest.Password)
+	h2.Must(t, http.StatusOK, sessiontest.Req{Method: "GET", Path: "/api/integrations/location", Session: b2}).Decode(t, &loc)
 	if !loc.Fixed || *loc.Latitude != 40 {
 		t.Fatalf("with the configuration's location: %+v", loc)
 	}
-	h2.must(t, http.StatusConflict, req{method: "PUT", path: "/api/integrations/location", body: `{"latitude": 1, "longitude": 1}`, session: b2})
+	h2.Must(t, http.StatusConflict, sessiontest.Req{Method: "PUT", Path: "/api/integrations/location", Body: `{"latitude": 1, "longitude": 1}`, Session: b2})
 }

@@ -7,38 +7,39 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bifrost-hub/bifrost/api/session/sessiontest"
 	"github.com/bifrost-hub/bifrost/dashboard"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
 // roomID is the id of the room named name.
-func (h *hub) roomID(t *testing.T, b *browser, name string) string {
+func (h *hub) roomID(t *testing.T, b *sessiontest.Browser, name string) string {
 	t.Helper()
 	var r service.RoomView
-	h.must(t, http.StatusOK, req{method: "GET", path: "/api/rooms/" + strings.ReplaceAll(name, " ", "%20"), session: b}).decode(t, &r)
+	h.Must(t, http.StatusOK, sessiontest.Req{Method: "GET", Path: "/api/rooms/" + strings.ReplaceAll(name, " ", "%20"), Session: b}).Decode(t, &r)
 	return r.ID
 }
 
 // addUser adds a user through the admin's session and signs them in.
-func (h *hub) addUser(t *testing.T, admin *browser, name string) *browser {
+func (h *hub) addUser(t *testing.T, admin *sessiontest.Browser, name string) *sessiontest.Browser {
 	t.Helper()
-	h.must(t, http.StatusCreated, req{method: "POST", path: "/api/users", body: `{"username":"` + name + `","password":"` + password + `"}`, session: admin})
-	return h.login(t, name, password)
+	h.Must(t, http.StatusCreated, sessiontest.Req{Method: "POST", Path: "/api/users", Body: `{"username":"` + name + `","password":"` + sessiontest.Password + `"}`, Session: admin})
+	return h.Login(t, name, sessiontest.Password)
 }
 
 // layoutJSON is the layout answered to b, re-encoded so that answers
 // compare as text.
-func (h *hub) layoutJSON(t *testing.T, b *browser) string {
+func (h *hub) layoutJSON(t *testing.T, b *sessiontest.Browser) string {
 	t.Helper()
 	var l dashboard.Layout
-	h.must(t, http.StatusOK, req{method: "GET", path: "/api/dashboard", session: b}).decode(t, &l)
+	h.Must(t, http.StatusOK, sessiontest.Req{Method: "GET", Path: "/api/dashboard", Session: b}).Decode(t, &l)
 	out, _ := json.Marshal(l)
 	return string(out)
 }
 
 func TestDashboardLayoutRoundTrip(t *testing.T) {
 	h := newHub(t)
-	admin := h.login(t, "admin", password)
+	admin := h.Login(t, "admin", sessiontest.Password)
 	const empty = `{"rooms":[],"tiles":{},"pinned":[],"hidden":[]}`
 	if got := h.layoutJSON(t, admin); got != empty {
 		t.Fatalf("before any save the layout is %s; want %s", got, empty)
@@ -47,7 +48,7 @@ func TestDashboardLayoutRoundTrip(t *testing.T) {
 	body := fmt.Sprintf(`{"rooms":[%q,%q],"tiles":{%q:["sim:desk-lamp","sim:key-light"]},"pinned":["sim:ceiling-light"],"hidden":["sim:office-motion"]}`,
 		living, office, office)
 	var saved dashboard.Layout
-	h.must(t, http.StatusOK, req{method: "PUT", path: "/api/dashboard", body: body, session: admin}).decode(t, &saved)
+	h.Must(t, http.StatusOK, sessiontest.Req{Method: "PUT", Path: "/api/dashboard", Body: body, Session: admin}).Decode(t, &saved)
 	want, _ := json.Marshal(saved)
 	if got := h.layoutJSON(t, admin); got != string(want) || !strings.Contains(got, `"rooms":["`+living+`","`+office+`"]`) {
 		t.Fatalf("read back %s; saved %s", got, want)
@@ -58,7 +59,7 @@ func TestDashboardLayoutRoundTrip(t *testing.T) {
 	if got := h.layoutJSON(t, bob); got != empty {
 		t.Fatalf("bob sees %s; want his own, empty", got)
 	}
-	h.must(t, http.StatusOK, req{method: "PUT", path: "/api/dashboard", body: `{"pinned":["sim:key-light"]}`, session: bob})
+	h.Must(t, http.StatusOK, sessiontest.Req{Method: "PUT", Path: "/api/dashboard", Body: `{"pinned":["sim:key-light"]}`, Session: bob})
 	if got := h.layoutJSON(t, bob); got != `{"rooms":[],"tiles":{},"pinned":["sim:key-light"],"hidden":[]}` {
 		t.Fatalf("bob's layout %s", got)
 	}
@@ -68,10 +69,10 @@ func TestDashboardLayoutRoundTrip(t *testing.T) {
 
 	// A removed user's layout goes with them; the admin's stays.
 	var users []struct{ ID, Username string }
-	h.must(t, http.StatusOK, req{method: "GET", path: "/api/users", session: admin}).decode(t, &users)
+	h.Must(t, http.StatusOK, sessiontest.Req{Method: "GET", Path: "/api/users", Session: admin}).Decode(t, &users)
 	for _, u := range users {
 		if u.Username == "bob" {
-			h.must(t, http.StatusNoContent, req{method: "DELETE", path: "/api/users/" + u.ID, session: admin})
+			h.Must(t, http.StatusNoContent, sessiontest.Req{Method: "DELETE", Path: "/api/users/" + u.ID, Session: admin})
 		}
 	}
 	if got := h.layoutJSON(t, admin); got != string(want) {
@@ -84,9 +85,9 @@ func TestDashboardLayoutRoundTrip(t *testing.T) {
 // stays as it was.
 func TestDashboardLayoutRefusesBadInput(t *testing.T) {
 	h := newHub(t)
-	admin := h.login(t, "admin", password)
+	admin := h.Login(t, "admin", sessiontest.Password)
 	office := h.roomID(t, admin, "Office")
-	h.must(t, http.StatusOK, req{method: "PUT", path: "/api/dashboard", body: `{"pinned":["sim:key-light"]}`, session: admin})
+	h.Must(t, http.StatusOK, sessiontest.Req{Method: "PUT", Path: "/api/dashboard", Body: `{"pinned":["sim:key-light"]}`, Session: admin})
 	before := h.layoutJSON(t, admin)
 	ids := make([]string, dashboard.MaxIDs+1)
 	for i := range ids {
@@ -114,11 +115,11 @@ func TestDashboardLayoutRefusesBadInput(t *testing.T) {
 		{"a tile of another room", `{"tiles":{"` + office + `":["sim:ceiling-light"]}}`, http.StatusUnprocessableEntity, "Ceiling Light is in Living Room, not in Office"},
 		{"pinned and hidden", `{"pinned":["sim:key-light"],"hidden":["sim:key-light"]}`, http.StatusUnprocessableEntity, "Key Light is both pinned and hidden"},
 	} {
-		got := h.do(req{method: "PUT", path: "/api/dashboard", body: c.body, session: admin})
+		got := h.Do(sessiontest.Req{Method: "PUT", Path: "/api/dashboard", Body: c.body, Session: admin})
 		var e struct{ Error, Message string }
-		_ = json.Unmarshal(got.body, &e)
-		if got.status != c.status || !strings.Contains(e.Message, c.says) {
-			t.Errorf("%s: PUT /api/dashboard = %d %s; want %d saying %q", c.what, got.status, got.body, c.status, c.says)
+		_ = json.Unmarshal(got.Body, &e)
+		if got.Status != c.status || !strings.Contains(e.Message, c.says) {
+			t.Errorf("%s: PUT /api/dashboard = %d %s; want %d saying %q", c.what, got.Status, got.Body, c.status, c.says)
 		}
 	}
 	if got := h.layoutJSON(t, admin); got != before {
@@ -128,30 +129,30 @@ func TestDashboardLayoutRefusesBadInput(t *testing.T) {
 
 func TestDashboardLayoutIsGuarded(t *testing.T) {
 	h := newHub(t)
-	admin := h.login(t, "admin", password)
+	admin := h.Login(t, "admin", sessiontest.Password)
 	key := mintKey(t, h, admin)
 	body := `{"pinned":["sim:key-light"]}`
 	for _, c := range []struct {
 		what   string
-		r      req
+		r      sessiontest.Req
 		status int
 		says   string
 	}{
-		{"nobody, reading", req{method: "GET"}, http.StatusUnauthorized, "Sign in first"},
-		{"nobody, writing", req{method: "PUT", body: body}, http.StatusUnauthorized, "Sign in first"},
-		{"no CSRF token", req{method: "PUT", body: body, session: &browser{cookie: admin.cookie}}, http.StatusForbidden, "CSRF token is missing or wrong"},
-		{"another origin", req{method: "PUT", body: body, session: admin, header: map[string]string{"Origin": "http://evil.example"}}, http.StatusForbidden, "Cross-origin request refused"},
-		{"an API key, reading", req{method: "GET", header: map[string]string{"Authorization": "Bearer " + key}}, http.StatusUnauthorized, "an API key does not open the web UI's API"},
-		{"an API key, writing", req{method: "PUT", body: body, header: map[string]string{"Authorization": "Bearer " + key}}, http.StatusUnauthorized, "an API key does not open the web UI's API"},
+		{"nobody, reading", sessiontest.Req{Method: "GET"}, http.StatusUnauthorized, "Sign in first"},
+		{"nobody, writing", sessiontest.Req{Method: "PUT", Body: body}, http.StatusUnauthorized, "Sign in first"},
+		{"no CSRF token", sessiontest.Req{Method: "PUT", Body: body, Session: &sessiontest.Browser{Cookie: admin.Cookie}}, http.StatusForbidden, "CSRF token is missing or wrong"},
+		{"another origin", sessiontest.Req{Method: "PUT", Body: body, Session: admin, Header: map[string]string{"Origin": "http://evil.example"}}, http.StatusForbidden, "Cross-origin request refused"},
+		{"an API key, reading", sessiontest.Req{Method: "GET", Header: map[string]string{"Authorization": "Bearer " + key}}, http.StatusUnauthorized, "an API key does not open the web UI's API"},
+		{"an API key, writing", sessiontest.Req{Method: "PUT", Body: body, Header: map[string]string{"Authorization": "Bearer " + key}}, http.StatusUnauthorized, "an API key does not open the web UI's API"},
 	} {
-		c.r.path = "/api/dashboard"
-		got := h.do(c.r)
-		if got.status != c.status || !strings.Contains(string(got.body), c.says) {
-			t.Errorf("%s: %s /api/dashboard = %d %s; want %d saying %q", c.what, c.r.method, got.status, got.body, c.status, c.says)
+		c.r.Path = "/api/dashboard"
+		got := h.Do(c.r)
+		if got.Status != c.status || !strings.Contains(string(got.Body), c.says) {
+			t.Errorf("%s: %s /api/dashboard = %d %s; want %d saying %q", c.what, c.r.Method, got.Status, got.Body, c.status, c.says)
 		}
 	}
 	// /api/v1 has no layouts: a key's dashboard is the script's own.
-	h.must(t, http.StatusNotFound, req{method: "GET", path: "/api/v1/dashboard", header: map[string]string{"Authorization": "Bearer " + key}})
+	h.Must(t, http.StatusNotFound, sessiontest.Req{Method: "GET", Path: "/api/v1/dashboard", Header: map[string]string{"Authorization": "Bearer " + key}})
 	if got := h.layoutJSON(t, admin); strings.Contains(got, "sim:key-light") {
 		t.Fatalf("a refused write saved %s", got)
 	}

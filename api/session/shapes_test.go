@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bifrost-hub/bifrost/api/session/sessiontest"
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/service"
 )
@@ -17,21 +18,21 @@ import (
 // shapes.
 func TestTheWebUIReadsTheServicesViews(t *testing.T) {
 	h := newHub(t)
-	b := h.login(t, "admin", password)
+	b := h.Login(t, "admin", sessiontest.Password)
 	key := map[string]string{"Authorization": "Bearer " + mintKey(t, h, b)}
-	read := func(path string, r req) map[string]any {
+	read := func(path string, r sessiontest.Req) map[string]any {
 		t.Helper()
 		var v map[string]any
-		r.method, r.path = http.MethodGet, path
-		h.must(t, http.StatusOK, r).decode(t, &v)
+		r.Method, r.Path = http.MethodGet, path
+		h.Must(t, http.StatusOK, r).Decode(t, &v)
 		return v
 	}
 
-	web := read("/api/lights/sim:key-light", req{session: b})
+	web := read("/api/lights/sim:key-light", sessiontest.Req{Session: b})
 	onlyKeysOf[service.Light](t, "/api light", web)
 	onlyKeysOf[devices.LightCaps](t, "/api light capabilities", web["capabilities"])
 	onlyKeysOf[devices.LightState](t, "/api light state", web["state"])
-	rust := read("/api/v1/lights/sim:key-light", req{header: key})
+	rust := read("/api/v1/lights/sim:key-light", sessiontest.Req{Header: key})
 	for _, k := range []string{"provider", "provider_id", "capabilities.color_rgb", "capabilities.color_temperature", "state.reachable", "state.color_temp_mirek"} {
 		if _, ok := at(rust, k); !ok {
 			t.Errorf("/api/v1 light: no %s in %v", k, rust)
@@ -43,7 +44,7 @@ func TestTheWebUIReadsTheServicesViews(t *testing.T) {
 		}
 	}
 
-	web = read("/api/media/devices/sim:kitchen-sonos", req{session: b})
+	web = read("/api/media/devices/sim:kitchen-sonos", sessiontest.Req{Session: b})
 	onlyKeysOf[service.Media](t, "/api media", web)
 	onlyKeysOf[devices.MediaState](t, "/api media state", web["state"])
 	if web["kind"] != string(devices.KindMedia) || web["class"] != devices.MediaSpeaker {
@@ -59,7 +60,7 @@ func TestTheWebUIReadsTheServicesViews(t *testing.T) {
 			t.Errorf("/api media: %s, a Rust field, in %v", k, web)
 		}
 	}
-	rust = read("/api/v1/media/devices/sim:kitchen-sonos", req{header: key})
+	rust = read("/api/v1/media/devices/sim:kitchen-sonos", sessiontest.Req{Header: key})
 	if rust["kind"] != devices.MediaSpeaker {
 		t.Errorf("/api/v1 media: kind %v; want speaker", rust["kind"])
 	}

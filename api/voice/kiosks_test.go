@@ -18,6 +18,7 @@ import (
 
 	"github.com/bifrost-hub/bifrost/api"
 	"github.com/bifrost-hub/bifrost/api/session"
+	"github.com/bifrost-hub/bifrost/api/session/sessiontest"
 	"github.com/bifrost-hub/bifrost/api/stream"
 	apivoice "github.com/bifrost-hub/bifrost/api/voice"
 	"github.com/bifrost-hub/bifrost/devices"
@@ -45,10 +46,10 @@ func (c *clock) Add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unloc
 // response), with the simulated home, voice, kiosks, a settable clock,
 // and its admin signed in.
 type kioskHub struct {
-	*hub
+	*sessiontest.Hub
 	url   string
 	clock *clock
-	admin *browser
+	admin *sessiontest.Browser
 	// speech is the speech endpoints the hub has: none until a test
 	// sets them.
 	speech struct {
@@ -90,11 +91,11 @@ func newKioskHub(t *testing.T) *kioskHub {
 	t.Cleanup(func() { srv.CloseStreams(); ts.Close() })
 
 	code, _ := acc.SetupCode(ctx)
-	if _, err := acc.Setup(ctx, "192.0.2.1", code, "admin", password); err != nil {
+	if _, err := acc.Setup(ctx, "192.0.2.1", code, "admin", sessiontest.Password); err != nil {
 		t.Fatal(err)
 	}
-	h.hub, h.url = &hub{svc: svc, keys: keys, acc: acc, handler: srv.Handler()}, ts.URL
-	h.admin = h.login(t, "admin", password)
+	h.Hub, h.url = &sessiontest.Hub{Service: svc, Keys: keys, Accounts: acc, Handler: srv.Handler()}, ts.URL
+	h.admin = h.Login(t, "admin", sessiontest.Password)
 	return h
 }
 
@@ -136,7 +137,7 @@ func (h *kioskHub) pair(t *testing.T) (code struct {
 }) {
 	t.Helper()
 	status, body := h.call(t, "POST", "/api/enrollment", map[string]string{
-		"Cookie": session.CookieName + "=" + h.admin.cookie, session.CSRFHeader: h.admin.csrf, "Origin": h.url}, "")
+		"Cookie": session.CookieName + "=" + h.admin.Cookie, session.CSRFHeader: h.admin.CSRF, "Origin": h.url}, "")
 	if status != http.StatusCreated || json.Unmarshal(body, &code) != nil {
 		t.Fatalf("making a pairing code: %d %s", status, body)
 	}
@@ -283,21 +284,21 @@ func TestTheKioskAppRunsAgainstTheHub(t *testing.T) {
 	// Settings → Kiosks lists it, named after its key; the admin puts it
 	// in the Office.
 	var list []kiosk.Kiosk
-	h.must(t, http.StatusOK, req{method: "GET", path: "/api/kiosks", session: h.admin}).decode(t, &list)
+	h.Must(t, http.StatusOK, sessiontest.Req{Method: "GET", Path: "/api/kiosks", Session: h.admin}).Decode(t, &list)
 	if len(list) != 1 || list[0].Name != "SM-X218U" || list[0].AppVersion != "0.3.5" || !*list[0].ScreenOn ||
 		*list[0].BatteryLevel != 87 || list[0].PowerSource != "ac" || !list[0].Online {
 		t.Fatalf("kiosks = %+v", list)
 	}
 	id := list[0].ID
 	var k kiosk.Kiosk
-	h.must(t, http.StatusOK, req{method: "PUT", path: "/api/kiosks/" + id + "/room", body: `{"room":"Office"}`, session: h.admin}).decode(t, &k)
+	h.Must(t, http.StatusOK, sessiontest.Req{Method: "PUT", Path: "/api/kiosks/" + id + "/room", Body: `{"room":"Office"}`, Session: h.admin}).Decode(t, &k)
 	if k.Room != "Office" {
 		t.Fatalf("room set: %+v", k)
 	}
 
 	// Sleep, sent from Settings, comes down the stream at once …
 	s := h.openStream(t, key)
-	h.must(t, http.StatusOK, req{method: "POST", path: "/api/kiosks/" + id + "/command", body: `{"command":"sleep"}`, session: h.admin})
+	h.Must(t, http.StatusOK, sessiontest.Req{Method: "POST", Path: "/api/kiosks/" + id + "/command", Body: `{"command":"sleep"}`, Session: h.admin})
 	if c := within(t, "the sleep command on the stream", s.commands); c != "sleep" {
 		t.Fatalf("the stream carried %q; want sleep", c)
 	}
@@ -314,7 +315,7 @@ func TestTheKioskAppRunsAgainstTheHub(t *testing.T) {
 	if status/100 != 2 {
 		t.Fatalf("noise: %d %s", status, body)
 	}
-	h.must(t, http.StatusOK, req{method: "GET", path: "/api/kiosks", session: h.admin}).decode(t, &list)
+	h.Must(t, http.StatusOK, sessiontest.Req{Method: "GET", Path: "/api/kiosks", Session: h.admin}).Decode(t, &list)
 	if !*list[0].NoiseElevated || *list[0].MicLevel != -42.5 {
 		t.Fatalf("noise not recorded: %+v", list[0])
 	}
@@ -327,7 +328,7 @@ func TestTheKioskAppRunsAgainstTheHub(t *testing.T) {
 	}
 	system := service.WithPrincipal(context.Background(), service.System)
 	for name, on := range map[string]bool{"Key Light": false, "Fill Light": false, "Ceiling Light": true} {
-		if l, err := h.svc.GetLight(system, name); err != nil || l.State.On != on {
+		if l, err := h.Service.GetLight(system, name); err != nil || l.State.On != on {
 			t.Errorf("%s on = %v (%v); want %v", name, l.State.On, err, on)
 		}
 	}
@@ -368,7 +369,7 @@ func TestTheKioskAppRunsAgainstTheHub(t *testing.T) {
 	if err := json.Unmarshal(body, &heard); status != http.StatusOK || err != nil || !heard.OK || heard.Transcript != "Turn off the key light." {
 		t.Fatalf("listen: %d %s", status, body)
 	}
-	if l, err := h.svc.GetLight(system, "Key Light"); err != nil || l.State.On {
+	if l, err := h.Service.GetLight(system, "Key Light"); err != nil || l.State.On {
 		t.Errorf("the Key Light after listen: %+v %v", l.State, err)
 	}
 	if up := ai.Uploads(); len(up) != 1 || up[0].Filename != "command.wav" || !bytes.Equal(up[0].Audio, audio) {
@@ -385,7 +386,7 @@ func TestTheKioskAppRunsAgainstTheHub(t *testing.T) {
 	}
 
 	// Revoked in Settings: its stream ends, its heartbeat is refused.
-	h.must(t, http.StatusOK, req{method: "DELETE", path: "/api/api-keys/" + list[0].KeyID, session: h.admin})
+	h.Must(t, http.StatusOK, sessiontest.Req{Method: "DELETE", Path: "/api/api-keys/" + list[0].KeyID, Session: h.admin})
 	within(t, "the revoked kiosk's stream to end", s.closed)
 	if status, _ := h.call(t, "POST", "/api/kiosks/checkin", bearer(key), heartbeat); status != http.StatusUnauthorized {
 		t.Fatalf("a revoked kiosk checked in: %d", status)
@@ -402,10 +403,10 @@ func TestPairingCodeExpires(t *testing.T) {
 		t.Fatalf("an expired code: %d %s", status, body)
 	}
 	// Only admins make codes.
-	h.must(t, http.StatusCreated, req{method: "POST", path: "/api/users", body: `{"username":"guest","password":"` + password + `"}`, session: h.admin})
-	guest := h.login(t, "guest", password)
-	h.must(t, http.StatusForbidden, req{method: "POST", path: "/api/enrollment", session: guest})
-	h.must(t, http.StatusForbidden, req{method: "GET", path: "/api/kiosks", session: guest})
+	h.Must(t, http.StatusCreated, sessiontest.Req{Method: "POST", Path: "/api/users", Body: `{"username":"guest","password":"` + sessiontest.Password + `"}`, Session: h.admin})
+	guest := h.Login(t, "guest", sessiontest.Password)
+	h.Must(t, http.StatusForbidden, sessiontest.Req{Method: "POST", Path: "/api/enrollment", Session: guest})
+	h.Must(t, http.StatusForbidden, sessiontest.Req{Method: "GET", Path: "/api/kiosks", Session: guest})
 }
 
 // TestKioskBadBodies: each bad body is a 4xx that says what is wrong,
@@ -459,7 +460,7 @@ func TestKioskBadBodies(t *testing.T) {
 		}
 	}
 	var list []kiosk.Kiosk
-	h.must(t, http.StatusOK, req{method: "GET", path: "/api/kiosks", session: h.admin}).decode(t, &list)
+	h.Must(t, http.StatusOK, sessiontest.Req{Method: "GET", Path: "/api/kiosks", Session: h.admin}).Decode(t, &list)
 	if len(list) != 1 || *list[0].BatteryLevel != 50 || list[0].NoiseElevated != nil {
 		t.Fatalf("a refused report changed the kiosk: %+v", list)
 	}
@@ -475,18 +476,18 @@ func TestKioskBadBodies(t *testing.T) {
 		{"PUT", "/api/kiosks/" + id + "/mic", `{"enabled":true,"sensitivity":"loud"}`, "low, medium, high", http.StatusUnprocessableEntity},
 		{"PUT", "/api/kiosks/" + id + "/mic", `{"sensitivity":"low"}`, "Missing enabled", http.StatusUnprocessableEntity},
 	} {
-		got := h.do(req{method: c.method, path: c.path, body: c.body, session: h.admin})
-		if got.status != c.status || !strings.Contains(string(got.body), c.says) {
-			t.Errorf("%s %s %s: %d %s; want %d saying %q", c.method, c.path, c.body, got.status, got.body, c.status, c.says)
+		got := h.Do(sessiontest.Req{Method: c.method, Path: c.path, Body: c.body, Session: h.admin})
+		if got.Status != c.status || !strings.Contains(string(got.Body), c.says) {
+			t.Errorf("%s %s %s: %d %s; want %d saying %q", c.method, c.path, c.body, got.Status, got.Body, c.status, c.says)
 		}
 	}
-	h.must(t, http.StatusOK, req{method: "GET", path: "/api/kiosks", session: h.admin}).decode(t, &list)
+	h.Must(t, http.StatusOK, sessiontest.Req{Method: "GET", Path: "/api/kiosks", Session: h.admin}).Decode(t, &list)
 	if list[0].PendingCommand != "" || list[0].RoomID != "" || list[0].MicPresence {
 		t.Fatalf("a refused change was applied: %+v", list[0])
 	}
 	// A session is no kiosk; no key is no kiosk either.
-	if got := h.do(req{method: "POST", path: "/api/kiosks/checkin", body: `{}`, session: h.admin}); got.status != http.StatusUnauthorized {
-		t.Errorf("check-in with a session: %d %s", got.status, got.body)
+	if got := h.Do(sessiontest.Req{Method: "POST", Path: "/api/kiosks/checkin", Body: `{}`, Session: h.admin}); got.Status != http.StatusUnauthorized {
+		t.Errorf("check-in with a session: %d %s", got.Status, got.Body)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/bifrost-hub/bifrost/api"
 	"github.com/bifrost-hub/bifrost/api/session"
+	"github.com/bifrost-hub/bifrost/api/session/sessiontest"
 	apivoice "github.com/bifrost-hub/bifrost/api/voice"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/voice"
@@ -29,7 +30,7 @@ const modelKey = "sk-voice-test-P3q8"
 // speechHub is the hub with the voice seam, its speech endpoints those
 // of a server that speaks the OpenAI API, and a control key.
 type speechHub struct {
-	*hub
+	*sessiontest.Hub
 	ai  *openaitest.Server
 	key string
 }
@@ -39,7 +40,7 @@ type speechHub struct {
 func newSpeechHub(t *testing.T, stt, tts func(*openaitest.Server) func() models.Endpoint) *speechHub {
 	t.Helper()
 	ai := openaitest.New(t, modelKey)
-	h := newHub(t, func(c *api.Config) {
+	h := sessiontest.NewHub(t, func(c *api.Config) {
 		c.Voice = voice.New(c.Service)
 		if stt != nil {
 			c.STT = stt(ai)
@@ -48,11 +49,11 @@ func newSpeechHub(t *testing.T, stt, tts func(*openaitest.Server) func() models.
 			c.TTS = tts(ai)
 		}
 	})
-	k, err := h.keys.CreateKey(service.WithPrincipal(context.Background(), service.System), "kiosk", service.ScopeControl)
+	k, err := h.Keys.CreateKey(service.WithPrincipal(context.Background(), service.System), "kiosk", service.ScopeControl)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &speechHub{hub: h, ai: ai, key: k.Key}
+	return &speechHub{Hub: h, ai: ai, key: k.Key}
 }
 
 // endpoint is the server's endpoint with model, as the hub has it.
@@ -93,7 +94,7 @@ func (h *speechHub) post(t *testing.T, ctx context.Context, path, contentType st
 	r.Header.Set("Content-Type", contentType)
 	r.Header.Set("Authorization", "Bearer "+h.key)
 	rec := httptest.NewRecorder()
-	h.handler.ServeHTTP(rec, r)
+	h.Handler.ServeHTTP(rec, r)
 	return rec.Code, rec.Header().Get("Content-Type"), rec.Body.Bytes()
 }
 
@@ -108,7 +109,7 @@ func (h *speechHub) listen(t *testing.T, field string, audio []byte, fields map[
 // keyLightOn reports whether the simulated Key Light is on.
 func (h *speechHub) keyLightOn(t *testing.T) bool {
 	t.Helper()
-	l, err := h.svc.GetLight(service.WithPrincipal(context.Background(), service.System), "Key Light")
+	l, err := h.Service.GetLight(service.WithPrincipal(context.Background(), service.System), "Key Light")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +254,7 @@ func TestListenBoundsTheRecording(t *testing.T) {
 	r.Header.Set("Content-Type", "multipart/form-data; boundary=b")
 	r.Header.Set("Authorization", "Bearer "+h.key)
 	rec := httptest.NewRecorder()
-	h.handler.ServeHTTP(rec, r)
+	h.Handler.ServeHTTP(rec, r)
 	if rec.Code != http.StatusRequestEntityTooLarge || body.n != 0 {
 		t.Errorf("a ten-minute recording of %d bytes: %d %s, %d bytes read", size, rec.Code, rec.Body, body.n)
 	}
@@ -421,19 +422,19 @@ func TestSpeechRoutesTakeKeys(t *testing.T) {
 				hr.Header.Set("Authorization", "Bearer "+key)
 			}
 			rec := httptest.NewRecorder()
-			h.handler.ServeHTTP(rec, hr)
+			h.Handler.ServeHTTP(rec, hr)
 			if rec.Code != http.StatusUnauthorized {
 				t.Errorf("%s with %s: %d", path, name, rec.Code)
 			}
 		}
 	}
-	b := h.login(t, "admin", password)
+	b := h.Login(t, "admin", sessiontest.Password)
 	hr := httptest.NewRequest(http.MethodPost, "/api/voice/speak", strings.NewReader(`{"text":"Hi."}`))
 	hr.Header.Set("Content-Type", "application/json")
-	hr.AddCookie(&http.Cookie{Name: session.CookieName, Value: b.cookie})
-	hr.Header.Set(session.CSRFHeader, b.csrf)
+	hr.AddCookie(&http.Cookie{Name: session.CookieName, Value: b.Cookie})
+	hr.Header.Set(session.CSRFHeader, b.CSRF)
 	rec := httptest.NewRecorder()
-	h.handler.ServeHTTP(rec, hr)
+	h.Handler.ServeHTTP(rec, hr)
 	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "audio/wav" {
 		t.Errorf("speak with a session: %d %s", rec.Code, fmt.Sprint(rec.Header()))
 	}
