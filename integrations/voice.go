@@ -205,15 +205,7 @@ func (m *Manager) Voice(ctx context.Context) (VoiceView, error) {
 	if err := m.requireAdmin(ctx); err != nil {
 		return VoiceView{}, err
 	}
-	s := map[string]saved[ModelSettings]{}
-	for _, role := range Roles {
-		v, err := voiceIntegrations[role].load(ctx, m.store)
-		if err != nil {
-			return VoiceView{}, err
-		}
-		s[role] = v
-	}
-	return m.voiceView(s), nil
+	return m.voiceLocked(ctx)
 }
 
 // SaveVoice saves the changes u gives, each endpoint's over its saved
