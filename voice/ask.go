@@ -2,10 +2,12 @@ package voice
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
 	"github.com/bifrost-hub/bifrost/devices"
+	"github.com/bifrost-hub/bifrost/wording"
 )
 
 // questionStarts begin a question.
@@ -149,17 +151,17 @@ func (h *home) answerOn(st step, sc scope) string {
 		if len(on) == 0 {
 			return fmt.Sprintf("Nothing is on: %s are off.", where)
 		}
-		return fmt.Sprintf("%d of %d on: %s.", len(on), len(known), join(on))
+		return fmt.Sprintf("%d of %d on: %s.", len(on), len(known), wording.JoinWords(on, "and"))
 	case askOff:
 		if len(on) == 0 {
 			return fmt.Sprintf("Yes, %s are off.", where)
 		}
-		return fmt.Sprintf("No, %s %s on.", join(on), isAre(len(on)))
+		return fmt.Sprintf("No, %s %s on.", wording.JoinWords(on, "and"), isAre(len(on)))
 	}
 	if len(on) == 0 {
 		return fmt.Sprintf("No, %s are off.", where)
 	}
-	return fmt.Sprintf("Yes, %d of %d on: %s.", len(on), len(known), join(on))
+	return fmt.Sprintf("Yes, %d of %d on: %s.", len(on), len(known), wording.JoinWords(on, "and"))
 }
 
 func onWord(on bool) string {
@@ -204,12 +206,12 @@ func (h *home) answerReading(sc scope, kind, what string, say func(float64) stri
 			return fmt.Sprintf("It's %s %s.", say(r.Value), where)
 		}
 	}
-	names := sortedKeys(rs)
+	names := slices.Sorted(maps.Keys(rs))
 	parts := make([]string, len(names))
 	for i, n := range names {
 		parts[i] = fmt.Sprintf("%s %s", say(rs[n].Value), n)
 	}
-	return fmt.Sprintf("%s: %s.", upper(what), strings.Join(parts, "; "))
+	return fmt.Sprintf("%s: %s.", wording.UpperFirst(what), strings.Join(parts, "; "))
 }
 
 func (h *home) answerOccupied(sc scope) string {
@@ -271,7 +273,7 @@ func (h *home) answerBrightness(sc scope) string {
 	if len(parts) == 0 {
 		return fmt.Sprintf("There is no light %s.", placeOf(sc))
 	}
-	return upper(strings.Join(parts, "; ")) + "."
+	return wording.UpperFirst(strings.Join(parts, "; ")) + "."
 }
 
 func (h *home) answerVolume(sc scope) string {
@@ -289,7 +291,7 @@ func (h *home) answerVolume(sc scope) string {
 	if len(parts) == 0 {
 		return fmt.Sprintf("There is no player %s.", placeOf(sc))
 	}
-	return upper(strings.Join(parts, "; ")) + "."
+	return wording.UpperFirst(strings.Join(parts, "; ")) + "."
 }
 
 func (h *home) answerContact(st step, sc scope) string {
@@ -298,7 +300,7 @@ func (h *home) answerContact(st step, sc scope) string {
 		return fmt.Sprintf("There is no door or window sensor %s.", placeOf(sc))
 	}
 	var open []string
-	for _, n := range sortedKeys(rs) {
+	for _, n := range slices.Sorted(maps.Keys(rs)) {
 		if r := rs[n]; r.Bool != nil && !*r.Bool {
 			open = append(open, n)
 		}
@@ -310,9 +312,9 @@ func (h *home) answerContact(st step, sc scope) string {
 	case len(open) == 0:
 		return "Yes, everything is closed."
 	case wantOpen:
-		return fmt.Sprintf("Yes: %s %s open.", join(open), isAre(len(open)))
+		return fmt.Sprintf("Yes: %s %s open.", wording.JoinWords(open, "and"), isAre(len(open)))
 	}
-	return fmt.Sprintf("No: %s %s open.", join(open), isAre(len(open)))
+	return fmt.Sprintf("No: %s %s open.", wording.JoinWords(open, "and"), isAre(len(open)))
 }
 
 // placeOf says where a scope is: "in the Bedroom", "in the house".
@@ -324,20 +326,4 @@ func placeOf(sc scope) string {
 		return "in the " + sc.room.Name
 	}
 	return "in the house"
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
-func upper(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }

@@ -2,6 +2,7 @@ package voice
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 
@@ -215,7 +216,7 @@ func (h *home) roomNamed(ref string) *room {
 	}
 	want := nameWords(ref)
 	for _, r := range h.rooms {
-		if equal(r.words, want) {
+		if slices.Equal(r.words, want) {
 			return r
 		}
 	}
@@ -227,7 +228,7 @@ func (h *home) roomNamed(ref string) *room {
 func (h *home) isApp(ws []string) bool {
 	st := stems(ws)
 	for _, a := range h.apps {
-		if len(st) > 0 && len(st) <= len(a) && equal(a[:len(st)], st) {
+		if len(st) > 0 && len(st) <= len(a) && slices.Equal(a[:len(st)], st) {
 			return true
 		}
 	}
@@ -259,16 +260,4 @@ func (h *home) in(r *room) []*thing {
 		}
 	}
 	return out
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -363,12 +363,12 @@ func (h *home) lightNamed(before []string) bool {
 	}
 	ws := append(stems(before), "light")
 	for _, t := range h.things {
-		if len(t.words) <= len(ws) && equal(ws[len(ws)-len(t.words):], t.words) {
+		if len(t.words) <= len(ws) && slices.Equal(ws[len(ws)-len(t.words):], t.words) {
 			return true
 		}
 	}
 	for _, r := range h.rooms {
-		if n := len(r.words) + 1; n <= len(ws) && equal(ws[len(ws)-n:len(ws)-1], r.words) {
+		if n := len(r.words) + 1; n <= len(ws) && slices.Equal(ws[len(ws)-n:len(ws)-1], r.words) {
 			return true
 		}
 	}

@@ -2,6 +2,7 @@ package voice
 
 import (
 	"slices"
+	"strings"
 )
 
 // media reads players' commands: transport, volume, mute, favourites,
@@ -39,9 +40,9 @@ func (h *home) media(ws []string) (intent, bool) {
 			return intent{act: actResume, target: where}, true
 		}
 		if h.isApp(what) {
-			return intent{act: actOpen, text: join1(what), target: where}, true // "put on netflix"
+			return intent{act: actOpen, text: strings.Join(what, " "), target: where}, true // "put on netflix"
 		}
-		return intent{act: actPlay, text: join1(what), target: where}, true
+		return intent{act: actPlay, text: strings.Join(what, " "), target: where}, true
 	}
 	if first == "open" || first == "launch" || hasPrefix(ws, "start", "the", "app") {
 		what, where := splitWhere(ws[1:])
@@ -49,7 +50,7 @@ func (h *home) media(ws []string) (intent, bool) {
 		if len(what) == 0 || !h.isApp(what) && !h.namesTV(where) {
 			return intent{}, false // "open the garage door" is not an app
 		}
-		return intent{act: actOpen, text: join1(what), target: where}, true
+		return intent{act: actOpen, text: strings.Join(what, " "), target: where}, true
 	}
 	if i := slices.IndexFunc(ws, func(w string) bool { return w == "input" || w == "source" }); i >= 0 && (first == "switch" || first == "change" || first == "set" || first == "select") {
 		// "switch the receiver to the tv input", "change the input to hdmi 1 on the receiver"
@@ -60,7 +61,7 @@ func (h *home) media(ws []string) (intent, bool) {
 				val, target = v, where
 			}
 			if len(val) > 0 {
-				return intent{act: actSource, text: join1(val), target: target}, true
+				return intent{act: actSource, text: strings.Join(val, " "), target: target}, true
 			}
 		}
 	}
@@ -117,18 +118,6 @@ func splitWhere(ws []string) ([]string, []string) {
 		}
 	}
 	return ws, nil
-}
-
-// join1 is words as one phrase.
-func join1(ws []string) string {
-	out := ""
-	for i, w := range ws {
-		if i > 0 {
-			out += " "
-		}
-		out += w
-	}
-	return out
 }
 
 // sceneVerbs activate a scene.

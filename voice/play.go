@@ -3,10 +3,12 @@ package voice
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/wording"
 )
 
 // defaultPlayers are the players a command without a target means: those
@@ -110,7 +112,7 @@ func (c *Commander) player(ctx context.Context, h *home, sc scope, members []*th
 	if len(players) > 1 && (in.act == actPlay || in.act == actOpen || in.act == actSource) {
 		players = busiest(players)
 	}
-	name := join(names(players))
+	name := wording.JoinWords(names(players), "and")
 	transport := func(cmd, said string) (string, bool) {
 		return c.players(ctx, players, said, func(*service.Media) service.MediaPatch { return service.MediaPatch{Transport: &cmd} })
 	}
@@ -184,7 +186,7 @@ func names(ts []*thing) []string {
 
 // players sends a change to each player; said has a %s for their names.
 func (c *Commander) players(ctx context.Context, players []*thing, said string, patch func(*service.Media) service.MediaPatch) (string, bool) {
-	return c.each(ctx, fmt.Sprintf(said, join(names(players))), players, func(t *thing) error {
+	return c.each(ctx, fmt.Sprintf(said, wording.JoinWords(names(players), "and")), players, func(t *thing) error {
 		_, err := c.house.SetMedia(ctx, t.id, patch(t.media))
 		return err
 	})
@@ -214,7 +216,7 @@ func (c *Commander) playThing(ctx context.Context, players []*thing, what string
 	var best *devices.Favorite
 	for i, f := range favs {
 		fw := nameWords(f.Title)
-		if equal(fw, want) {
+		if slices.Equal(fw, want) {
 			best = &favs[i]
 			break
 		}
@@ -227,7 +229,7 @@ func (c *Commander) playThing(ctx context.Context, players []*thing, what string
 		for i, f := range favs {
 			titles[i] = f.Title
 		}
-		return fmt.Sprintf("%s has no favourite called %q; it has %s.", p.name, what, join(titles)), false
+		return fmt.Sprintf("%s has no favourite called %q; it has %s.", p.name, what, wording.JoinWords(titles, "and")), false
 	}
 	if _, err := c.house.PlayFavorite(ctx, p.id, best.ID); err != nil {
 		return sayError(err), false

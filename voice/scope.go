@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/bifrost-hub/bifrost/devices"
+	"github.com/bifrost-hub/bifrost/wording"
 )
 
 // scope is what a clause names: devices by name, a room (narrowed to a
@@ -280,7 +281,7 @@ func (s scope) name() string {
 		for i, t := range s.things {
 			names[i] = t.name
 		}
-		return join(names)
+		return wording.JoinWords(names, "and")
 	case s.room != nil && noun != "":
 		return "the " + noun + " in the " + s.room.Name
 	case s.room != nil:
@@ -289,15 +290,4 @@ func (s scope) name() string {
 		return "all the " + noun
 	}
 	return "everything"
-}
-
-// join lists names: "a", "a and b", "a, b and c".
-func join(names []string) string {
-	switch len(names) {
-	case 0:
-		return ""
-	case 1:
-		return names[0]
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
