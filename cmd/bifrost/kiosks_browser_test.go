@@ -26,12 +26,7 @@ func TestBrowserEnrollDevice(t *testing.T) {
 	}
 	browserPath := findChromium(t)
 	h := runHub(t, t.TempDir(), func(*Config) {})
-	code, err := h.accounts.SetupCode(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := newBrowser(t, browserPath)
-	firstAdmin(b, &hub{tb: t, Addr: h.Addr().String()}, code)
+	b := browserAdmin(t, browserPath, h)
 	b.navigate("#/settings")
 	b.waitJS("no kiosks yet", `document.querySelector('#kiosks .empty')?.textContent.startsWith('No kiosk has checked in yet')`)
 
