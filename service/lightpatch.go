@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/color"
 	"github.com/bifrost-hub/bifrost/wording"
 )
@@ -58,6 +59,11 @@ type LightValues struct {
 	XY     *color.Point
 	Effect *string
 	Preset *color.Preset
+	// Hue and Sat are a colour by its parts (HSV is their colour once
+	// the light's present colour fills in the rest); EffectNumber is an
+	// effect by its position in the light's list.
+	HSV          *hsvParts
+	EffectNumber *int
 	// ClearEffect asks to stop a running effect ("no_effect", "none").
 	ClearEffect bool
 	GM          *int
@@ -66,7 +72,7 @@ type LightValues struct {
 // hasColorMode reports whether v names a colour mode (not a bare effect
 // clearing).
 func (v LightValues) hasColorMode() bool {
-	return v.Kelvin != nil || v.RGB != nil || v.Effect != nil || v.Preset != nil
+	return v.Kelvin != nil || v.RGB != nil || v.Effect != nil || v.Preset != nil || v.HSV != nil || v.EffectNumber != nil
 }
 
 // onlyOn reports whether v asks for nothing but on or off.
@@ -142,7 +148,8 @@ func checkGM(p LightPatch) error {
 func checkOneMode(p LightPatch) error {
 	modes := 0
 	effect := p.Effect != nil && !IsNoEffect(*p.Effect)
-	for _, set := range []bool{p.Hex != nil, p.Color != nil, p.Kelvin != nil || p.Mirek != nil, effect, p.Preset != nil} {
+	parts := p.Hue != nil || p.Saturation != nil
+	for _, set := range []bool{p.Hex != nil, p.Color != nil, p.Kelvin != nil || p.Mirek != nil, effect, p.Preset != nil, parts, p.EffectNumber != nil} {
 		if set {
 			modes++
 		}
@@ -189,6 +196,17 @@ func parseColorMode(p LightPatch, v *LightValues) error {
 			return Errorf(EINVALID, "%v", err).With("example", "FF8800")
 		}
 		v.RGB = &rgb
+	case p.Hue != nil || p.Saturation != nil:
+		parts, err := parseHSV(p.Hue, p.Saturation)
+		if err != nil {
+			return err
+		}
+		v.HSV = &parts
+	case p.EffectNumber != nil:
+		if *p.EffectNumber < 1 {
+			return Errorf(EINVALID, "effect number %d is not a position: effects are numbered from 1", *p.EffectNumber).With("min", 1)
+		}
+		v.EffectNumber = p.EffectNumber
 	}
 	if p.Effect != nil {
 		if IsNoEffect(*p.Effect) {
@@ -212,4 +230,50 @@ func patchBrightness(p LightPatch) (*int, error) {
 		return nil, Errorf(EINVALID, "brightness %d is out of range: use 0–100 (percent)", *b).With("min", 0).With("max", 100)
 	}
 	return b, nil
+}
+
+// hsvParts is a colour by its parts, each nil when the light's present
+// one is kept.
+type hsvParts struct {
+	Hue, Sat *float64 // degrees 0–360; 0–1
+}
+
+// parseHSV checks a hue (0–360°) and a saturation (0–100 %).
+func parseHSV(hue, sat *float64) (hsvParts, error) {
+	var parts hsvParts
+	if hue != nil {
+		if math.IsNaN(*hue) || *hue < 0 || *hue > 360 {
+			return parts, Errorf(EINVALID, "hue %g is out of range: use 0–360 (degrees)", *hue).With("min", 0).With("max", 360)
+		}
+		h := *hue
+		parts.Hue = &h
+	}
+	if sat != nil {
+		if math.IsNaN(*sat) || *sat < 0 || *sat > 100 {
+			return parts, Errorf(EINVALID, "saturation %g is out of range: use 0–100 (percent)", *sat).With("min", 0).With("max", 100)
+		}
+		s := *sat / 100
+		parts.Sat = &s
+	}
+	return parts, nil
+}
+
+// rgb is the colour of p, the parts not given taken from cur: its colour's
+// hue and saturation, or full saturation when it shows a white.
+func (p hsvParts) rgb(cur *devices.LightState) color.RGB {
+	h, s := 0.0, 1.0
+	if cur != nil && cur.Color != nil && cur.Mode != devices.ModeTemperature {
+		if c, err := color.ParseHex(cur.Color.Hex); err == nil {
+			if ch, cs, _ := c.HSV(); cs > 0 {
+				h, s = ch, cs
+			}
+		}
+	}
+	if p.Hue != nil {
+		h = *p.Hue
+	}
+	if p.Sat != nil {
+		s = *p.Sat
+	}
+	return color.HSVToRGB(h, s, 1)
 }

@@ -258,6 +258,9 @@ func buildLightChange(name string, caps devices.LightCaps, cur *devices.LightSta
 			notes = append(notes, n)
 		}
 	}
+	if err := resolveParts(name, caps, cur, &v); err != nil {
+		return c, AppliedLight{}, nil, err
+	}
 	c.On = v.On
 	if v.Brightness != nil {
 		if !caps.Dimmable {
@@ -281,6 +284,29 @@ func buildLightChange(name string, caps devices.LightCaps, cur *devices.LightSta
 		c.On = &on
 	}
 	return c, appliedOf(c), notes, nil
+}
+
+// resolveParts turns what v gives relative to the lamp into plain values:
+// a colour by its parts into the colour they make with the present one,
+// an effect's position into its name.
+func resolveParts(name string, caps devices.LightCaps, cur *devices.LightState, v *LightValues) error {
+	if v.HSV != nil {
+		rgb := v.HSV.rgb(cur)
+		v.RGB = &rgb
+	}
+	if v.EffectNumber != nil {
+		n := *v.EffectNumber
+		if len(caps.Effects) == 0 {
+			return aboutf(EUNSUPPORTED, "%s has no effects", name)
+		}
+		if n > len(caps.Effects) {
+			return aboutf(EINVALID, "%s has effects 1–%d; there is no effect number %d", name, len(caps.Effects), n).
+				With("min", 1).With("max", len(caps.Effects))
+		}
+		e := caps.Effects[n-1]
+		v.Effect = &e
+	}
+	return nil
 }
 
 // NoEffect is the effect name that clears a running effect.
@@ -463,6 +489,15 @@ func patchSummary(p LightPatch) string {
 	}
 	if p.Preset != nil {
 		add("preset", *p.Preset)
+	}
+	if p.Hue != nil {
+		add("hue", *p.Hue)
+	}
+	if p.Saturation != nil {
+		add("saturation", *p.Saturation)
+	}
+	if p.EffectNumber != nil {
+		add("effect_number", *p.EffectNumber)
 	}
 	return strings.Join(f, " ")
 }

@@ -962,3 +962,50 @@ func TestHoldingAKey(t *testing.T) {
 	_, err = h.svc.RemoteCommand(h.ctx, "Living Room TV", service.RemoteCommand{Key: "select", HoldSecs: 1})
 	servicetest.WantCode(t, err, service.EUNSUPPORTED)
 }
+
+func TestColourByItsPartsAndEffectByPosition(t *testing.T) {
+	h := newHouse(t)
+	// A white light given only a hue takes it at full saturation.
+	servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{Kelvin: ptr(4000)}))
+	res := servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{Hue: ptr(120.0)}))
+	if res.State.Mode != devices.ModeColor || res.State.Color == nil || res.State.Color.Hex != "00FF00" {
+		t.Fatalf("hue 120 on a white light: %+v; want colour 00FF00", res.State)
+	}
+	// Saturation alone keeps the hue; hue alone keeps the saturation.
+	res = servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{Saturation: ptr(50.0)}))
+	if res.State.Color.Hex != "80FF80" {
+		t.Fatalf("saturation 50 of green = %s; want 80FF80", res.State.Color.Hex)
+	}
+	res = servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{Hue: ptr(240.0)}))
+	if res.State.Color.Hex != "8080FF" {
+		t.Fatalf("hue 240 at saturation 50 = %s; want 8080FF", res.State.Color.Hex)
+	}
+	// An effect by its position in the light's own list.
+	res = servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{EffectNumber: ptr(2)}))
+	if res.State.Mode != devices.ModeEffect || res.State.Effect != h.home.Light("sim:key-light").LightCaps().Effects[1] {
+		t.Fatalf("effect number 2: %+v", res.State)
+	}
+	before := h.home.Light("sim:key-light").Commands()
+	for _, c := range []struct {
+		p    service.LightPatch
+		code string
+		says string
+	}{
+		{service.LightPatch{EffectNumber: ptr(99)}, service.EINVALID, "no effect number 99"},
+		{service.LightPatch{EffectNumber: ptr(0)}, service.EINVALID, "from 1"},
+		{service.LightPatch{Hue: ptr(400.0)}, service.EINVALID, "0–360"},
+		{service.LightPatch{Saturation: ptr(-1.0)}, service.EINVALID, "0–100"},
+		{service.LightPatch{Hue: ptr(10.0), Kelvin: ptr(3000)}, service.EINVALID, "only one"},
+	} {
+		_, err := h.svc.SetLight(h.ctx, "Key Light", c.p)
+		servicetest.WantCode(t, err, c.code)
+		if !strings.Contains(service.ErrorMessage(err), c.says) {
+			t.Errorf("%+v: message %q does not say %q", c.p, service.ErrorMessage(err), c.says)
+		}
+	}
+	if got := h.home.Light("sim:key-light").Commands(); got != before {
+		t.Errorf("refused writes reached the lamp (%d commands)", got-before)
+	}
+	_, err := h.svc.SetLight(h.ctx, "Fill Light", service.LightPatch{Hue: ptr(10.0)})
+	servicetest.WantCode(t, err, service.EUNSUPPORTED)
+}

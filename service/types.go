@@ -64,12 +64,21 @@ type LightPatch struct {
 	// Preset names a gel or light-source preset (ListPresets): a white
 	// (kelvin and green–magenta shift) or a colour.
 	Preset *string `json:"preset,omitempty"`
+	// Hue (0–360°) and Saturation (0–100 %) give a colour by its parts:
+	// the part not given is the light's present one (full saturation
+	// when the light shows a white), at full value.
+	Hue        *float64 `json:"hue,omitempty"`
+	Saturation *float64 `json:"saturation,omitempty"`
+	// EffectNumber picks an effect by its position in the light's own
+	// list (Capabilities.Effects), from 1, as NeewerLite's clients do.
+	EffectNumber *int `json:"effect_number,omitempty"`
 }
 
 // Empty reports whether the patch asks for nothing.
 func (p LightPatch) Empty() bool {
 	return p.On == nil && p.Brightness == nil && p.Hex == nil && p.Color == nil &&
-		p.Kelvin == nil && p.Mirek == nil && p.Effect == nil && p.Preset == nil && p.GM == nil
+		p.Kelvin == nil && p.Mirek == nil && p.Effect == nil && p.Preset == nil && p.GM == nil &&
+		p.Hue == nil && p.Saturation == nil && p.EffectNumber == nil
 }
 
 // LightResult answers a light write: what was asked, what was applied
