@@ -203,7 +203,7 @@ func keyedPath(path string) bool {
 	case "/api/v1", "/mcp", "/sse", "/message":
 		return true
 	}
-	return strings.HasPrefix(path, "/api/v1/")
+	return strings.HasPrefix(path, "/api/v1/") || strings.HasPrefix(path, "/mcp/") // /mcp/neewerlite and its SSE pair
 }
 
 // trimTrailingSlash routes "/api/v1/lights/" as "/api/v1/lights", as

@@ -77,7 +77,8 @@ type Config struct {
 }
 
 // Server is the MCP surface: one mcp-go server holding the tools, resource
-// and prompts, served over both transports.
+// and prompts, served over both transports; and beside it, a second one
+// holding NeewerLite's tools.
 type Server struct {
 	svc     *service.Service
 	keys    keyauth.Keys
@@ -93,6 +94,10 @@ type Server struct {
 	// sseOwners maps a legacy SSE session id to the id of the key that
 	// opened it: only that key may post to the session.
 	sseOwners sync.Map
+
+	// neewerLite serves NeewerLite's tool set at /mcp/neewerlite, behind
+	// the same guard (nil on that server itself).
+	neewerLite *Server
 }
 
 // New builds the MCP surface.
@@ -128,6 +133,14 @@ func New(cfg Config) *Server {
 	s.mcp.AddTools(t.voiceTools()...)
 	s.mcp.AddResource(homeResource(), t.readHome)
 	s.mcp.AddPrompts(prompts()...)
+	s.transports("")
+	s.neewerLite = newNeewerLite(s, version)
+	return s
+}
+
+// transports builds the server's Streamable HTTP and legacy SSE
+// transports; the SSE stream names its message endpoint under basePath.
+func (s *Server) transports(basePath string) {
 	s.stream = mcpserver.NewStreamableHTTPServer(s.mcp,
 		mcpserver.WithStateLess(true),
 		mcpserver.WithDisableStreaming(true),
@@ -138,12 +151,12 @@ func New(cfg Config) *Server {
 		mcpserver.WithStreamableHTTPLogger(s.log),
 	)
 	s.sse = mcpserver.NewSSEServer(s.mcp,
+		mcpserver.WithStaticBasePath(basePath),
 		mcpserver.WithUseFullURLForMessageEndpoint(false),
 		mcpserver.WithSSEDisableLocalhostProtection(true),
 		mcpserver.WithSessionIDGenerator(s.newSSESession),
 		mcpserver.WithKeepAlive(true),
 	)
-	return s
 }
 
 // filterByScope hides the tools that change the house from a read-only
@@ -164,4 +177,9 @@ func filterByScope(ctx context.Context, _ any, _ *mcplib.ListToolsRequest, res *
 
 // CloseStreams ends every open legacy SSE stream, so a server shutdown
 // need not wait for them.
-func (s *Server) CloseStreams() { s.sse.CloseSessions() }
+func (s *Server) CloseStreams() {
+	s.sse.CloseSessions()
+	if s.neewerLite != nil {
+		s.neewerLite.sse.CloseSessions()
+	}
+}

@@ -57,6 +57,11 @@ const (
 // newTool declares a tool. Annotations are true: only reads are read-only,
 // only deletes are destructive, and no tool reaches beyond the house.
 func newTool(name, desc string, k kind, in, out schema) mcplib.Tool {
+	return mcplib.Tool{Name: name, Description: desc, RawInputSchema: in.raw(), RawOutputSchema: out.raw(), Annotations: k.annotations()}
+}
+
+// annotations are the hints a tool of kind k carries.
+func (k kind) annotations() mcplib.ToolAnnotation {
 	a := mcplib.ToolAnnotation{ReadOnlyHint: mcplib.ToBoolPtr(k == reads), OpenWorldHint: mcplib.ToBoolPtr(false)}
 	if k != reads {
 		a.DestructiveHint = mcplib.ToBoolPtr(k == deletes)
@@ -64,7 +69,7 @@ func newTool(name, desc string, k kind, in, out schema) mcplib.Tool {
 	if k == writes || k == deletes {
 		a.IdempotentHint = mcplib.ToBoolPtr(true) // false is the default: left out
 	}
-	return mcplib.Tool{Name: name, Description: desc, RawInputSchema: in.raw(), RawOutputSchema: out.raw(), Annotations: a}
+	return a
 }
 
 // handle adapts a typed tool function: it decodes the arguments into A

@@ -25,17 +25,28 @@ import (
 )
 
 // Register mounts the MCP routes on e: /mcp (Streamable HTTP), /sse and
-// /message (legacy HTTP+SSE), and quick JSON 404s for the OAuth probes.
+// /message (legacy HTTP+SSE); NeewerLite's tool set at /mcp/neewerlite,
+// /mcp/neewerlite/sse and /mcp/neewerlite/message; and quick JSON 404s for
+// the OAuth probes.
 // Every other method on those paths is a 405 whose Allow header names the
 // one each serves: this stateless endpoint opens no GET stream and has no
 // session to DELETE.
 func (s *Server) Register(e *echo.Echo) {
-	s.only(e, "/mcp", http.MethodPost, s.post)
-	s.only(e, "/sse", http.MethodGet, echo.WrapHandler(s.sse.SSEHandler()))
-	s.only(e, "/message", http.MethodPost, echo.WrapHandler(s.sse.MessageHandler()), s.ownSession)
+	s.mount(e, "/mcp", "/sse", "/message")
+	nl := s.neewerLite
+	nl.mount(e, NeewerLitePath, NeewerLitePath+"/sse", NeewerLitePath+"/message", nl.unknownTools)
 	for _, path := range []string{"/.well-known/*", "/register", "/authorize", "/token"} {
 		e.Any(path, noOAuth)
 	}
+}
+
+// mount routes the server's transports: Streamable HTTP at post, the
+// legacy SSE stream at sse and its messages at message, each behind the
+// guard and then mw.
+func (s *Server) mount(e *echo.Echo, post, sse, message string, mw ...echo.MiddlewareFunc) {
+	s.only(e, post, http.MethodPost, s.post, mw...)
+	s.only(e, sse, http.MethodGet, echo.WrapHandler(s.sse.SSEHandler()))
+	s.only(e, message, http.MethodPost, echo.WrapHandler(s.sse.MessageHandler()), append([]echo.MiddlewareFunc{s.ownSession}, mw...)...)
 }
 
 // only routes method on path to h, behind the guard and mw, and every
