@@ -8,12 +8,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/bifrost-hub/bifrost/api/mcp"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -157,16 +159,19 @@ func TestRealMCPClients(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var answers []struct {
-			IsError    bool
-			Text       string
-			Structured struct {
-				ID, Sentence, Explanation string
-				Rule                      struct{ Trigger struct{ Device string } }
+		var seen struct {
+			Answers []struct {
+				IsError    bool
+				Text       string
+				Structured struct {
+					ID, Sentence, Explanation string
+					Rule                      struct{ Trigger struct{ Device string } }
+				}
 			}
 		}
 		out, _ := node(t, append(env, "BIFROST_CALLS="+string(calls)), "calls.mjs")
-		decodeJSON(t, []byte(out), &answers)
+		decodeJSON(t, []byte(out), &seen)
+		answers := seen.Answers
 		if len(answers) != 2 || answers[0].IsError || answers[1].IsError {
 			t.Fatalf("%+v", answers)
 		}
@@ -183,6 +188,39 @@ func TestRealMCPClients(t *testing.T) {
 		if explained.Structured.ID != created.Structured.ID || explained.Text == "" ||
 			explained.Structured.Rule.Trigger.Device != "sim:office-motion" {
 			t.Errorf("explain_automation: %+v", explained)
+		}
+	})
+	t.Run("typescript-sdk-neewerlite", func(t *testing.T) {
+		t.Parallel()
+		calls, err := json.Marshal([]map[string]any{
+			{"name": "list_lights", "arguments": map[string]any{}},
+			{"name": "switch_light", "arguments": map[string]any{"lights": []string{"Fill Light"}, "state": false}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var seen struct {
+			Server  string
+			Tools   []string
+			Answers []struct {
+				IsError bool
+				Text    string
+			}
+		}
+		out, _ := node(t, append(env, "BIFROST_PATH="+mcp.NeewerLitePath, "BIFROST_CALLS="+string(calls)), "calls.mjs")
+		decodeJSON(t, []byte(out), &seen)
+		slices.Sort(seen.Tools)
+		if seen.Server != "NeewerLite" || !slices.Equal(seen.Tools, neewerLiteTools) || len(seen.Answers) != 2 {
+			t.Fatalf("%+v", seen)
+		}
+		if list := seen.Answers[0]; list.IsError || !strings.HasPrefix(list.Text, "Found 6 light(s):") {
+			t.Errorf("list_lights: %+v", list)
+		}
+		if sw := seen.Answers[1]; sw.IsError || sw.Text != "Turned off: Fill Light" {
+			t.Errorf("switch_light: %+v", sw)
+		}
+		if l, err := h.svc.GetLight(system, "Fill Light"); err != nil || l.State == nil || l.State.On {
+			t.Errorf("Fill Light after switch_light: %+v, %v", l.State, err)
 		}
 	})
 	t.Run("inspector-cli", func(t *testing.T) {
