@@ -17,6 +17,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/bifrost-hub/bifrost/api/mcp"
+	"github.com/bifrost-hub/bifrost/api/session"
 	"github.com/bifrost-hub/bifrost/api/stream"
 	v1 "github.com/bifrost-hub/bifrost/api/v1"
 	apivoice "github.com/bifrost-hub/bifrost/api/voice"
@@ -101,6 +102,9 @@ type Config struct {
 	// /api/events per session, both in all) and sets how often each
 	// re-checks its key or session; zero fields take stream's defaults.
 	Streams stream.Config
+	// StreamDeck says whether NeewerLite's Stream Deck API is on, and
+	// where (Settings shows it); it is served on a listener of its own.
+	StreamDeck session.StreamDeck
 }
 
 // Server is the HTTP side of the hub.

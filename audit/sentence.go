@@ -33,7 +33,8 @@ func Sentence(e service.AuditEntry) string {
 
 // Actor names who made the change e records: a key by its name ("Voice
 // key"), a person by their username, an automation by its rule, and the
-// hub itself (the command line, start-up) as "the hub".
+// hub itself (the command line, start-up) as "the hub", NeewerLite's
+// Stream Deck plugin as "Stream Deck".
 func Actor(e service.AuditEntry) string {
 	name := strings.TrimSpace(e.ActorName)
 	switch e.ActorKind {
@@ -51,6 +52,8 @@ func Actor(e service.AuditEntry) string {
 		return "automation " + ifEmpty(name, "(unnamed)")
 	case "system", "":
 		return "the hub"
+	case "streamdeck":
+		return ifEmpty(name, "the Stream Deck")
 	}
 	return strings.TrimSpace(e.ActorKind + " " + name)
 }

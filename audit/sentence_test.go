@@ -125,6 +125,7 @@ func TestActivityActor(t *testing.T) {
 		{"automation", "Morning", "automation Morning"},
 		{"system", "system", "the hub"},
 		{"", "", "the hub"},
+		{"streamdeck", "Stream Deck", "Stream Deck"},
 	} {
 		if got := audit.Actor(service.AuditEntry{ActorKind: c.kind, ActorName: c.name}); got != c.want {
 			t.Errorf("actor %s %q = %q, want %q", c.kind, c.name, got, c.want)

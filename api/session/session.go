@@ -64,6 +64,16 @@ type Config struct {
 	SecureCookies bool
 	// UI is the web UI's files: index.html and assets/.
 	UI fs.FS
+	// StreamDeck is where NeewerLite's Stream Deck API listens, for
+	// Settings to show.
+	StreamDeck StreamDeck
+}
+
+// StreamDeck is whether NeewerLite's Stream Deck API is on: the address
+// it listens on ("" when off), and whether it was let beyond loopback.
+type StreamDeck struct {
+	Addr    string `json:"addr,omitempty"`
+	Network bool   `json:"network"`
 }
 
 // handlers serves /api from the service.
@@ -78,6 +88,7 @@ type handlers struct {
 	gate    *Guard
 	peer    peerPolicy
 	secure  bool
+	deck    StreamDeck
 }
 
 // Register mounts the session API under /api and the web UI at / on e.
@@ -85,7 +96,7 @@ type handlers struct {
 // stays a 404 and /api/v1 keeps its own routes and errors.
 func Register(e *echo.Echo, cfg Config) error {
 	h := &handlers{svc: cfg.Service, acc: cfg.Accounts, keys: cfg.Keys, integ: cfg.Integrations, layouts: cfg.Layouts, log: cfg.Logger, streams: cfg.Streams,
-		gate: NewGuard(cfg.Accounts, cfg.Keys, cfg.TrustedProxies), secure: cfg.SecureCookies}
+		gate: NewGuard(cfg.Accounts, cfg.Keys, cfg.TrustedProxies), secure: cfg.SecureCookies, deck: cfg.StreamDeck}
 	h.peer = h.gate.peer
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
@@ -149,6 +160,7 @@ func (h *handlers) routes() []route {
 		{del, "/integrations/hass", signedIn, h.deleteHASS},
 		{get, "/integrations/location", signedIn, h.locationSettings},
 		{put, "/integrations/location", signedIn, h.saveLocation},
+		{get, "/streamdeck", signedIn, h.streamDeck},
 
 		{get, "/audit", signedIn, h.audit},
 		{get, "/events", signedIn, h.events},

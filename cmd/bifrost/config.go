@@ -60,6 +60,36 @@ type Config struct {
 	MQTT     MQTTConfig     // MQTT devices
 	HASS     HASSConfig     // the Home Assistant bridge
 	Voice    VoiceConfig    // the voice seam's model endpoints
+	// StreamDeck is NeewerLite's Stream Deck API, on a listener of its own.
+	StreamDeck StreamDeckConfig
+}
+
+// StreamDeckConfig turns on NeewerLite's Stream Deck API: off when Addr is
+// empty; on loopback unless Network is set.
+type StreamDeckConfig struct {
+	Addr    string
+	Network bool
+}
+
+func (c *StreamDeckConfig) options() []option {
+	return []option{
+		{Name: "streamdeck-addr", Env: "BIFROST_STREAMDECK_ADDR", Value: (*stringValue)(&c.Addr),
+			Usage: "`host:port` to serve NeewerLite's Stream Deck API on, e.g. 127.0.0.1:18486 (off when empty; it takes no key, so it must be a loopback address unless streamdeck-network is set)"},
+		{Name: "streamdeck-network", Env: "BIFROST_STREAMDECK_NETWORK", Value: (*boolValue)(&c.Network),
+			Usage: "let the Stream Deck API listen beyond loopback: anyone who reaches its port can then work the lights"},
+	}
+}
+
+// validate checks the address's form; whether it is loopback is checked
+// when it is opened (a name is resolved then).
+func (c StreamDeckConfig) validate() error {
+	if c.Addr == "" {
+		return nil
+	}
+	if err := checkAddr(c.Addr); err != nil {
+		return fmt.Errorf("streamdeck-addr: %w", err)
+	}
+	return nil
 }
 
 // DefaultConfig returns the configuration used when nothing is set.
@@ -102,6 +132,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	if err := c.Voice.validate(); err != nil {
+		return err
+	}
+	if err := c.StreamDeck.validate(); err != nil {
 		return err
 	}
 	return c.Neewer.validate()
@@ -182,7 +215,7 @@ func (c *Config) options() []option {
 			Usage: "how long 5-minute means of sensor readings are kept (a `span` such as 30d; 0 keeps them only until rolled up)"},
 		{Name: "history-hourly", Env: "BIFROST_HISTORY_HOURLY", Value: (*retentionValue)(&c.History.Hourly),
 			Usage: "how long hourly means of sensor readings are kept (a `span` such as 365d; 0 keeps none)"},
-	}, slices.Concat(c.Location.options(), c.Media.options(), c.TV.options(), c.Neewer.options(), c.MQTT.options(), c.HASS.options(), c.Voice.options())...)
+	}, slices.Concat(c.Location.options(), c.Media.options(), c.TV.options(), c.Neewer.options(), c.MQTT.options(), c.HASS.options(), c.Voice.options(), c.StreamDeck.options())...)
 }
 
 // pick returns the options named, in the order given.

@@ -13,7 +13,9 @@ import (
 
 	"github.com/bifrost-hub/bifrost/api"
 	"github.com/bifrost-hub/bifrost/api/mcp"
+	"github.com/bifrost-hub/bifrost/api/session"
 	"github.com/bifrost-hub/bifrost/api/stream"
+	"github.com/bifrost-hub/bifrost/api/streamdeck"
 	"github.com/bifrost-hub/bifrost/automation"
 	"github.com/bifrost-hub/bifrost/dashboard"
 	"github.com/bifrost-hub/bifrost/devices"
@@ -68,6 +70,11 @@ type Main struct {
 
 	stopAdapters context.CancelFunc
 	background   sync.WaitGroup
+
+	// deck is where NeewerLite's Stream Deck API listens (nil when off);
+	// stopDeck ends it.
+	deck     net.Addr
+	stopDeck context.CancelFunc
 	failed       chan error
 }
 
@@ -121,6 +128,9 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	if err := m.startService(ctx, actx); err != nil {
+		return err
+	}
+	if err := m.startStreamDeck(actx); err != nil {
 		return err
 	}
 	if err := m.startHTTP(); err != nil {
@@ -249,7 +259,8 @@ func (m *Main) startHTTP() error {
 		Kiosks: kiosk.New(kiosk.Config{Store: m.db, Home: m.service, Admins: m.accounts,
 			Audit: m.service, Events: m.service.Events(), Logger: m.Logger}),
 		Streams: stream.Config{Max: m.Config.MaxStreams, PerKey: m.Config.MaxStreamsPerKey,
-			PerSession: m.Config.MaxStreamsPerSession}})
+			PerSession: m.Config.MaxStreamsPerSession},
+		StreamDeck: m.streamDeckStatus()})
 	m.server = &http.Server{
 		Handler:           srv.Handler(),
 		ReadHeaderTimeout: readHeaderTimeout,
@@ -276,6 +287,9 @@ func (m *Main) startHTTP() error {
 // in-flight requests finish (for at most shutdownGrace), then stops the
 // adapters and closes the database.
 func (m *Main) Close() error {
+	if m.stopDeck != nil {
+		m.stopDeck() // the Stream Deck's listener, before the devices it writes to
+	}
 	started := m.server != nil
 	if started {
 		m.Logger.Info("shutting down")
@@ -346,4 +360,41 @@ func openStore(ctx context.Context, cfg Config, logger *slog.Logger) (*store.DB,
 	}
 	logger.Debug("database open", "path", cfg.DBPath())
 	return db, nil
+}
+
+// startStreamDeck serves NeewerLite's Stream Deck API on its own
+// listener, when an address is set: a loopback one, unless the network
+// option lets it out. An address it may not or cannot listen on stops the
+// start.
+func (m *Main) startStreamDeck(ctx context.Context) error {
+	cfg := m.Config.StreamDeck
+	if cfg.Addr == "" {
+		return nil
+	}
+	ln, err := streamdeck.Listen(cfg.Addr, cfg.Network)
+	if err != nil {
+		return fmt.Errorf("streamdeck-addr: %w", err)
+	}
+	ctx, m.stopDeck = context.WithCancel(ctx)
+	m.deck = ln.Addr()
+	m.goRun(ctx, "stream deck", func(ctx context.Context) error {
+		return streamdeck.New(m.service, m.Logger).Serve(ctx, ln)
+	})
+	if cfg.Network {
+		m.Logger.Warn("the Stream Deck API listens beyond loopback and takes no key: anyone who reaches it can work the lights", "addr", m.deck.String())
+	} else {
+		m.Logger.Info("serving NeewerLite's Stream Deck API", "addr", m.deck.String())
+	}
+	return nil
+}
+
+// StreamDeckAddr is where the Stream Deck API listens, nil when off.
+func (m *Main) StreamDeckAddr() net.Addr { return m.deck }
+
+// streamDeckStatus is the Stream Deck API's state, for Settings.
+func (m *Main) streamDeckStatus() session.StreamDeck {
+	if m.deck == nil {
+		return session.StreamDeck{}
+	}
+	return session.StreamDeck{Addr: m.deck.String(), Network: m.Config.StreamDeck.Network}
 }
