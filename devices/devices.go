@@ -162,6 +162,11 @@ type LightChange struct {
 	GM     *int
 	Color  *Color
 	Effect *string
+	// EffectSpeed (1–10) and EffectColor (a choice among an effect's
+	// colours, from 0) go with Effect, on lamps whose effects take them
+	// (Neewer panels); others, and effects without them, ignore them.
+	EffectSpeed *int
+	EffectColor *int
 }
 
 // Light is a lamp.

@@ -64,6 +64,8 @@ type LightValues struct {
 	// effect by its position in the light's list.
 	HSV          *hsvParts
 	EffectNumber *int
+	// EffectSpeed and EffectColor go with the effect.
+	EffectSpeed, EffectColor *int
 	// ClearEffect asks to stop a running effect ("no_effect", "none").
 	ClearEffect bool
 	GM          *int
@@ -117,6 +119,10 @@ func ParseLightPatch(p LightPatch) (LightValues, error) {
 	if err := checkOneMode(p); err != nil {
 		return v, err
 	}
+	if err := checkEffectParams(p); err != nil {
+		return v, err
+	}
+	v.EffectSpeed, v.EffectColor = p.EffectSpeed, p.EffectColor
 	if err := parseColorMode(p, &v); err != nil {
 		return v, err
 	}
@@ -139,6 +145,31 @@ func checkGM(p LightPatch) error {
 	}
 	if p.GM != nil && (p.Hex != nil || p.Color != nil || p.Effect != nil || p.Preset != nil) {
 		return Errorf(EINVALID, "The green–magenta shift (gm) shifts a white: give it alone or with kelvin, not with a colour, effect or preset")
+	}
+	return nil
+}
+
+// The speeds an effect runs at.
+const (
+	minEffectSpeed = 1
+	maxEffectSpeed = 10
+)
+
+// checkEffectParams refuses an effect's speed or colour out of range, or
+// without an effect.
+func checkEffectParams(p LightPatch) error {
+	if p.EffectSpeed == nil && p.EffectColor == nil {
+		return nil
+	}
+	if (p.Effect == nil || IsNoEffect(*p.Effect)) && p.EffectNumber == nil {
+		return Errorf(EINVALID, "An effect's speed and colour go with an effect: give effect (or effect_number) too")
+	}
+	if s := p.EffectSpeed; s != nil && (*s < minEffectSpeed || *s > maxEffectSpeed) {
+		return Errorf(EINVALID, "The effect's speed %d is out of range: use %d (slowest) to %d (fastest)", *s, minEffectSpeed, maxEffectSpeed).
+			With("min", minEffectSpeed).With("max", maxEffectSpeed)
+	}
+	if c := p.EffectColor; c != nil && *c < 0 {
+		return Errorf(EINVALID, "The effect's colour %d is not a choice: its colours are numbered from 0", *c).With("min", 0)
 	}
 	return nil
 }

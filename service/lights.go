@@ -364,7 +364,7 @@ func applyColorMode(c *devices.LightChange, name string, caps devices.LightCaps,
 		if err != nil {
 			return nil, err
 		}
-		c.Effect = &e
+		c.Effect, c.EffectSpeed, c.EffectColor = &e, v.EffectSpeed, v.EffectColor
 	case v.Preset != nil:
 		return applyPreset(c, name, caps, *v.Preset)
 	}
@@ -498,6 +498,12 @@ func patchSummary(p LightPatch) string {
 	}
 	if p.EffectNumber != nil {
 		add("effect_number", *p.EffectNumber)
+	}
+	if p.EffectSpeed != nil {
+		add("effect_speed", *p.EffectSpeed)
+	}
+	if p.EffectColor != nil {
+		add("effect_color", *p.EffectColor)
 	}
 	return strings.Join(f, " ")
 }

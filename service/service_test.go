@@ -985,6 +985,11 @@ func TestColourByItsPartsAndEffectByPosition(t *testing.T) {
 	if res.State.Mode != devices.ModeEffect || res.State.Effect != h.home.Light("sim:key-light").LightCaps().Effects[1] {
 		t.Fatalf("effect number 2: %+v", res.State)
 	}
+	// A speed and a colour go with it; a lamp whose effects take none runs it as it is.
+	res = servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{EffectNumber: ptr(3), EffectSpeed: ptr(8), EffectColor: ptr(0)}))
+	if res.State.Effect != h.home.Light("sim:key-light").LightCaps().Effects[2] {
+		t.Fatalf("effect number 3 at speed 8: %+v", res.State)
+	}
 	before := h.home.Light("sim:key-light").Commands()
 	for _, c := range []struct {
 		p    service.LightPatch
@@ -996,6 +1001,10 @@ func TestColourByItsPartsAndEffectByPosition(t *testing.T) {
 		{service.LightPatch{Hue: ptr(400.0)}, service.EINVALID, "0–360"},
 		{service.LightPatch{Saturation: ptr(-1.0)}, service.EINVALID, "0–100"},
 		{service.LightPatch{Hue: ptr(10.0), Kelvin: ptr(3000)}, service.EINVALID, "only one"},
+		{service.LightPatch{EffectSpeed: ptr(5)}, service.EINVALID, "go with an effect"},
+		{service.LightPatch{Effect: ptr("no_effect"), EffectColor: ptr(1)}, service.EINVALID, "go with an effect"},
+		{service.LightPatch{EffectNumber: ptr(2), EffectSpeed: ptr(11)}, service.EINVALID, "1 (slowest) to 10"},
+		{service.LightPatch{EffectNumber: ptr(2), EffectColor: ptr(-1)}, service.EINVALID, "from 0"},
 	} {
 		_, err := h.svc.SetLight(h.ctx, "Key Light", c.p)
 		servicetest.WantCode(t, err, c.code)

@@ -72,13 +72,18 @@ type LightPatch struct {
 	// EffectNumber picks an effect by its position in the light's own
 	// list (Capabilities.Effects), from 1, as NeewerLite's clients do.
 	EffectNumber *int `json:"effect_number,omitempty"`
+	// EffectSpeed (1–10) and EffectColor (from 0, a choice among the
+	// effect's colours) go with an effect (Effect or EffectNumber), on
+	// lights whose effects take them; others run the effect as it is.
+	EffectSpeed *int `json:"effect_speed,omitempty"`
+	EffectColor *int `json:"effect_color,omitempty"`
 }
 
 // Empty reports whether the patch asks for nothing.
 func (p LightPatch) Empty() bool {
 	return p.On == nil && p.Brightness == nil && p.Hex == nil && p.Color == nil &&
 		p.Kelvin == nil && p.Mirek == nil && p.Effect == nil && p.Preset == nil && p.GM == nil &&
-		p.Hue == nil && p.Saturation == nil && p.EffectNumber == nil
+		p.Hue == nil && p.Saturation == nil && p.EffectNumber == nil && p.EffectSpeed == nil && p.EffectColor == nil
 }
 
 // LightResult answers a light write: what was asked, what was applied

@@ -49,7 +49,7 @@ type Light struct {
 
 // fxMemory keeps the values effects draw on after the light left
 // temperature or colour mode.
-type fxMemory struct{ kelvin, hue, sat int }
+type fxMemory struct{ kelvin, hue, sat, speed, color int }
 
 func newLight(cfg LightConfig, m Model, tr ble.Transport, reg *devices.Registry, t Timing, log *slog.Logger) *Light {
 	mac, _ := nwproto.ParseMAC(cfg.Address.MAC) // ParseLights and scans give canonical addresses
@@ -82,7 +82,7 @@ func newLight(cfg LightConfig, m Model, tr ble.Transport, reg *devices.Registry,
 	mid := (m.KelvinMin + m.KelvinMax) / 200 * 100
 	l.state = devices.LightState{Brightness: 100, Mode: devices.ModeTemperature, Kelvin: mid}
 	l.want = l.state
-	l.memory = fxMemory{kelvin: mid, sat: 100}
+	l.memory = fxMemory{kelvin: mid, sat: 100, speed: defaultFXSpeed, color: defaultFXColor}
 	l.conn = newConn(tr, cfg.Address, t, log)
 	l.conn.hello = [][]byte{l.enc.QueryPower(), l.enc.QueryChannel()}
 	l.conn.probe = l.enc.QueryPower()
@@ -199,6 +199,13 @@ func (l *Light) prepare(c devices.LightChange) (devices.LightState, int, fxMemor
 			return s, gm, mem, devices.Invalid(nil, "no effect %q; valid: %s", *c.Effect, strings.Join(l.caps.Effects, ", "))
 		}
 		s = devices.LightState{On: s.On, Brightness: s.Brightness, Mode: devices.ModeEffect, Effect: fx.Name}
+		mem.speed, mem.color = defaultFXSpeed, defaultFXColor
+		if c.EffectSpeed != nil {
+			mem.speed = min(max(*c.EffectSpeed, 1), 10)
+		}
+		if c.EffectColor != nil {
+			mem.color = max(*c.EffectColor, 0)
+		}
 	}
 	s.GM = 0
 	if l.model.GM && s.Mode == devices.ModeTemperature {
@@ -278,15 +285,23 @@ func (l *Light) modeFrame(s devices.LightState, gm int, mem fxMemory) []byte {
 	return l.enc.CCT(s.Brightness, k, gm)
 }
 
+// An effect's speed and colour choice unless asked otherwise: a middle
+// speed, and colour choice 2 (red and blue for the cop car, combined
+// colours for fireworks and party).
+const (
+	defaultFXSpeed = 5
+	defaultFXColor = 2
+)
+
 // fxValues are an effect's parameters: the light's brightness, last
-// temperature and colour, a middle speed, and colour choice 2 (red and
-// blue for the cop car, combined colours for fireworks and party).
+// temperature and colour, and the speed and colour choice it was asked
+// to run at.
 func (l *Light) fxValues(s devices.LightState, gm int, mem fxMemory) nwproto.FXValues {
 	v := nwproto.FXValues{
 		Brightness: s.Brightness, BrightnessMin: 0, BrightnessMax: s.Brightness,
 		Kelvin: mem.kelvin, KelvinMin: l.model.KelvinMin, KelvinMax: l.model.KelvinMax, GM: gm,
 		Hue: mem.hue, HueMin: 0, HueMax: 360, Sat: mem.sat,
-		Speed: 5, Sparks: 5, Color: 2,
+		Speed: mem.speed, Sparks: 5, Color: mem.color,
 	}
 	return v
 }

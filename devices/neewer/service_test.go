@@ -251,6 +251,27 @@ func TestSceneOverThreeNeewerLights(t *testing.T) {
 	wantFrames(t, "Back Light", h.lights["Back Light"].Commands(), "78 81 01 01 FB", "78 8B 04 0A 28 02 05 40")
 }
 
+func TestAnEffectRunsAtTheSpeedAndColourAsked(t *testing.T) {
+	h := newHouse(t, houseOpts{})
+	h.found(t)
+	back := h.lights["Back Light"]
+	if _, err := h.svc.SetLight(h.ctx, "Back Light", service.LightPatch{Effect: ptr("cop car"), Brightness: ptr(40)}); err != nil {
+		t.Fatal(err)
+	}
+	back.Reset()
+	if _, err := h.svc.SetLight(h.ctx, "Back Light", service.LightPatch{Effect: ptr("Cop Car"), Brightness: ptr(40), EffectSpeed: ptr(9), EffectColor: ptr(1)}); err != nil {
+		t.Fatal(err)
+	}
+	// Cop car (0x0A) at 40 %, colour choice 1, speed 9.
+	wantFrames(t, "Back Light", back.Commands(), "78 8B 04 0A 28 01 09 43")
+	back.Reset()
+	if _, err := h.svc.SetLight(h.ctx, "Back Light", service.LightPatch{Effect: ptr("cop car")}); err != nil {
+		t.Fatal(err)
+	}
+	// Asked again without them, the effect runs at its defaults.
+	wantFrames(t, "Back Light", back.Commands(), "78 8B 04 0A 28 02 05 40")
+}
+
 func TestDeadLightReconnectsWithBackoffAndGoesOffline(t *testing.T) {
 	tm := timing()
 	tm.ConnectTimeout, tm.BackoffMin, tm.BackoffMax = 50*time.Millisecond, 40*time.Millisecond, 400*time.Millisecond

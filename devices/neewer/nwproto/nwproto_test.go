@@ -70,6 +70,7 @@ func TestVectors(t *testing.T) {
 		{"N9 HSI", hsi(enc(classic2), 240, 100, 70), "78 86 04 F0 00 64 46 9C"},
 		{"N11 scene 3", fx(enc(classic5), "Fire Engine", FXValues{Brightness: 50}), "78 88 02 32 03 37"},
 		{"N12 FX cop car", fx(enc(classic2), "Cop Car", FXValues{Brightness: 50, Color: 2, Speed: 5}), "78 8B 04 0A 32 02 05 4A"},
+		{"N12 FX cop car, fast, red", fx(enc(classic2), "Cop Car", FXValues{Brightness: 50, Color: 1, Speed: 9}), "78 8B 04 0A 32 01 09 4D"},
 		{"N13 query channel", enc(classic2).QueryChannel(), "78 84 00 FC"},
 		{"N13 query power", enc(classic2).QueryPower(), "78 85 00 FD"},
 		{"N14 reply on", PowerReply(true), "78 02 01 01 7C"},
