@@ -183,7 +183,7 @@ func (t *nlTools) tools() []mcpserver.ServerTool {
 			"lights": nlLights, "hex_color": str("Colour as hex, e.g. FF0000"), "brightness": nlBrightness,
 			"saturation": number("Saturation 0–100. Default 100", 0, 100),
 		}, "lights", "hex_color", "brightness"), t.setHSI),
-		t.tool("set_scene", "Run a scene (an effect) on lights: scene_id is its number in list_scenes.", writes, nlArgsOf(map[string]schema{
+		t.tool("set_scene", "Run a scene (an effect) on lights: scene_id is its number in list_scenes. brightness, speed and color apply where the scene uses them.", writes, nlArgsOf(map[string]schema{
 			"lights": nlLights, "scene_id": integer("Scene number, from 1", 1, -1), "brightness": integer("Brightness 0–100", 0, 100),
 			"speed": integer("Speed 1–10", 1, 10), "color": integer("Colour choice, from 0", 0, -1),
 		}, "lights", "scene_id"), t.setScene),
@@ -477,9 +477,14 @@ func (t *nlTools) setScene(ctx context.Context, a nlArgs) *mcplib.CallToolResult
 		errs = append(errs, outOfRange(l, id))
 	}
 	p := service.LightPatch{EffectNumber: &id}
-	if bv, ok := a.number("brightness"); ok {
-		b := percent(bv)
-		p.Brightness = &b
+	if v, ok := a.number("brightness"); ok {
+		p.Brightness = ptrTo(percent(v))
+	}
+	if v, ok := a.number("speed"); ok {
+		p.EffectSpeed = ptrTo(min(max(int(v), 1), 10))
+	}
+	if v, ok := a.number("color"); ok {
+		p.EffectColor = ptrTo(max(int(v), 0))
 	}
 	var w written
 	if len(runs) > 0 {
@@ -488,8 +493,10 @@ func (t *nlTools) setScene(ctx context.Context, a nlArgs) *mcplib.CallToolResult
 			return t.failed(err)
 		}
 	}
-	return sceneAnswer(w, id, append(errs, w.failed...), sceneExtras(a))
+	return sceneAnswer(w, id, append(errs, w.failed...))
 }
+
+func ptrTo[T any](v T) *T { return &v }
 
 // outOfRange says why l cannot run scene id.
 func outOfRange(l service.Light, id int) string {
@@ -502,7 +509,7 @@ func outOfRange(l service.Light, id int) string {
 
 // sceneAnswer is set_scene's text: the lights that run scene id, then
 // the errors.
-func sceneAnswer(w written, id int, errs []string, extra string) *mcplib.CallToolResult {
+func sceneAnswer(w written, id int, errs []string) *mcplib.CallToolResult {
 	var parts []string
 	if len(w.applied) > 0 {
 		ran := make([]string, len(w.applied))
@@ -510,9 +517,6 @@ func sceneAnswer(w written, id int, errs []string, extra string) *mcplib.CallToo
 			ran[i] = l.Name + " → " + neewerlite.Effects(l)[id-1]
 		}
 		parts = append(parts, "Activated scene: "+strings.Join(ran, ", "))
-		if extra != "" {
-			parts = append(parts, extra)
-		}
 	}
 	if len(errs) > 0 {
 		parts = append(parts, "Errors: "+strings.Join(errs, "; "))
@@ -522,16 +526,6 @@ func sceneAnswer(w written, id int, errs []string, extra string) *mcplib.CallToo
 		return nlError(text)
 	}
 	return nlText(text)
-}
-
-// sceneExtras says what set_scene did with speed and color.
-func sceneExtras(a nlArgs) string {
-	_, speed := a.number("speed")
-	_, col := a.number("color")
-	if speed || col {
-		return "Speed and color are not set by this hub: the scene runs with its own."
-	}
-	return ""
 }
 
 // light is the light a describing tool is about, connected or not, or the

@@ -247,7 +247,7 @@ func TestNeewerLiteWrites(t *testing.T) {
 	if l := h.light(t, "Rope Light"); l.State.Mode != devices.ModeEffect || l.State.Effect != "Party" || l.State.Brightness != 40 || !l.State.On {
 		t.Errorf("set_scene left Rope Light at %+v", l.State)
 	}
-	if got := h.nlOK(t, "set_scene", map[string]any{"lights": []string{"Key Light"}, "scene_id": 2}); got != "Activated scene: Key Light → Ambulance" {
+	if got := h.nlOK(t, "set_scene", map[string]any{"lights": []string{"Key Light"}, "scene_id": 2, "speed": 9, "color": 1}); got != "Activated scene: Key Light → Ambulance" {
 		t.Errorf("set_scene 2: %q", got)
 	}
 	if l := h.light(t, "Key Light"); l.State.Effect != "Ambulance" {
