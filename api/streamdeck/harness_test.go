@@ -44,7 +44,7 @@ type hub struct {
 	client *http.Client
 }
 
-func newHub(t *testing.T) *hub {
+func newHub(t testing.TB) *hub {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "bifrost.db"))
@@ -107,7 +107,7 @@ type listed struct {
 
 // list asks /listLights as the plugin's heartbeat does and checks its
 // shape: exactly the eight keys, every value a string.
-func (h *hub) list(t *testing.T) map[string]listed {
+func (h *hub) list(t testing.TB) map[string]listed {
 	t.Helper()
 	status, body := h.do(t, http.MethodGet, "/listLights", pluginUA, "", "")
 	if status != http.StatusOK {
@@ -138,7 +138,7 @@ func (h *hub) list(t *testing.T) map[string]listed {
 }
 
 // do sends one request as the plugin's http.request does.
-func (h *hub) do(t *testing.T, method, path, ua, contentType, body string) (int, []byte) {
+func (h *hub) do(t testing.TB, method, path, ua, contentType, body string) (int, []byte) {
 	t.Helper()
 	req, err := http.NewRequest(method, h.url+path, strings.NewReader(body))
 	if err != nil {
@@ -185,7 +185,7 @@ func (h *hub) light(t *testing.T, ref string) service.Light {
 	return l
 }
 
-func eventually(t *testing.T, what string, ok func() bool) {
+func eventually(t testing.TB, what string, ok func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for !ok() {

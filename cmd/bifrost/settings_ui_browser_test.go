@@ -11,12 +11,13 @@ import (
 // TestBrowserSettingsPage drives Settings on the real binary with the demo
 // home, in headless chromium: a light switched off through /api/v1 with a
 // key named "Voice" reads in the audit log as a sentence, by the key, with
-// a short local time; the Add-user form is empty once the user is added;
+// a short local time; the Stream Deck API, started with the hub, is said to
+// be on, and where; the Add-user form is empty once the user is added;
 // the page's own words begin with a capital; at 375 px nothing scrolls
 // sideways and every touch target is 44 px square at least. Screenshots
 // at 375 and 1280 px, light and dark, land in the artifacts directory.
 func TestBrowserSettingsPage(t *testing.T) {
-	_, b, voice := signedIn(t, "Voice")
+	_, b, voice := signedIn(t, "Voice", "--streamdeck-addr", "127.0.0.1:0")
 	voice.must(http.StatusOK, "PUT", "/api/v1/lights/sim:key-light/state", map[string]any{"on": false}, nil)
 
 	b.navigate("#/settings")
@@ -27,6 +28,7 @@ func TestBrowserSettingsPage(t *testing.T) {
 		t.Error("the audit log shows the raw code light.set")
 	}
 
+	b.waitJS("the Stream Deck API said to be on, with its address", `/^On: .* 127\.0\.0\.1:\d+\.$/.test(document.querySelector('#deck-state')?.textContent)`)
 	addUser(b, "carol")
 	ownWords(b)
 	atPhoneWidth(b)

@@ -16,7 +16,7 @@ let owners = new Map(); // user id → username, to say whose each key is
 
 export async function render(app) {
   const admin = app.session.user.admin;
-  const [keys, users, audit, mqtt, hass, location, voice] = await Promise.all([
+  const [keys, users, audit, mqtt, hass, location, voice, deck] = await Promise.all([
     app.run(() => get('/api-keys')),
     app.run(() => get('/users')),
     admin ? app.run(() => get('/audit?limit=100')) : null,
@@ -24,6 +24,7 @@ export async function render(app) {
     admin ? app.run(() => get('/integrations/hass')) : null,
     admin ? app.run(() => get('/integrations/location')) : null,
     admin ? app.run(() => get('/integrations/voice')) : null,
+    app.run(() => get('/streamdeck')),
   ]);
   owners = new Map((users || []).map((u) => [u.id, u.username]));
   keysBox = h('div', { class: 'table-wrap' });
@@ -42,7 +43,22 @@ export async function render(app) {
     mqtt || hass ? integrationsSection(app, { mqtt, hass }) : null,
     location ? locationSection(app, location) : null,
     voice ? voiceSection(app, voice) : null,
+    deck ? streamDeckSection(deck) : null,
     admin ? auditSection(audit || []) : null);
+}
+
+// streamDeckSection says whether NeewerLite's Stream Deck API is on, and
+// where; it is set when the hub starts, not here.
+function streamDeckSection(deck) {
+  const state = deck.on
+    ? `On: NeewerLite's Stream Deck plugin works every light from ${deck.addr}.`
+    : 'Off. Start the hub with BIFROST_STREAMDECK_ADDR=127.0.0.1:18486 for NeewerLite’s Stream Deck plugin to work the lights.';
+  return h('section', { class: 'card', 'aria-labelledby': 'deck-title' },
+    h('h2', { id: 'deck-title', text: 'Stream Deck' }),
+    h('p', { id: 'deck-state', text: state }),
+    deck.on && deck.network
+      ? h('p', { class: 'note', text: 'It listens beyond this machine and takes no key: anyone on the network who reaches it can work the lights.' })
+      : null);
 }
 
 // locationSection is where the hub is, for automations' sunrise and sunset.
