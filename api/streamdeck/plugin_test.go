@@ -78,7 +78,7 @@ func (h *hub) heartbeat(t *testing.T) *heartbeat {
 func TestPluginDrivesEveryLight(t *testing.T) {
 	h := newHub(t)
 	h.heartbeat(t)
-	desk := "sim:desk-lamp" // a Hue Go: colour, 2000–6500 K, no effects
+	desk := "sim:desk-lamp"  // a Hue Go: colour, 2000–6500 K, no effects
 	fill := "sim:fill-light" // a bi-colour panel: no colour
 	ls := h.list(t)
 	if k := ls[keyID]; k.Name != "Studio Key" || k.CCTRange != "32-56" || k.SupportRGB != "1" || k.MaxChannel != "9" {

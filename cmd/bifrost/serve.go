@@ -75,7 +75,7 @@ type Main struct {
 	// stopDeck ends it.
 	deck     net.Addr
 	stopDeck context.CancelFunc
-	failed       chan error
+	failed   chan error
 }
 
 // NewMain returns a Main with the default configuration.
