@@ -617,3 +617,26 @@ func (h *bigHouse) homeStateSize(tb testing.TB, args string) int {
 		args, len(body), text.Len(), len(answer.Result.StructuredContent), shown)
 	return len(body)
 }
+
+// BenchmarkBigHouseWrite is a keyed write against a stock mosquitto (its
+// default set_tcp_nodelay false) to devices that answer at once: one
+// light, and a room of 50. What it measures beyond the broker's and the
+// device's own time is the hub's.
+func BenchmarkBigHouseWrite(b *testing.B) {
+	h := newBigHouse(b, hubFirst)
+	b.Run("light", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			var res lightResult
+			h.V1(b, http.MethodPut, "/lights/"+esc(bigLightID(0))+"/state", fmt.Sprintf(`{"brightness":%d}`, 30+i%2*10), http.StatusOK, &res)
+			i++
+		}
+	})
+	b.Run("room50", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			h.V1(b, http.MethodPut, "/rooms/"+esc(bigRooms[0])+"/state", fmt.Sprintf(`{"brightness":%d}`, 30+i%2*10), http.StatusOK, nil)
+			i++
+		}
+	})
+}

@@ -155,6 +155,9 @@ func (c *conn) options(lost func(error)) *paho.ClientOptions {
 	if c.tls != nil {
 		o.SetTLSConfig(c.tls.Clone())
 	}
+	if u, err := url.Parse(c.brokerURL); err == nil && quickAckSchemes[u.Scheme] && quickAckSupported {
+		o.SetCustomOpenConnectionFn(openConn(c.tls))
+	}
 	return o
 }
 

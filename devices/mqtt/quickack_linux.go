@@ -1,0 +1,9 @@
+package mqtt
+
+import "syscall"
+
+const quickAckSupported = true
+
+func setQuickAck(fd uintptr) {
+	_ = syscall.SetsockoptInt(int(fd), syscall.IPPROTO_TCP, syscall.TCP_QUICKACK, 1)
+}

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package mqtt
+
+const quickAckSupported = false
+
+func setQuickAck(uintptr) {}
