@@ -141,7 +141,7 @@ func New(cfg Config) *Server {
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
 	v1.Register(e.Group("/api/v1"), s.svc, cfg.Keys, cfg.Automations, cfg.History, s.streams)
-	s.mcp = mcp.New(mcp.Config{Service: s.svc, Keys: cfg.Keys, Automations: cfg.Automations, History: cfg.History, Voice: cfg.Voice, Tools: cfg.Tools, Logger: s.log,
+	s.mcp = mcp.New(mcp.Config{Service: s.svc, Keys: cfg.Keys, Streams: s.streams, Automations: cfg.Automations, History: cfg.History, Voice: cfg.Voice, Tools: cfg.Tools, Logger: s.log,
 		Version: cfg.Version, AllowedOrigins: cfg.AllowedOrigins, AllowedHosts: cfg.AllowedHosts})
 	s.mcp.Register(e)
 	s.mountSession(cfg)

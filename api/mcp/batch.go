@@ -23,6 +23,15 @@ const batchVersion = mcplib.ProtocolVersion20250326
 // once.
 const batchWorkers = 8
 
+// MaxBatch is the most messages a batch may hold, and MaxBatchAnswer the
+// most bytes its answers may come to: a batch is a few calls sent
+// together, and one request must not make the hub build without limit.
+// Answers past MaxBatchAnswer are each replaced by an error that says so.
+const (
+	MaxBatch       = 20
+	MaxBatchAnswer = 4 << 20
+)
+
 // isBatch reports whether body is a JSON array: a batch.
 func isBatch(body []byte) bool {
 	b := bytes.TrimLeft(body, " \t\r\n")
@@ -46,6 +55,10 @@ func (s *Server) serveBatch(c echo.Context, buf *bytes.Buffer) error {
 	if len(msgs) == 0 {
 		return s.writeMessage(c, buf, http.StatusBadRequest, rpcError(nil, mcplib.INVALID_REQUEST, "The batch is empty: send at least one JSON-RPC message"))
 	}
+	if len(msgs) > MaxBatch {
+		return s.writeMessage(c, buf, http.StatusBadRequest, rpcError(nil, mcplib.INVALID_REQUEST, fmt.Sprintf(
+			"The batch holds %d messages; a batch may hold at most %d: send the rest in further requests", len(msgs), MaxBatch)))
+	}
 	answers := make([]any, len(msgs))
 	sem := make(chan struct{}, batchWorkers)
 	var wg sync.WaitGroup
@@ -62,14 +75,20 @@ func (s *Server) serveBatch(c echo.Context, buf *bytes.Buffer) error {
 	defer putBody(out)
 	out.WriteByte('[')
 	n := 0
-	for _, a := range answers {
+	for i, a := range answers {
 		if a == nil {
 			continue
 		}
 		if n > 0 {
 			out.WriteByte(',')
 		}
+		mark := out.Len()
 		s.appendMessage(out, a)
+		if out.Len() > MaxBatchAnswer {
+			out.Truncate(mark)
+			s.appendMessage(out, rpcError(messageID(msgs[i]), mcplib.INTERNAL_ERROR, fmt.Sprintf(
+				"The batch's answers would pass %d MiB: send this request again on its own", MaxBatchAnswer>>20)))
+		}
 		out.Truncate(out.Len() - 1) // the newline
 		n++
 	}
@@ -101,4 +120,14 @@ func (s *Server) batchAnswer(req *http.Request, msg json.RawMessage) any {
 	}
 	a, _ := s.answer(req, msg, env)
 	return a
+}
+
+// messageID is the id of a batch's message, for an answer written in its
+// place.
+func messageID(msg json.RawMessage) any {
+	var m struct {
+		ID any `json:"id"`
+	}
+	_ = json.Unmarshal(msg, &m)
+	return m.ID
 }

@@ -2,11 +2,15 @@ package mcp_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 
 	mcplib "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/bifrost-hub/bifrost/api/mcp"
 )
 
 // rpcAnswer is one JSON-RPC answer as sent.
@@ -188,5 +192,59 @@ func TestJSONRPCErrorsQuoteLittleOfTheInput(t *testing.T) {
 	hd = versioned(h.control, strings.Repeat("2025-", 20_000))
 	if _, b := h.post(t, "/mcp", hd, rpc(1, "ping", nil)); len(b) > 1000 {
 		t.Errorf("a long protocol version: %d bytes: %.300s", len(b), b)
+	}
+}
+
+// TestBatchesAreBounded: a batch of more than MaxBatch messages is refused
+// whole, before any is answered (one POST of 10,000 tools/list calls used
+// to be answered with 238 MB built in one buffer), and the process has not
+// grown by its size.
+func TestBatchesAreBounded(t *testing.T) {
+	h := newHub(t)
+	var b strings.Builder
+	b.WriteByte('[')
+	for i := range 10000 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`, i)
+	}
+	b.WriteByte(']')
+	before := h.commands(t, "sim:desk-lamp")
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	res, body := h.post(t, "/mcp", bearer(h.read), b.String())
+	runtime.ReadMemStats(&m1)
+	if grew := (m1.TotalAlloc - m0.TotalAlloc) >> 20; grew > 60 {
+		t.Errorf("answering the batch allocated %d MB; want it refused before it costs anything like its answers", grew)
+	}
+	rpcFailed(t, "a batch of 10,000", body, mcplib.INVALID_REQUEST, "10000 messages", fmt.Sprintf("at most %d", mcp.MaxBatch))
+	if res.StatusCode != http.StatusBadRequest || len(body) > 1024 {
+		t.Fatalf("a batch of 10,000: %d, %d bytes", res.StatusCode, len(body))
+	}
+	if got := h.commands(t, "sim:desk-lamp"); got != before {
+		t.Errorf("the refused batch reached the lamp (%d commands)", got-before)
+	}
+	// A batch of the most messages allowed is answered in full (the lamp
+	// may fold writes that wait behind one another into one).
+	var full strings.Builder
+	full.WriteByte('[')
+	for i := range mcp.MaxBatch {
+		if i > 0 {
+			full.WriteByte(',')
+		}
+		fmt.Fprintf(&full, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"set_light","arguments":{"light":"Desk Lamp","brightness":%d}}}`, i, 10+i)
+	}
+	full.WriteByte(']')
+	res, body = h.post(t, "/mcp", bearer(h.control), full.String())
+	var answers []rpcAnswer
+	decodeJSON(t, body, &answers)
+	if res.StatusCode != http.StatusOK || len(answers) != mcp.MaxBatch {
+		t.Fatalf("a batch of %d: %d, %d answers", mcp.MaxBatch, res.StatusCode, len(answers))
+	}
+	for _, a := range answers {
+		if a.Error != nil || !strings.Contains(string(a.Result), "Desk Lamp") {
+			t.Errorf("a call of a full batch: %+v %s", a.Error, a.Result)
+		}
 	}
 }

@@ -20,6 +20,7 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/bifrost-hub/bifrost/api/keyauth"
+	"github.com/bifrost-hub/bifrost/api/stream"
 	"github.com/bifrost-hub/bifrost/automation"
 	"github.com/bifrost-hub/bifrost/history"
 	"github.com/bifrost-hub/bifrost/service"
@@ -57,6 +58,9 @@ type Config struct {
 	// Voice runs a command in words (run_command); without it the tool is
 	// not listed.
 	Voice *voice.Commander
+	// Streams counts the legacy /sse streams against their keys' cap,
+	// with /api/v1/events; nil leaves them uncapped.
+	Streams *stream.Streams
 	// Tools is the hub's tool set, shared with whatever else calls it in
 	// process (the language model fallback); nil builds one from
 	// Service, Automations and History.
@@ -94,6 +98,8 @@ type Server struct {
 	// sseOwners maps a legacy SSE session id to the id of the key that
 	// opened it: only that key may post to the session.
 	sseOwners sync.Map
+	// streams counts the legacy SSE streams per key (nil: uncapped).
+	streams *stream.Streams
 
 	// neewerLite serves NeewerLite's tool set at /mcp/neewerlite, behind
 	// the same guard (nil on that server itself).
@@ -103,7 +109,7 @@ type Server struct {
 // New builds the MCP surface.
 func New(cfg Config) *Server {
 	hosts := newHostPolicy(cfg.AllowedHosts)
-	s := &Server{svc: cfg.Service, keys: cfg.Keys, log: cfg.Logger, hosts: hosts, origins: newOriginPolicy(cfg.AllowedOrigins, hosts)}
+	s := &Server{svc: cfg.Service, keys: cfg.Keys, log: cfg.Logger, hosts: hosts, origins: newOriginPolicy(cfg.AllowedOrigins, hosts), streams: cfg.Streams}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}

@@ -46,7 +46,7 @@ const unknownTool = "neewerlite.unknown_tool"
 // newNeewerLite builds the server of NeewerLite's tool set, beside main
 // and behind the same guard (its keys, hosts and origins).
 func newNeewerLite(main *Server, version string) *Server {
-	s := &Server{svc: main.svc, keys: main.keys, log: main.log, hosts: main.hosts, origins: main.origins}
+	s := &Server{svc: main.svc, keys: main.keys, log: main.log, hosts: main.hosts, origins: main.origins, streams: main.streams}
 	hooks := &mcpserver.Hooks{}
 	hooks.AddAfterListTools(filterByScope)
 	hooks.AddAfterListTools(hideUnknownTool)

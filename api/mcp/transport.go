@@ -20,6 +20,7 @@ import (
 	mcplib "github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/bifrost-hub/bifrost/api/httpjson"
+	"github.com/bifrost-hub/bifrost/api/stream"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/wording"
 )
@@ -45,7 +46,7 @@ func (s *Server) Register(e *echo.Echo) {
 // guard and then mw.
 func (s *Server) mount(e *echo.Echo, post, sse, message string, mw ...echo.MiddlewareFunc) {
 	s.only(e, post, http.MethodPost, s.post, mw...)
-	s.only(e, sse, http.MethodGet, echo.WrapHandler(s.sse.SSEHandler()))
+	s.only(e, sse, http.MethodGet, echo.WrapHandler(s.sse.SSEHandler()), s.countStream)
 	s.only(e, message, http.MethodPost, echo.WrapHandler(s.sse.MessageHandler()), append([]echo.MiddlewareFunc{s.ownSession}, mw...)...)
 }
 
@@ -409,6 +410,20 @@ func (s *Server) newSSESession(_ context.Context, r *http.Request) (string, erro
 	id := hex.EncodeToString(b)
 	s.sseOwners.Store(id, p.ID)
 	return id, nil
+}
+
+// countStream counts a legacy SSE stream against its key's cap, the one
+// /api/v1/events counts against: past it the stream is refused with 429.
+func (s *Server) countStream(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		p, _ := service.PrincipalFrom(c.Request().Context())
+		release, err := s.streams.Hold(stream.Holder{Kind: stream.OfKey, ID: p.ID})
+		if err != nil {
+			return err
+		}
+		defer release()
+		return next(c)
+	}
 }
 
 // ownSession admits a legacy /message post only from the key that opened

@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -309,4 +310,54 @@ func TestLegacySSETransport(t *testing.T) {
 	if res.StatusCode != http.StatusNotFound {
 		t.Fatalf("another key posting to the session: %d %s", res.StatusCode, b)
 	}
+}
+
+// TestSSEStreamsAreCappedPerKey: the legacy /sse streams count against
+// their key's cap with /api/v1/events (8 by default): the ninth is a 429
+// that says so, another key is not affected, and closing one frees its
+// place.
+func TestSSEStreamsAreCappedPerKey(t *testing.T) {
+	h := newHub(t)
+	open := func(key string) (*http.Response, context.CancelFunc) {
+		ctx, cancel := context.WithCancel(context.Background())
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, h.srv.URL+"/sse", nil)
+		req.Header.Set("Authorization", "Bearer "+key)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		return res, func() { cancel(); res.Body.Close() }
+	}
+	var closers []context.CancelFunc
+	defer func() {
+		for _, c := range closers {
+			c()
+		}
+	}()
+	for i := range 8 {
+		res, closeIt := open(h.read)
+		closers = append(closers, closeIt)
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("stream %d of the key: %d", i+1, res.StatusCode)
+		}
+	}
+	res, closeIt := open(h.read)
+	b, _ := io.ReadAll(res.Body)
+	closeIt()
+	if res.StatusCode != http.StatusTooManyRequests || !strings.Contains(string(b), "BIFROST_MAX_STREAMS_PER_KEY") {
+		t.Fatalf("the ninth stream of a key: %d %s; want 429 naming the setting", res.StatusCode, b)
+	}
+	other, closeOther := open(h.control)
+	closeOther()
+	if other.StatusCode != http.StatusOK {
+		t.Fatalf("another key's stream: %d", other.StatusCode)
+	}
+	closers[0]()
+	closers = closers[1:]
+	eventually(t, "a closed stream to free its place", func() bool {
+		res, closeIt := open(h.read)
+		defer closeIt()
+		return res.StatusCode == http.StatusOK
+	})
 }

@@ -136,6 +136,11 @@ func (s *Streams) admit(h Holder) (release func(), err error) {
 	return func() { s.release(h) }, nil
 }
 
+// Hold counts one more stream of h, for a surface that serves its stream
+// itself (MCP's legacy /sse): past a cap it is ETOOMANY, a 429. Call
+// release once, when the stream ends.
+func (s *Streams) Hold(h Holder) (release func(), err error) { return s.admit(h) }
+
 func (s *Streams) release(h Holder) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
