@@ -311,6 +311,10 @@ type Favorite struct {
 	ID    string `json:"id"`
 	Title string `json:"title"`
 	Kind  string `json:"kind,omitempty"` // "radio", "playlist", "track", …
+	// Subtitle is the player's second line for it, such as the service it
+	// comes from ("TuneIn Station"); empty when the player gives none.
+	// Surfaces name it in their own words.
+	Subtitle string `json:"-"`
 }
 
 // FavoritePlayer is a media player with favourites.

@@ -372,22 +372,25 @@ func applyColorMode(c *devices.LightChange, name string, caps devices.LightCaps,
 }
 
 // applyPreset sets a preset: its white (kelvin and green–magenta shift) on
-// a lamp with colour temperature, else its colour on a colour lamp.
+// a lamp with colour temperature, else its colour on a colour lamp. A
+// creative gel has no white, so a lamp without colour cannot take it.
 func applyPreset(c *devices.LightChange, name string, caps devices.LightCaps, pr color.Preset) ([]string, error) {
-	if pr.Kelvin > 0 && caps.HasTemperature() {
+	switch {
+	case pr.Kelvin > 0 && caps.HasTemperature():
 		gm := pr.GM
 		notes, err := applyTemperature(c, name, caps, pr.Kelvin)
 		c.GM = &gm // also 0, so a neutral white undoes an earlier tint
 		return notes, err
+	case caps.Color:
+		rgb, err := color.ParseHex(pr.Hex)
+		if err != nil {
+			return nil, err
+		}
+		return applyColor(c, name, caps, rgb, nil)
+	case pr.Kelvin > 0:
+		return nil, aboutf(EUNSUPPORTED, "%s has no colour temperature or colour", name)
 	}
-	rgb, err := color.ParseHex(pr.Hex)
-	if err != nil {
-		return nil, err
-	}
-	if !caps.Color {
-		return nil, aboutf(EUNSUPPORTED, "%s has no colour, and %s is a colour gel", name, pr.Name)
-	}
-	return applyColor(c, name, caps, rgb, nil)
+	return nil, aboutf(EUNSUPPORTED, "%s has no colour for the creative gel %s; give it a light source or a correction gel", name, pr.Name)
 }
 
 // applyTemperature sets a white of k kelvin, clamped to the lamp's range,

@@ -768,6 +768,78 @@ func TestPresets(t *testing.T) {
 	servicetest.WantCode(t, err, service.EINVALID)
 }
 
+// TestGelPresets: NeewerLite's gels on each kind of lamp: a colour lamp
+// takes a gel's colour, a white lamp a correction gel's white, and refuses
+// a creative gel, saying why.
+func TestGelPresets(t *testing.T) {
+	h := newHouse(t)
+	for _, c := range []struct{ light, gel, hex string }{
+		{"Rope Light", "Congo Blue", "0D0DFF"},
+		{"Rope Light", "CTO ½", "FFCF9E"}, // a correction gel, on a lamp with no white
+		{"Rope Light", "deep-red", "FF1919"},
+	} {
+		res := servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, c.light, service.LightPatch{Preset: ptr(c.gel)}))
+		if res.Applied.Color == nil || res.Applied.Color.Hex != c.hex || res.State.Mode != devices.ModeColor {
+			t.Errorf("%s on the %s: %+v, want colour %s", c.gel, c.light, res, c.hex)
+		}
+	}
+	for _, c := range []struct {
+		gel        string
+		kelvin, gm int
+	}{
+		{"CTO ½", 3870, 0},
+		{"1/4 CTB", 3670, 0},
+		{"Plus Green Full", 5600, -30},
+	} {
+		res := servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Fill Light", service.LightPatch{Preset: ptr(c.gel)}))
+		if res.Applied.Kelvin == nil || *res.Applied.Kelvin != c.kelvin || res.State.Mode != devices.ModeTemperature {
+			t.Errorf("%s on a bi-colour panel: %+v, want %d K", c.gel, res, c.kelvin)
+		}
+		res = servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{Preset: ptr(c.gel)}))
+		if res.State.Kelvin != c.kelvin || res.State.GM != c.gm {
+			t.Errorf("%s on an RGB panel: %+v, want %d K, GM %d", c.gel, res.State, c.kelvin, c.gm)
+		}
+	}
+	_, err := h.svc.SetLight(h.ctx, "Fill Light", service.LightPatch{Preset: ptr("Congo Blue")})
+	servicetest.WantCode(t, err, service.EUNSUPPORTED)
+	if msg := err.Error(); !strings.Contains(msg, "Fill Light has no colour") || !strings.Contains(msg, "creative gel Congo Blue") {
+		t.Errorf("a creative gel on a white lamp: %q", msg)
+	}
+}
+
+// TestScenesKeepWhatAPresetSet: a scene captures a light a preset set as
+// the white or colour it shows, and gives it back.
+func TestScenesKeepWhatAPresetSet(t *testing.T) {
+	h := newHouse(t)
+	servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{Preset: ptr("Minus Green ½")}))
+	servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Rope Light", service.LightPatch{Preset: ptr("Primary Blue")}))
+	sc := servicetest.Must[service.SceneView](t)(h.svc.CaptureScene(h.ctx, "Gelled", ""))
+	for _, e := range sc.Entries {
+		if e.Light == nil {
+			continue
+		}
+		switch e.DeviceID {
+		case servicetest.Must[service.Light](t)(h.svc.GetLight(h.ctx, "Key Light")).ID:
+			if e.Light.Mode != devices.ModeTemperature || e.Light.Kelvin != 5600 || e.Light.GM != 15 {
+				t.Errorf("the Key Light captured as %+v", e.Light)
+			}
+		case servicetest.Must[service.Light](t)(h.svc.GetLight(h.ctx, "Rope Light")).ID:
+			if e.Light.Mode != devices.ModeColor || e.Light.Color == nil || e.Light.Color.Hex != "0040FF" {
+				t.Errorf("the Rope Light captured as %+v", e.Light)
+			}
+		}
+	}
+	servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Key Light", service.LightPatch{Kelvin: ptr(3200), GM: ptr(0)}))
+	servicetest.Must[service.LightResult](t)(h.svc.SetLight(h.ctx, "Rope Light", service.LightPatch{Hex: ptr("FFFFFF")}))
+	servicetest.Must[service.FanoutResult](t)(h.svc.ActivateScene(h.ctx, "Gelled"))
+	if st := servicetest.Must[service.Light](t)(h.svc.GetLight(h.ctx, "Key Light")).State; st == nil || st.Kelvin != 5600 || st.GM != 15 {
+		t.Errorf("the Key Light after the scene: %+v", st)
+	}
+	if st := servicetest.Must[service.Light](t)(h.svc.GetLight(h.ctx, "Rope Light")).State; st == nil || st.Color == nil || st.Color.Hex != "0040FF" {
+		t.Errorf("the Rope Light after the scene: %+v", st)
+	}
+}
+
 // lampAdder adds a simulated lamp at any address, as a real adapter adds
 // what it finds at an IP or MAC address.
 type lampAdder struct{ reg *devices.Registry }

@@ -329,7 +329,7 @@ func TestEveryToolAnswersTextAndMatchingStructuredContent(t *testing.T) {
 		{"set_light", map[string]any{"light": "Desk Lamp", "hex": "00FF88"}, "Desk Lamp: on"},
 		{"set_light", map[string]any{"lights": []string{"Key Light", "Fill Light"}, "kelvin": 4000}, "2 of 2 applied"},
 		{"set_light", map[string]any{"light": "Fill Light", "kelvin": 9000}, "outside"},
-		{"list_color_presets", nil, "Full CTO"},
+		{"list_color_presets", nil, "CTO Full"},
 		{"set_light", map[string]any{"light": "Key Light", "preset": "tungsten"}, "3200"},
 		{"set_room", map[string]any{"room": "Office", "brightness": 40}, "applied"},
 		{"save_room_scene", map[string]any{"name": "Office work", "room": "office"}, "Office work"},

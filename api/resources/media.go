@@ -214,7 +214,7 @@ func (h *handlers) favorites(c echo.Context) error {
 	if service.ErrorCode(err) == service.EUNSUPPORTED {
 		favs, err = []devices.Favorite{}, nil
 	}
-	return httpjson.Reply(c, http.StatusOK, favs, err)
+	return httpjson.Reply(c, http.StatusOK, h.shapes.Favorites(favs), err)
 }
 
 func (h *handlers) playFavorite(c echo.Context) error {

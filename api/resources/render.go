@@ -1,6 +1,9 @@
 package resources
 
-import "github.com/bifrost-hub/bifrost/service"
+import (
+	"github.com/bifrost-hub/bifrost/devices"
+	"github.com/bifrost-hub/bifrost/service"
+)
 
 // Shapes renders what the service answers as one mount's clients read
 // it. The handlers are written once and answer through their mount's
@@ -22,6 +25,8 @@ type Shapes struct {
 	RemoteRead func(service.RemoteView) any
 	Sensor     func(service.SensorView) any
 	PlayOn     func(service.PlayOnResult) any
+	// Favorites are a player's favourites.
+	Favorites func([]devices.Favorite) any
 }
 
 // RustShapes are the shapes the Rust Bifrost hub documents for its public
@@ -30,7 +35,7 @@ func RustShapes() Shapes {
 	return Shapes{
 		Light: shaped(lightOf), Room: shaped(roomOf), Scene: shaped(sceneOf), Fanout: shaped(countsOf),
 		Media: shaped(mediaOf), Power: shaped(powerOf), Remote: shaped(remoteOf), RemoteRead: shaped(remoteReadOf),
-		Sensor: shaped(sensorOf), PlayOn: shaped(playOnOf),
+		Sensor: shaped(sensorOf), PlayOn: shaped(playOnOf), Favorites: shaped(favoritesOf),
 	}
 }
 
@@ -40,7 +45,7 @@ func ServiceViews() Shapes {
 	return Shapes{
 		Light: asIs[service.Light], Room: asIs[service.RoomView], Scene: asIs[service.SceneView], Fanout: shaped(fanoutOf),
 		Media: asIs[service.Media], Power: asIs[service.PowerView], Remote: asIs[service.RemoteView], RemoteRead: asIs[service.RemoteView],
-		Sensor: asIs[service.SensorView], PlayOn: asIs[service.PlayOnResult],
+		Sensor: asIs[service.SensorView], PlayOn: asIs[service.PlayOnResult], Favorites: asIs[[]devices.Favorite],
 	}
 }
 

@@ -140,10 +140,7 @@ func capsOf(c devices.LightCaps) lightCaps {
 	if len(c.Effects) > 0 {
 		out.Effects = append([]string{service.NoEffect}, c.Effects...)
 	}
-	if c.Gamut != "" {
-		g := c.Gamut
-		out.HueGamut = &g
-	}
+	out.HueGamut = orNull(c.Gamut)
 	if c.HasTemperature() {
 		out.MirekMin, out.MirekMax = color.KelvinToMirek(c.KelvinMax), color.KelvinToMirek(c.KelvinMin)
 	}
@@ -272,7 +269,7 @@ type mediaState struct {
 	Power            bool        `json:"power"`
 	Volume           *int        `json:"volume"` // 0–100; null when unknown
 	Mute             *bool       `json:"mute"`
-	Source           string      `json:"source,omitempty"`
+	Source           *string     `json:"source"` // null when the player says none
 	SourceList       []string    `json:"source_list,omitempty"`
 	Transport        string      `json:"transport,omitempty"`
 	NowPlaying       *nowPlaying `json:"now_playing,omitempty"`
@@ -296,19 +293,14 @@ func mediaOf(m service.Media) media {
 		out.RemoteID = &id
 	}
 	if m.Receiver != "" {
-		id := string(m.Receiver)
-		out.ReceiverID = &id
-		if m.ReceiverInput != "" {
-			in := m.ReceiverInput
-			out.ReceiverSource = &in
-		}
+		out.ReceiverID, out.ReceiverSource = orNull(string(m.Receiver)), orNull(m.ReceiverInput)
 	}
 	if m.State == nil {
 		return out
 	}
 	st := *m.State
 	vol, muted := st.Volume, st.Muted
-	out.State = mediaState{Power: st.Power, Volume: &vol, Mute: &muted, Source: st.Source, SourceList: st.Sources,
+	out.State = mediaState{Power: st.Power, Volume: &vol, Mute: &muted, Source: orNull(st.Source), SourceList: st.Sources,
 		Transport: st.Transport, GroupCoordinator: st.GroupCoordinator, Reachable: m.Online}
 	if st.NowPlaying != nil {
 		play := st.Transport
@@ -321,6 +313,31 @@ func mediaOf(m service.Media) media {
 	out.Capabilities.Transport = st.Transport != "" || st.NowPlaying != nil
 	out.Capabilities.NowPlaying = st.NowPlaying != nil
 	return out
+}
+
+// favorite is a player's favourite in the Rust hub's shape: its subtitle,
+// the player's second line for it, null when the player gives none.
+type favorite struct {
+	ID       string  `json:"id"`
+	Title    string  `json:"title"`
+	Subtitle *string `json:"subtitle"`
+	Kind     string  `json:"kind,omitempty"`
+}
+
+func favoritesOf(favs []devices.Favorite) []favorite {
+	out := make([]favorite, len(favs))
+	for i, f := range favs {
+		out[i] = favorite{ID: f.ID, Title: f.Title, Subtitle: orNull(f.Subtitle), Kind: f.Kind}
+	}
+	return out
+}
+
+// orNull is s, or nil (JSON null) when it is empty.
+func orNull(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 // power is a switch, plug or fan (the service's PowerView, its kind and
@@ -381,10 +398,7 @@ func remoteReadOf(r service.RemoteView) remoteRead {
 func remoteOf(r service.RemoteView) remote {
 	out := remote{RemoteView: r, provider: providerOf(r.DeviceView), DeviceID: nativeID(r.DeviceView),
 		State: remoteState{On: r.On, Reachable: r.Online}}
-	if r.CurrentApp != "" {
-		app := r.CurrentApp
-		out.State.CurrentApp = &app
-	}
+	out.State.CurrentApp = orNull(r.CurrentApp)
 	return out
 }
 
@@ -431,10 +445,7 @@ func sensorOf(s service.SensorView) sensor {
 	if sensorKinds[r.Type] {
 		out.Kind = r.Type
 	}
-	if r.Unit != "" {
-		u := r.Unit
-		out.Unit = &u
-	}
+	out.Unit = orNull(r.Unit)
 	if !s.Online {
 		return out
 	}

@@ -111,6 +111,7 @@ func shapeCases(s Shapes) []shapeCase {
 
 	media := filled[service.Media]()
 	media.State.Transport = ""
+	media.State.Source = ""
 	quiet := filled[service.Media]()
 	quiet.State = nil
 	quiet.Receiver = ""
@@ -136,6 +137,8 @@ func shapeCases(s Shapes) []shapeCase {
 	noApp := filled[service.RemoteView]()
 	noApp.CurrentApp = ""
 	noApp.On = nil
+
+	favorites := []devices.Favorite{filled[devices.Favorite](), {ID: "FV:2/22", Title: "Sunday Cleaning Mix"}}
 
 	return []shapeCase{
 		{"light", s.Light(full)},
@@ -166,6 +169,8 @@ func shapeCases(s Shapes) []shapeCase {
 		{"sensor zero", s.Sensor(service.SensorView{})},
 		{"play on", s.PlayOn(filled[service.PlayOnResult]())},
 		{"play on zero", s.PlayOn(service.PlayOnResult{})},
+		{"favorites", s.Favorites(favorites)},
+		{"favorites zero", s.Favorites([]devices.Favorite{})},
 	}
 }
 

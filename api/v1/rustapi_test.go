@@ -833,7 +833,7 @@ func pinMediaState(t testing.TB, where string, s obj) {
 			t.Fatalf("%s: %q is %v; the state says it only as the Rust hub does", where, k, v)
 		}
 	}
-	maybe(t, where, s, "source", jString)
+	pin(t, where, s, "source", jString, jNull)
 	if _, ok := s["source_list"]; ok {
 		list := pinStrings(t, where, s, "source_list")
 		if len(list) == 0 {
@@ -916,7 +916,7 @@ func TestRustMediaUnknownState(t *testing.T) {
 		return st["reachable"] == false
 	})
 	pinExactly(t, "an unreachable player's state", st,
-		`{"power": false, "volume": null, "mute": null, "reachable": false}`)
+		`{"power": false, "volume": null, "mute": null, "source": null, "reachable": false}`)
 }
 
 func TestRustMediaState(t *testing.T) {
@@ -1056,10 +1056,15 @@ func TestRustFavorites(t *testing.T) {
 	if len(favs) == 0 {
 		t.Fatal("no favourites on a Sonos speaker")
 	}
+	subtitles := map[string]any{}
 	for _, f := range favs {
 		pinString(t, "favorite", f, "id")
 		pinString(t, "favorite", f, "title")
-		maybe(t, "favorite", f, "subtitle", jString)
+		subtitles[f["id"].(string)] = pin(t, "favorite", f, "subtitle", jString, jNull)
+	}
+	// The player's second line, and null where it gives none.
+	if mix, listed := subtitles["FV:2/22"]; subtitles["FV:2/3"] != "TuneIn Station" || !listed || mix != nil {
+		t.Fatalf("favourites' subtitles %v", subtitles)
 	}
 	// Empty for providers without favorites, such as Onkyo.
 	var none []obj

@@ -30,18 +30,20 @@ const (
 var speakerSources = []string{SourceQueue, SourceRadio, SourceLineIn, SourceTV}
 
 // sonosFavorites are a household's favourites unless it is given others.
+// Each has the second line a Sonos player gives it, but the mix the
+// household made itself.
 var sonosFavorites = []devices.Favorite{
-	{ID: "FV:2/3", Title: "Radio Paradise", Kind: "radio"},
-	{ID: "FV:2/5", Title: "BBC Radio 6 Music", Kind: "radio"},
-	{ID: "FV:2/7", Title: "FIP", Kind: "radio"},
-	{ID: "FV:2/8", Title: "KEXP 90.3 FM", Kind: "radio"},
-	{ID: "FV:2/11", Title: "NTS Radio 1", Kind: "radio"},
-	{ID: "FV:2/14", Title: "Morning Coffee", Kind: "playlist"},
-	{ID: "FV:2/15", Title: "Deep Focus", Kind: "playlist"},
-	{ID: "FV:2/17", Title: "Dinner Jazz", Kind: "playlist"},
-	{ID: "FV:2/20", Title: "Kind of Blue", Kind: "album"},
+	{ID: "FV:2/3", Title: "Radio Paradise", Kind: "radio", Subtitle: "TuneIn Station"},
+	{ID: "FV:2/5", Title: "BBC Radio 6 Music", Kind: "radio", Subtitle: "TuneIn Station"},
+	{ID: "FV:2/7", Title: "FIP", Kind: "radio", Subtitle: "TuneIn Station"},
+	{ID: "FV:2/8", Title: "KEXP 90.3 FM", Kind: "radio", Subtitle: "TuneIn Station"},
+	{ID: "FV:2/11", Title: "NTS Radio 1", Kind: "radio", Subtitle: "TuneIn Station"},
+	{ID: "FV:2/14", Title: "Morning Coffee", Kind: "playlist", Subtitle: "Spotify Playlist"},
+	{ID: "FV:2/15", Title: "Deep Focus", Kind: "playlist", Subtitle: "Spotify Playlist"},
+	{ID: "FV:2/17", Title: "Dinner Jazz", Kind: "playlist", Subtitle: "Spotify Playlist"},
+	{ID: "FV:2/20", Title: "Kind of Blue", Kind: "album", Subtitle: "Apple Music Album"},
 	{ID: "FV:2/22", Title: "Sunday Cleaning Mix", Kind: "playlist"},
-	{ID: "FV:2/25", Title: "So What", Kind: "track"},
+	{ID: "FV:2/25", Title: "So What", Kind: "track", Subtitle: "Spotify Track"},
 }
 
 // Household is a set of speakers that share one list of favourites and can

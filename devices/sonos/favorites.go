@@ -20,7 +20,7 @@ func (s *Speaker) Favorites(ctx context.Context) ([]devices.Favorite, error) {
 	}
 	out := make([]devices.Favorite, len(items))
 	for i, it := range items {
-		out[i] = devices.Favorite{ID: it.ID, Title: it.Title, Kind: favoriteKind(it)}
+		out[i] = devices.Favorite{ID: it.ID, Title: it.Title, Kind: favoriteKind(it), Subtitle: it.Description}
 	}
 	return out, nil
 }

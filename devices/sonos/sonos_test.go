@@ -190,7 +190,10 @@ func TestFavouritesPlayAsSonosRequires(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []devices.Favorite{{ID: "FV:2/3", Title: "Example Radio", Kind: "radio"}, {ID: "FV:2/20", Title: "Kind of Blue", Kind: "album"}}
+	want := []devices.Favorite{
+		{ID: "FV:2/3", Title: "Example Radio", Kind: "radio", Subtitle: "TuneIn Station"},
+		{ID: "FV:2/20", Title: "Kind of Blue", Kind: "album", Subtitle: "Apple Music Album"},
+	}
 	if len(favs) != 2 || favs[0] != want[0] || favs[1] != want[1] {
 		t.Fatalf("favourites %+v", favs)
 	}

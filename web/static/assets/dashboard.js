@@ -488,8 +488,8 @@ function lightRow(app, l, write) {
   return { head: power, body, update };
 }
 
-// presetMenu offers the hub's gel and light-source presets, read when the
-// menu is first opened.
+// presetMenu offers the hub's light sources and gels, each in its group,
+// read when the menu is first opened.
 function presetMenu(app, l, send) {
   const menu = select(`${l.name} preset`, [['', 'A preset…']], '', { id: `light-preset-${l.id}` });
   let loaded = false;
@@ -498,10 +498,13 @@ function presetMenu(app, l, send) {
     loaded = true;
     const list = await app.run(() => get('/presets'));
     if (!list) { loaded = false; return; }
-    for (const p of list) {
-      if (!p.kelvin && !(l.capabilities || {}).color) continue; // a colour gel for a white-only lamp
-      menu.append(h('option', { value: p.name, text: p.name }));
-    }
+    const groups = [['source', 'Light sources'], ['gel', 'Gels']].map(([kind, label]) => {
+      const fits = list.filter((p) => p.kind === kind && (p.kelvin || (l.capabilities || {}).color)); // no creative gel for a white-only lamp
+      return fits.length
+        ? h('optgroup', { label }, fits.map((p) => h('option', { value: p.id, text: presetLabel(p) })))
+        : null;
+    });
+    append(menu, groups);
   };
   menu.addEventListener('focus', load);
   menu.addEventListener('pointerdown', load);
@@ -510,6 +513,13 @@ function presetMenu(app, l, send) {
     menu.value = '';
   });
   return menu;
+}
+
+// presetLabel names a preset, and a gel from a swatch book by its maker
+// and code too: "CTO ½ — Lee 442".
+function presetLabel(p) {
+  const book = [p.maker, p.code].filter(Boolean).join(' ');
+  return book ? `${p.name} — ${book}` : p.name;
 }
 
 function hexOf(st) {
