@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -605,20 +606,33 @@ func (t *nlTools) listGels(ctx context.Context, a nlArgs) *mcplib.CallToolResult
 	return nlText(numbered(fmt.Sprintf("%s — %d gel preset(s):", l.Name, len(gels)), gels, gelLine))
 }
 
-// presetsOf are the hub's presets of one kind.
+// presetsOf are the hub's presets of one kind, in their order.
 func presetsOf(kind string) []color.Preset {
-	return slices.DeleteFunc(color.Presets(), func(p color.Preset) bool { return p.Kind != kind })
+	if kind == color.PresetSource {
+		return color.Sources()
+	}
+	return color.Gels()
 }
 
-// gelLine is a gel as NeewerLite lists it: its name, maker and code, and
-// the colour it gives.
+// gelLine is a gel as NeewerLite lists it: its name, maker and code
+// ("Generic -" when it has none), the colour it gives and, where the
+// maker says, how much light it lets through.
 func gelLine(p color.Preset) string {
+	maker, code := cmp.Or(p.Maker, "Generic"), cmp.Or(p.Code, "-")
 	h, s := presetHueSat(p)
-	return fmt.Sprintf("%s [Generic -] — hue %d°, sat %d%%", p.Name, h, s)
+	line := fmt.Sprintf("%s [%s %s] — hue %d°, sat %d%%", p.Name, maker, code, h, s)
+	if p.Transmission != nil {
+		line += fmt.Sprintf(", transmission %d%%", int(math.Round(*p.Transmission)))
+	}
+	return line
 }
 
-// presetHueSat is the hue (°) and saturation (%) of a preset's colour.
+// presetHueSat is the hue (°) and saturation (%) of a preset: the maker's
+// own where it gives them, else those of its colour.
 func presetHueSat(p color.Preset) (int, int) {
+	if p.Hue != nil && p.Saturation != nil {
+		return int(math.Round(*p.Hue)), int(math.Round(*p.Saturation))
+	}
 	rgb, err := color.ParseHex(p.Hex)
 	if err != nil {
 		return 0, 0

@@ -267,7 +267,7 @@ func TestNeewerLiteReads(t *testing.T) {
 	for _, want := range []string{
 		"Found 6 light(s):\n1. Bedside Lamp (id: sim:bedside-lamp) — OFF, brightness 40%, CCT 2700K, CCT range 22-40K\n",
 		"\n5. Key Light (id: sim:key-light) — ON, brightness 80%, CCT 4400K, GM 0, CCT range 32-56K\n   Model: Neewer RGB660 PRO, rawName: Neewer RGB660 PRO\n   Capabilities: RGB, GM, 17 scenes, ",
-		"\n   Capabilities: 18 sources\n", // Fill Light: bi-colour
+		"\n   Capabilities: 22 sources\n", // Fill Light: bi-colour
 		"Rope Light (id: sim:rope-light) — ON, brightness 50%, Scene: Aurora (id 3), CCT range 20-65K",
 	} {
 		if !strings.Contains(list, want) {
@@ -283,11 +283,13 @@ func TestNeewerLiteReads(t *testing.T) {
 		t.Errorf("list_scenes Fill Light: %q", got)
 	}
 	sources := h.nlOK(t, "list_sources", map[string]any{"light": "Fill Light"})
-	if !strings.HasPrefix(sources, "Fill Light — ") || !strings.Contains(sources, " source preset(s):\n  1. Candle (params: brightness, cct) — 1900K") {
+	if !strings.HasPrefix(sources, "Fill Light — ") || !strings.Contains(sources, " — 22 source preset(s):\n  1. Tungsten (params: brightness, cct) — 3200K\n") ||
+		!strings.Contains(sources, "\n  8. HMI6000 (params: brightness, cct) — 6000K\n") {
 		t.Errorf("list_sources: %q", sources)
 	}
 	gels := h.nlOK(t, "list_gels", map[string]any{"light": "Rope Light"})
-	if !strings.HasPrefix(gels, "Rope Light — ") || !strings.Contains(gels, " gel preset(s):\n  1. ") || !strings.Contains(gels, "] — hue ") {
+	if !strings.HasPrefix(gels, "Rope Light — ") || !strings.Contains(gels, " — 54 gel preset(s):\n  1. CTO ¼ [Lee 440] — hue 30°, sat 20%, transmission 92%\n") ||
+		!strings.Contains(gels, "\n  39. Violet [Lee 142] — hue 275°, sat 85%, transmission 18%\n") || !strings.Contains(gels, "Urban Sodium [Generic -]") {
 		t.Errorf("list_gels: %q", gels)
 	}
 	if got := h.nlOK(t, "list_gels", map[string]any{"light": "Fill Light"}); got != "Fill Light does not support gels (RGB required)." {
