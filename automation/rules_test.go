@@ -199,6 +199,15 @@ func TestValidation(t *testing.T) {
 		}, service.EINVALID, "actions[1].wait", "give a duration"},
 		{"a field the action does not take", func(r *automation.Rule) { r.Actions[0].Scene = "x" }, service.EINVALID, "actions[0].scene", "a light action takes no scene"},
 		{"a negative restore", func(r *automation.Rule) { r.RestoreAfter = ptr(dur(-time.Minute)) }, service.EINVALID, "restore_after", "negative"},
+		{"10,000 actions", func(r *automation.Rule) {
+			r.Actions = slices.Repeat([]automation.Action{{Type: automation.ActDelay, Wait: dur(time.Second)}}, 10000)
+		}, service.EINVALID, "actions", "at most 50 actions; this one has 10000"},
+		{"10,000 conditions", func(r *automation.Rule) {
+			r.Conditions = slices.Repeat([]automation.Condition{{Type: automation.CondTime, After: "08:00"}}, 10000)
+		}, service.EINVALID, "conditions", "at most 20 conditions; this one has 10000"},
+		{"10,000 lights in an action", func(r *automation.Rule) {
+			r.Actions[0].Lights = slices.Repeat([]string{"Hallway Light"}, 10000)
+		}, service.EINVALID, "actions[0].lights", "at most 500 lights"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := base()

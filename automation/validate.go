@@ -29,6 +29,14 @@ var (
 // maxName is the longest a rule's name may be.
 const maxName = 100
 
+// The most a rule may hold: limits no house meets, so that one request
+// cannot make every rule listing, and every run, as large as it likes.
+const (
+	MaxConditions      = 20
+	MaxActions         = 50
+	MaxLightsPerAction = 500
+)
+
 // maxSunOffset bounds a sun trigger's offset, either way.
 const maxSunOffset = Duration(12 * time.Hour)
 
@@ -87,6 +95,9 @@ func (e *Engine) check(ctx context.Context, r Rule) (Rule, error) {
 	if r.Trigger, err = c.trigger(r.Trigger); err != nil {
 		return Rule{}, err
 	}
+	if err := checkSize(r); err != nil {
+		return Rule{}, err
+	}
 	conds := make([]Condition, len(r.Conditions))
 	for i, cond := range r.Conditions {
 		if conds[i], err = c.condition(fmt.Sprintf("conditions[%d]", i), cond); err != nil {
@@ -98,6 +109,24 @@ func (e *Engine) check(ctx context.Context, r Rule) (Rule, error) {
 		return Rule{}, err
 	}
 	return checkTiming(r)
+}
+
+// checkSize refuses a rule past the limits, before any of its parts is
+// looked at.
+func checkSize(r Rule) error {
+	switch {
+	case len(r.Conditions) > MaxConditions:
+		return invalid("conditions", "a rule may have at most %d conditions; this one has %d", MaxConditions, len(r.Conditions)).With("max", MaxConditions)
+	case len(r.Actions) > MaxActions:
+		return invalid("actions", "a rule may have at most %d actions; this one has %d", MaxActions, len(r.Actions)).With("max", MaxActions)
+	}
+	for i, a := range r.Actions {
+		if len(a.Lights) > MaxLightsPerAction {
+			return invalid(fmt.Sprintf("actions[%d].lights", i), "an action may name at most %d lights (or \"all\"); this one names %d", MaxLightsPerAction, len(a.Lights)).
+				With("max", MaxLightsPerAction)
+		}
+	}
+	return nil
 }
 
 // checkTiming checks the cooldown and "put things back".
