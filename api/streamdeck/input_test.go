@@ -2,6 +2,7 @@ package streamdeck_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -110,7 +111,18 @@ func TestBadInputIsRefusedAndChangesNothing(t *testing.T) {
 // and the hub keeps answering others.
 func TestSlowClientsAreCutOff(t *testing.T) {
 	h := newHub(t)
-	host := strings.TrimPrefix(h.url, "http://")
+	// A server of its own, with a short read timeout.
+	ln, err := streamdeck.Listen("127.0.0.1:0", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := streamdeck.New(h.svc, nil)
+	srv.ReadTimeout = 500 * time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, ln) }()
+	defer func() { cancel(); <-done }()
+	host := ln.Addr().String()
 	slow, err := net.Dial("tcp", host)
 	if err != nil {
 		t.Fatal(err)
@@ -118,15 +130,16 @@ func TestSlowClientsAreCutOff(t *testing.T) {
 	defer slow.Close()
 	fmt.Fprintf(slow, "POST /switch HTTP/1.1\r\nHost: %s\r\nUser-Agent: %s\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{", host, pluginUA)
 	// Others are served while it hangs.
+	h.url = "http://" + host
 	if status, _ := h.do(t, http.MethodGet, "/listLights", pluginUA, "", ""); status != http.StatusOK {
 		t.Fatalf("another client got %d beside a slow one", status)
 	}
 	// The server gives up on it: the read ends (an answer or a close)
 	// within the read timeout, not never.
-	_ = slow.SetReadDeadline(time.Now().Add(30 * time.Second))
+	_ = slow.SetReadDeadline(time.Now().Add(20 * time.Second))
 	line, err := bufio.NewReader(slow).ReadString('\n')
 	if ne, ok := err.(net.Error); ok && ne.Timeout() {
-		t.Fatal("the server held a client that never finished its body for 30 s")
+		t.Fatal("the server held a client that never finished its body for 20 s")
 	}
 	if strings.Contains(line, " 5") {
 		t.Errorf("a slow client got %q", line)

@@ -43,6 +43,10 @@ var Principal = service.Principal{Kind: "streamdeck", ID: "streamdeck", Name: "S
 
 // Server answers NeewerLite's Stream Deck routes.
 type Server struct {
+	// ReadTimeout bounds how long a client may take to send a request,
+	// headers and body (10 s): a slow one is cut off.
+	ReadTimeout time.Duration
+
 	svc *service.Service
 	log *slog.Logger
 	mux *http.ServeMux
@@ -53,7 +57,7 @@ func New(svc *service.Service, log *slog.Logger) *Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{svc: svc, log: log, mux: http.NewServeMux()}
+	s := &Server{ReadTimeout: 10 * time.Second, svc: svc, log: log, mux: http.NewServeMux()}
 	s.mux.HandleFunc("GET /ping", s.ping)
 	s.mux.HandleFunc("GET /listLights", s.listLights)
 	for path, rt := range s.routes() {
@@ -122,8 +126,8 @@ func loopbackOnly(host string) error {
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{
 		Handler:           s,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       10 * time.Second,
+		ReadHeaderTimeout: min(5*time.Second, s.ReadTimeout),
+		ReadTimeout:       s.ReadTimeout,
 		WriteTimeout:      writeTimeout + 5*time.Second,
 		IdleTimeout:       60 * time.Second,
 		MaxHeaderBytes:    16 << 10,
