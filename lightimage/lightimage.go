@@ -41,11 +41,11 @@ func PNG(l service.Light) ([]byte, error) {
 	return slices.Clone(b), nil
 }
 
-// encoder compresses at zlib's default level. The pictures are flat areas
-// and smooth halos, 3–35 KB at that level; the best level saves some 5 %
-// and takes ten times as long, its matcher walking the long runs of
-// equal bytes that flat areas filter to.
-// Its buffers (a megabyte of compressor state) are reused.
+// encoder compresses at zlib's default level, reusing its buffers (a
+// megabyte of compressor state) from one picture to the next. The
+// pictures are flat areas and smooth halos, 3–35 KB at that level; the
+// best level saves some 5 % and takes ten times as long, its matcher
+// walking the long runs of equal bytes that flat areas filter to.
 var encoder = png.Encoder{CompressionLevel: png.DefaultCompression, BufferPool: &buffers{}}
 
 // buffers lends the encoder's buffers from one picture to the next.
@@ -76,7 +76,7 @@ func render(lk look) *image.RGBA {
 	for _, p := range f.body {
 		c.fillFlat(p.s, p.col)
 	}
-	if lk.lit {
+	if lk.lit { // a glow 10 px wide and faint at the least brightness, 60 px and strong at full
 		b := float64(lk.level) / 100
 		c.glow(f.face, rgbOf(lk), 10+50*b, 0.25+0.45*b)
 	}
@@ -102,9 +102,9 @@ func intensity(level int) float64 {
 	return minIntensity + (1-minIntensity)*math.Sqrt(float64(level)/100)
 }
 
-// facePaint is the paint of lk's face: dark grey when it is not lit;
-// else its colour at its intensity; for
-// an effect, that colour in diagonal stripes with three others.
+// facePaint is the paint of lk's face: dark grey when it is not lit,
+// else its colour at its intensity; during an effect, that colour in
+// diagonal stripes between three others.
 func facePaint(lk look) func(x, y float64) rgb {
 	if !lk.lit {
 		return func(float64, float64) rgb { return faceOff }

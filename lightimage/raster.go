@@ -61,7 +61,7 @@ func circle(cx, cy, r float64) shape {
 // with round ends.
 func capsule(ax, ay, bx, by, r float64) shape {
 	return shape{
-		box:  boxAround(math.Min(ax, bx)-r, math.Min(ay, by)-r, math.Max(ax, bx)+r, math.Max(ay, by)+r),
+		box:  boxAround(min(ax, bx)-r, min(ay, by)-r, max(ax, bx)+r, max(ay, by)+r),
 		dist: func(x, y float64) float64 { return segmentDist(x, y, ax, ay, bx, by) - r },
 	}
 }
@@ -135,14 +135,6 @@ func path(r float64, pts ...[2]float64) shape {
 	}
 }
 
-// union is what either shape covers.
-func union(a, b shape) shape {
-	return shape{
-		box:  a.box.Union(b.box),
-		dist: func(x, y float64) float64 { return min(a.dist(x, y), b.dist(x, y)) },
-	}
-}
-
 // blended is the union of a and b with the seam between them rounded
 // over k pixels, as glass is blown.
 func blended(a, b shape, k float64) shape {
@@ -183,8 +175,9 @@ func newCanvas(w, h int, bg rgb) *canvas {
 // pixel.
 const tile = 8
 
-// tileReach is how far a pixel of a tile lies from its centre, at most.
-var tileReach = tile*math.Sqrt2/2 + 0.5
+// tileReach is how far the edge of a pixel of a tile lies from the
+// tile's centre, at most.
+const tileReach = tile*math.Sqrt2/2 + 0.5
 
 // fill paints s with the colour paint gives at each pixel, its edge
 // anti-aliased.
