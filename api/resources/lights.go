@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/bifrost-hub/bifrost/api/httpjson"
+	"github.com/bifrost-hub/bifrost/lightimage"
 	"github.com/bifrost-hub/bifrost/service"
 )
 
@@ -22,6 +23,24 @@ func (h *handlers) listPresets(c echo.Context) error {
 func (h *handlers) getLight(c echo.Context) error {
 	l, err := h.svc.GetLight(c.Request().Context(), httpjson.Param(c, "id"))
 	return httpjson.Reply(c, http.StatusOK, h.shapes.Light(l), err)
+}
+
+// lightImage answers a picture of the light as it looks now
+// (lightimage), a PNG drawn from its state, so never to be cached: the
+// next change makes another.
+func (h *handlers) lightImage(c echo.Context) error {
+	l, err := h.svc.GetLight(c.Request().Context(), httpjson.Param(c, "id"))
+	if err != nil {
+		return err
+	}
+	img, err := lightimage.PNG(l)
+	if err != nil {
+		return err
+	}
+	hd := c.Response().Header()
+	hd.Set("Cache-Control", "no-store")
+	hd.Set("X-Content-Type-Options", "nosniff")
+	return c.Blob(http.StatusOK, "image/png", img)
 }
 
 // setLightState writes a state to one light: 204, or its LightResult when

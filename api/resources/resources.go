@@ -63,6 +63,7 @@ func (h *handlers) routes() []Route {
 
 		{get, "/lights", h.listLights},
 		{get, "/lights/:id", h.getLight},
+		{get, "/lights/:id/image", h.lightImage},
 		{put, "/lights/:id/state", h.setLightState},
 		{put, "/lights/:id/segments", h.setSegments},
 		{get, "/presets", h.listPresets},

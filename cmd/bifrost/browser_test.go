@@ -179,8 +179,9 @@ func markupAndLiveChanges(b *browser, api client, ids map[string]string) {
 	xss := `<img src=x onerror=alert(1)>`
 	api.must(http.StatusOK, "PATCH", "/api/v1/devices/"+ids["Desk Lamp"], map[string]any{"name": xss}, nil)
 	b.waitJS("the markup name as text", fmt.Sprintf(`document.querySelector('[data-device=%q] .name')?.textContent === %q`, ids["Desk Lamp"], xss))
-	// The only images are the cover-art boxes' (their src the hub's own).
-	if n := run(b, "count images", chromedp.Evaluate[int](`[...document.querySelectorAll('img')].filter((i) => !i.parentElement.classList.contains('np-art')).length`)); n != 0 {
+	// The only images are the cover-art boxes' and the lights' pictures
+	// (their src the hub's own).
+	if n := run(b, "count images", chromedp.Evaluate[int](`[...document.querySelectorAll('img')].filter((i) => !i.parentElement.classList.contains('np-art') && !i.classList.contains('light-picture')).length`)); n != 0 {
 		b.t.Errorf("the page has %d <img> elements after the rename", n)
 	}
 

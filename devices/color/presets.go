@@ -132,20 +132,8 @@ func buildCatalogue() []Preset {
 	return out
 }
 
-// whiteSwatch is the colour of a white at kelvin, leaned toward green
-// (gm < 0) or magenta (gm > 0) by up to half a channel.
-func whiteSwatch(kelvin, gm int) string {
-	c := KelvinToRGB(kelvin)
-	shift := float64(gm) / 100 // −0.5 … +0.5
-	scale := func(v uint8, f float64) uint8 { return toByte(float64(v) / 255 * f) }
-	switch {
-	case gm < 0:
-		c.R, c.B = scale(c.R, 1+shift), scale(c.B, 1+shift)
-	case gm > 0:
-		c.G = scale(c.G, 1-shift)
-	}
-	return c.Hex()
-}
+// whiteSwatch is White as hex.
+func whiteSwatch(kelvin, gm int) string { return White(kelvin, gm).Hex() }
 
 // Presets lists every preset: the light sources, then the gels.
 func Presets() []Preset { return ofKind("") }

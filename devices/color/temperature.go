@@ -34,6 +34,23 @@ func KelvinToRGB(k int) RGB {
 	return RGB{R: channel(swatchRed(t)), G: channel(swatchGreen(t)), B: channel(swatchBlue(t))}
 }
 
+// White is the colour of a white at kelvin (KelvinToRGB), leaned toward
+// green (gm < 0) or magenta (gm > 0), gm from −50 to +50, by up to half
+// a channel: toward green by dimming red and blue, toward magenta by
+// dimming green.
+func White(kelvin, gm int) RGB {
+	c := KelvinToRGB(kelvin)
+	shift := float64(min(max(gm, -50), 50)) / 100 // −0.5 … +0.5
+	scale := func(v uint8, f float64) uint8 { return toByte(float64(v) / 255 * f) }
+	switch {
+	case gm < 0:
+		c.R, c.B = scale(c.R, 1+shift), scale(c.B, 1+shift)
+	case gm > 0:
+		c.G = scale(c.G, 1-shift)
+	}
+	return c
+}
+
 // swatchRed is the red channel (0–255, unclamped) at t = kelvin/100.
 func swatchRed(t float64) float64 {
 	if t <= 66 {

@@ -46,3 +46,19 @@ func TestKelvinToRGBMonotone(t *testing.T) {
 		t.Error("kelvin outside 1000–40000 is not clamped")
 	}
 }
+
+func TestWhiteLeansGreenOrMagenta(t *testing.T) {
+	neutral, green, magenta := White(5600, 0), White(5600, -50), White(5600, 50)
+	if neutral != KelvinToRGB(5600) {
+		t.Errorf("White(5600, 0) = %s, want KelvinToRGB's %s", neutral.Hex(), KelvinToRGB(5600).Hex())
+	}
+	if green.G != neutral.G || green.R >= neutral.R || green.B >= neutral.B {
+		t.Errorf("full green %s against neutral %s: want red and blue dimmed", green.Hex(), neutral.Hex())
+	}
+	if magenta.R != neutral.R || magenta.B != neutral.B || magenta.G >= neutral.G {
+		t.Errorf("full magenta %s against neutral %s: want green dimmed", magenta.Hex(), neutral.Hex())
+	}
+	if White(5600, 400) != magenta || White(5600, -400) != green {
+		t.Error("a shift beyond ±50 is not clamped")
+	}
+}

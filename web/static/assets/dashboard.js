@@ -226,7 +226,7 @@ function deviceTile(app, d) {
   const dialog = h('dialog', { class: 'details', 'aria-labelledby': `details-${d.id}` },
     h('div', { class: 'details-head' }, title, dlgSending, twin, close),
     dlgReason,
-    made.body, remote ? remote.body : null);
+    made.picture, made.body, remote ? remote.body : null);
   close.addEventListener('click', () => dialog.close());
   dialog.addEventListener('click', (ev) => { if (ev.target === dialog) dialog.close(); }); // the backdrop
   const open = () => {
@@ -467,6 +467,9 @@ function lightRow(app, l, write) {
       else send({ hex: color ? color.canvas.dataset.hex : '#ffffff' });
     });
   }
+  // Outside the controls, which an offline light hides: its picture
+  // shows it dark and crossed.
+  const picture = lightPicture(l);
   const body = h('div', { class: 'controls' },
     bri ? labelled('Brightness', bri) : null,
     temp ? labelled('White', temp) : null,
@@ -483,9 +486,39 @@ function lightRow(app, l, write) {
     if (gm && st().mode === 'temperature') gm.set(st().gm || 0);
     if (color && document.activeElement !== color.canvas && st().mode === 'color') color.set(hexOf(st()));
     if (effect && document.activeElement !== effect) effect.value = st().mode === 'effect' ? st().effect || '' : '';
+    picture.update(v);
   };
   update(l);
-  return { head: power, body, update };
+  return { head: power, body, update, picture: picture.el, opened: picture.show };
+}
+
+// lightPicture is the light as it looks now, as the hub draws it: read
+// when the details open, and again at each change while they are open.
+// The address names what the picture shows (v), so a change is a new
+// address and an event that changes nothing reads nothing.
+function lightPicture(l) {
+  const img = h('img', { class: 'light-picture', width: '128', height: '128', decoding: 'async' });
+  let shown = l;
+  const show = () => {
+    const src = `/api${at`/lights/${shown.id}/image`}?v=${lookKey(shown)}`;
+    if (img.getAttribute('src') !== src) img.src = src;
+  };
+  const update = (v) => {
+    shown = v;
+    img.alt = `${v.name}, as it looks now`;
+    if (img.closest('dialog')?.open) show();
+  };
+  update(l);
+  return { el: img, update, show };
+}
+
+// lookKey is a short hash of what a light's picture shows: whether it
+// answers, and its state.
+function lookKey(l) {
+  const s = JSON.stringify([l.online, l.state || null]);
+  let hash = 0;
+  for (let i = 0; i < s.length; i++) hash = (Math.imul(hash, 31) + s.charCodeAt(i)) | 0;
+  return (hash >>> 0).toString(36);
 }
 
 // presetMenu offers the hub's light sources and gels, each in its group,
