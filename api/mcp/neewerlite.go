@@ -19,6 +19,7 @@ import (
 
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/color"
+	"github.com/bifrost-hub/bifrost/lightimage"
 	"github.com/bifrost-hub/bifrost/neewerlite"
 	"github.com/bifrost-hub/bifrost/service"
 )
@@ -673,7 +674,7 @@ func (t *nlTools) getLightImage(ctx context.Context, a nlArgs) *mcplib.CallToolR
 		return nlError("Light not found or not connected: " + name)
 	}
 	l := found[0]
-	png, err := lightPNG(l)
+	png, err := lightimage.PNG(l)
 	if err != nil {
 		t.log.Warn("drawing a light", "light", l.ID, "err", err)
 		return nlText("No product image available for this light.")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"image"
 	"image/png"
 	"net/http"
 	"slices"
@@ -296,24 +297,45 @@ func TestNeewerLiteReads(t *testing.T) {
 		t.Errorf("list_gels on a light without RGB: %q", got)
 	}
 
-	res, body := h.post(t, mcp.NeewerLitePath, bearer(h.control), toolCall(1, "get_light_image", map[string]any{"light": "Desk Lamp"}))
-	var img nlAnswer
-	decodeJSON(t, body, &img)
-	if res.StatusCode != 200 || img.Result.IsError || len(img.Result.Content) != 2 || img.Result.Content[0].Text != "Product image for Desk Lamp (Hue Go):" ||
-		img.Result.Content[1].Type != "image" || img.Result.Content[1].MimeType != "image/png" {
-		t.Fatalf("get_light_image: %.300s", body)
+	// The picture of a light on, the same light off, and one coloured:
+	// each a PNG of at most 64 KB, each different.
+	picture := func(light string) image.Image {
+		t.Helper()
+		res, body := h.post(t, mcp.NeewerLitePath, bearer(h.control), toolCall(1, "get_light_image", map[string]any{"light": light}))
+		var img nlAnswer
+		decodeJSON(t, body, &img)
+		if res.StatusCode != 200 || img.Result.IsError || len(img.Result.Content) != 2 || !strings.HasPrefix(img.Result.Content[0].Text, "Product image for "+light+" (") ||
+			img.Result.Content[1].Type != "image" || img.Result.Content[1].MimeType != "image/png" {
+			t.Fatalf("get_light_image %s: %.300s", light, body)
+		}
+		raw, err := base64.StdEncoding.DecodeString(img.Result.Content[1].Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(raw) > 64<<10 {
+			t.Errorf("the picture of %s is %d bytes; want at most 64 KB", light, len(raw))
+		}
+		p, err := png.Decode(bytes.NewReader(raw))
+		if err != nil {
+			t.Fatalf("get_light_image's image of %s is not a PNG: %v", light, err)
+		}
+		return p
 	}
-	raw, err := base64.StdEncoding.DecodeString(img.Result.Content[1].Data)
-	if err != nil {
-		t.Fatal(err)
+	if got := h.nlOK(t, "switch_light", map[string]any{"lights": []string{"Key Light"}, "state": true}); got != "Turned on: Key Light" {
+		t.Fatalf("switch_light: %q", got)
 	}
-	if _, err := png.Decode(bytes.NewReader(raw)); err != nil {
-		t.Errorf("get_light_image's image is not a PNG: %v", err)
+	on := picture("Key Light")
+	h.nlOK(t, "switch_light", map[string]any{"lights": []string{"Key Light"}, "state": false})
+	off := picture("Key Light")
+	h.nlOK(t, "set_hsi", map[string]any{"lights": []string{"Desk Lamp"}, "hex_color": "FF0000", "brightness": 100})
+	red := picture("Desk Lamp")
+	if samePixels(on, off) || samePixels(on, red) || samePixels(off, red) {
+		t.Error("the pictures of a light on, off and coloured are not all different")
 	}
 
 	// A light the hub cannot reach is described, but not a target.
-	off := false
-	if _, err := h.svc.UpdateDevice(system, "Bedside Lamp", service.DevicePatch{Enabled: &off}); err != nil {
+	disabled := false
+	if _, err := h.svc.UpdateDevice(system, "Bedside Lamp", service.DevicePatch{Enabled: &disabled}); err != nil {
 		t.Fatal(err)
 	}
 	if got := h.nlOK(t, "list_scenes", map[string]any{"light": "Bedside Lamp"}); got != "Bedside Lamp does not support scenes." {
@@ -402,4 +424,20 @@ func TestNeewerLiteOverSSE(t *testing.T) {
 	if res := call(t, c, "get_logs", nil); !res.IsError || text(res) != "Unknown tool: get_logs" {
 		t.Fatalf("an unknown tool over SSE: %q", text(res))
 	}
+}
+
+// samePixels reports whether two pictures are the same, pixel for pixel.
+func samePixels(a, b image.Image) bool {
+	if a.Bounds() != b.Bounds() {
+		return false
+	}
+	r := a.Bounds()
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if a.At(x, y) != b.At(x, y) {
+				return false
+			}
+		}
+	}
+	return true
 }
