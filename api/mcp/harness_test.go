@@ -88,18 +88,32 @@ func (h *hub) client(tb testing.TB, key, version string) *client.Client {
 		opts = append(opts, client.WithProtocolVersion(version))
 	}
 	c := client.NewClient(tr, opts...)
-	tb.Cleanup(func() { _ = c.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	started(tb, c, "")
+	return c
+}
+
+// started starts c and initializes it (at protocol version, "" for the
+// client's own), closing it when the test ends; it answers initialize's
+// result.
+func started(tb testing.TB, c *client.Client, version string) *mcplib.InitializeResult {
+	tb.Helper()
+	// The legacy SSE client's stream lives in Start's context: it ends
+	// with the test.
+	ctx, cancel := context.WithCancel(context.Background())
+	tb.Cleanup(func() { _ = c.Close(); cancel() })
 	if err := c.Start(ctx); err != nil {
 		tb.Fatal(err)
 	}
 	init := mcplib.InitializeRequest{}
+	init.Params.ProtocolVersion = version
 	init.Params.ClientInfo = mcplib.Implementation{Name: "bifrost-test", Version: "1"}
-	if _, err := c.Initialize(ctx, init); err != nil {
+	ictx, stop := context.WithTimeout(ctx, 10*time.Second)
+	defer stop()
+	res, err := c.Initialize(ictx, init)
+	if err != nil {
 		tb.Fatalf("initialize (%q): %v", version, err)
 	}
-	return c
+	return res
 }
 
 // call calls a tool and fails the test on a protocol error; text is a

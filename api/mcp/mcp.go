@@ -117,11 +117,7 @@ func New(cfg Config) *Server {
 	if version == "" {
 		version = "dev"
 	}
-	hooks := &mcpserver.Hooks{}
-	hooks.AddAfterListTools(filterByScope)
-	hooks.AddOnUnregisterSession(func(_ context.Context, sess mcpserver.ClientSession) {
-		s.sseOwners.Delete(sess.SessionID())
-	})
+	hooks := s.hooks()
 	s.mcp = mcpserver.NewMCPServer(serverName, version,
 		mcpserver.WithInstructions(instructions),
 		mcpserver.WithToolCapabilities(false),
@@ -163,6 +159,21 @@ func (s *Server) transports(basePath string) {
 		mcpserver.WithSessionIDGenerator(s.newSSESession),
 		mcpserver.WithKeepAlive(true),
 	)
+}
+
+// hooks are every server's: tools/list filtered by the key's scope (and
+// by the filters given), and a legacy SSE session's owner forgotten when
+// it ends.
+func (s *Server) hooks(filters ...mcpserver.OnAfterListToolsFunc) *mcpserver.Hooks {
+	h := &mcpserver.Hooks{}
+	h.AddAfterListTools(filterByScope)
+	for _, f := range filters {
+		h.AddAfterListTools(f)
+	}
+	h.AddOnUnregisterSession(func(_ context.Context, sess mcpserver.ClientSession) {
+		s.sseOwners.Delete(sess.SessionID())
+	})
+	return h
 }
 
 // filterByScope hides the tools that change the house from a read-only

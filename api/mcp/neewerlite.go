@@ -49,12 +49,7 @@ const unknownTool = "neewerlite.unknown_tool"
 // and behind the same guard (its keys, hosts and origins).
 func newNeewerLite(main *Server, version string) *Server {
 	s := &Server{svc: main.svc, keys: main.keys, log: main.log, hosts: main.hosts, origins: main.origins, streams: main.streams}
-	hooks := &mcpserver.Hooks{}
-	hooks.AddAfterListTools(filterByScope)
-	hooks.AddAfterListTools(hideUnknownTool)
-	hooks.AddOnUnregisterSession(func(_ context.Context, sess mcpserver.ClientSession) {
-		s.sseOwners.Delete(sess.SessionID())
-	})
+	hooks := s.hooks(hideUnknownTool)
 	s.mcp = mcpserver.NewMCPServer(neewerLiteName, version,
 		mcpserver.WithInstructions(neewerLiteInstructions),
 		mcpserver.WithToolCapabilities(false),

@@ -399,18 +399,11 @@ func TestNeewerLiteOverSSE(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = c.Close() })
+	if got := started(t, c, ""); got.ServerInfo.Name != "NeewerLite" {
+		t.Fatalf("initialize: %+v", got)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	init := mcplib.InitializeRequest{}
-	init.Params.ClientInfo = mcplib.Implementation{Name: "bifrost-test", Version: "1"}
-	got, err := c.Initialize(ctx, init)
-	if err != nil || got.ServerInfo.Name != "NeewerLite" {
-		t.Fatalf("initialize: %+v, %v", got, err)
-	}
 	tools, err := c.ListTools(ctx, mcplib.ListToolsRequest{})
 	if err != nil || len(tools.Tools) != len(neewerLiteTools) {
 		t.Fatalf("tools/list: %v, %v", tools, err)

@@ -282,18 +282,9 @@ func TestLegacySSETransport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	started(t, c, mcplib.ProtocolVersion20241105)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	init := mcplib.InitializeRequest{}
-	init.Params.ProtocolVersion = mcplib.ProtocolVersion20241105
-	init.Params.ClientInfo = mcplib.Implementation{Name: "sse-test", Version: "1"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		t.Fatal(err)
-	}
 	tools, err := c.ListTools(ctx, mcplib.ListToolsRequest{})
 	if err != nil || len(tools.Tools) != len(allTools) {
 		t.Fatalf("tools/list over SSE: %d, %v", len(tools.Tools), err)
