@@ -11,7 +11,8 @@ import (
 
 // calls keeps the encoded result of read tools called without arguments
 // (list_lights, get_home_state, …) with the model generation it was made
-// at (service.Generation), per protocol revision, and gives it again while
+// at (service.Generation), per protocol revision (whose answers differ:
+// 2026-07-28 adds resultType and the server's name), and gives it again while
 // nothing a read shows has changed: an assistant that reads the house
 // before every command costs one encoding a change, not one a call. The
 // key check has run before (guard); the answer of a read tool does not
@@ -78,8 +79,9 @@ func (k keptAnswer) appendTo(buf *bytes.Buffer) {
 	buf.WriteString("}\n")
 }
 
-// keep remembers the result of a successful call for key at gen.
-func (s *Server) keep(key string, gen uint64, resp mcplib.JSONRPCMessage) {
+// keep remembers the result of a successful call for key at gen, encoded
+// as the answer is written: with HTML characters escaped or not.
+func (s *Server) keep(key string, gen uint64, resp mcplib.JSONRPCMessage, escapeHTML bool) {
 	r, ok := resp.(mcplib.JSONRPCResponse)
 	if !ok {
 		return
@@ -89,7 +91,7 @@ func (s *Server) keep(key string, gen uint64, resp mcplib.JSONRPCMessage) {
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false) // as writeMessage encodes
+	enc.SetEscapeHTML(escapeHTML) // as writeMessage or writeModern encodes
 	if enc.Encode(r.Result) != nil {
 		return
 	}
