@@ -9,6 +9,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 	mcplib "github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/bifrost-hub/bifrost/api/httpjson"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 )
 
@@ -268,7 +270,7 @@ func (s *Server) writeModern(c echo.Context, buf *bytes.Buffer, m any) error {
 		status = http.StatusOK
 	}
 	w := c.Response()
-	w.Header().Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
+	w.Header()[echo.HeaderContentType] = httpjson.JSONType
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
 	return nil

@@ -337,7 +337,7 @@ func (s *Server) writeMessage(c echo.Context, buf *bytes.Buffer, status int, m a
 		status = http.StatusOK
 	}
 	w := c.Response()
-	w.Header().Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
+	w.Header()[echo.HeaderContentType] = httpjson.JSONType
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
 	return nil
