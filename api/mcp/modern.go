@@ -60,6 +60,7 @@ type modernRequest struct {
 	header  http.Header
 	version string       // the Mcp-Protocol-Version header
 	meta    *mcplib.Meta // params._meta, nil when absent or unreadable
+	metaV   string       // the protocol version in meta, or ""
 }
 
 // readModern reads a message that modern took for the sessionless
@@ -80,12 +81,10 @@ func readModern(h http.Header, body []byte, env envelope) (modernRequest, bool) 
 	}
 	if json.Unmarshal(body, &wrapper) == nil {
 		m.meta = wrapper.Params.Meta
+		m.metaV = m.meta.ProtocolVersion()
 	}
-	return m, mcplib.IsModernProtocol(m.metaVersion()) || mcplib.IsModernProtocol(m.version)
+	return m, mcplib.IsModernProtocol(m.metaV) || mcplib.IsModernProtocol(m.version)
 }
-
-// metaVersion is the protocol version in the request's _meta, or "".
-func (m modernRequest) metaVersion() string { return m.meta.ProtocolVersion() }
 
 // plain reports whether HandleMessage takes the message for a request:
 // version "2.0", and no result beside the method. Anything else it
@@ -119,7 +118,7 @@ func (s *Server) modernAnswer(req *http.Request, m modernRequest) any {
 	}
 	gen := s.svc.Generation() // before the call: a change during it is seen next time
 	if key != "" {
-		if k, ok := s.kept(key, gen, m.env.id); ok {
+		if k, ok := s.kept(key, gen, m.env.id, m.env.RawID); ok {
 			return k
 		}
 	}
@@ -138,7 +137,7 @@ func (s *Server) modernAnswer(req *http.Request, m modernRequest) any {
 // from the header or the _meta, or different in the two, or one this
 // server does not serve.
 func (s *Server) transportRefusal(m modernRequest) *mcplib.JSONRPCError {
-	id, meta := m.env.id, m.metaVersion()
+	id, meta := m.env.id, m.metaV
 	var e mcplib.JSONRPCError
 	switch {
 	case m.header.Get(mcplib.HeaderLastEventID) != "":
@@ -194,7 +193,7 @@ func (s *Server) messageRefusal(m modernRequest) *mcplib.JSONRPCError {
 // HandleMessage does with the headers the library's transport gives it.
 func (s *Server) checkHeaders(m modernRequest) error {
 	method := mcplib.MCPMethod(m.env.Method)
-	if err := mcplib.ValidateStandardHeaders(m.header.Get, m.metaVersion(), method, m.env.Params); err != nil {
+	if err := mcplib.ValidateStandardHeaders(m.header.Get, m.metaV, method, m.env.Params); err != nil {
 		return err
 	}
 	if method != mcplib.MethodToolsCall {
@@ -204,6 +203,9 @@ func (s *Server) checkHeaders(m modernRequest) error {
 		Name string `json:"name"`
 	}
 	if json.Unmarshal(m.env.Params, &call) != nil || call.Name == "" {
+		return nil
+	}
+	if !s.headerParams(call.Name) {
 		return nil
 	}
 	t := s.mcp.GetTool(call.Name)
@@ -217,6 +219,22 @@ func (s *Server) checkHeaders(m modernRequest) error {
 		}
 		return v[0], true
 	}, &t.Tool, m.env.Params)
+}
+
+// headerParams reports whether the tool called name has parameters that
+// travel in Mcp-Param-* headers too (x-mcp-header). The answer is
+// remembered per name: the server's tools are all added in New.
+func (s *Server) headerParams(name string) bool {
+	if h, ok := s.calls.headerParams.Load(name); ok {
+		return h.(bool)
+	}
+	t := s.mcp.GetTool(name)
+	if t == nil {
+		return false
+	}
+	h := len(mcplib.ExtractParamHeaderBindings(&t.Tool)) > 0
+	s.calls.headerParams.Store(name, h)
+	return h
 }
 
 // protocolError is the error answer HandleMessage gives for a request the

@@ -141,7 +141,7 @@ func (s *Server) answer(req *http.Request, msg []byte, env envelope) (any, int) 
 	}
 	gen := s.svc.Generation() // before the call: a change during it is seen next time
 	if key != "" {
-		if k, ok := s.kept(key, gen, env.id); ok {
+		if k, ok := s.kept(key, gen, env.id, env.RawID); ok {
 			return k, http.StatusOK
 		}
 	}
@@ -173,8 +173,11 @@ func refusal(env envelope) *mcplib.JSONRPCError {
 	default:
 		return nil
 	}
-	return &e
+	return refused(e)
 }
+
+// refused is e on the heap, made only for a refusal.
+func refused(e mcplib.JSONRPCError) *mcplib.JSONRPCError { return &e }
 
 // listMethods are the methods that take a pagination cursor. This server
 // lists everything in one page, so it never gives one out.
@@ -275,6 +278,9 @@ func modern(h http.Header, body []byte) bool {
 }
 
 func isJSON(contentType string) bool {
+	if contentType == echo.MIMEApplicationJSON {
+		return true // what clients send; parsing it makes a map
+	}
 	mt, _, err := mime.ParseMediaType(contentType)
 	return err == nil && mt == echo.MIMEApplicationJSON
 }
