@@ -49,7 +49,7 @@ test: deps ## run every test, with the race detector
 bench: ## run the benchmarks
 	go test -run '^$$' -bench . -benchmem ./...
 
-load: ## load a demo hub on loopback (GET /api/v1/lights, MCP list_lights): req/s, p50, p99, RSS
+load: ## load a demo hub on loopback against a floor server (GET /api/v1/lights, MCP list_lights on 2025-11-25 and 2026-07-28): req/s and ratios
 	scripts/load.sh
 
 check: ## fail if gofmt, go vet or go mod tidy would change or report anything

@@ -11,26 +11,53 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// logRequests writes one line per request: method, path (never the query,
-// which may carry a secret; and with any API key in it redacted), status,
-// size and duration. Errors are rendered here, so the line carries the
-// status the client saw.
-func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		start := time.Now()
-		if err := next(c); err != nil {
-			c.Error(err)
+// common is the middleware every request passes, in this order: the
+// request's log line (logRequests), recovery from a panic
+// (recoverPanics), the headers every answer carries (securityHeaders,
+// noStoreKeyed) and the bound on the body (limitBody). It is one
+// middleware rather than five because Echo wraps the handler in its
+// middleware anew for every request.
+func (s *Server) common(limit int64, larger map[string]int64) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			return s.logRequests(c, func(c echo.Context) error {
+				return recoverPanics(c, func(c echo.Context) error {
+					securityHeaders(c)
+					noStoreKeyed(c)
+					return limitBody(c, limit, larger, next)
+				})
+			})
 		}
-		req, res := c.Request(), c.Response()
-		s.log.LogAttrs(req.Context(), slog.LevelInfo, "request",
-			slog.String("method", req.Method),
-			slog.String("path", redactKeys(req.URL.Path)),
-			slog.Int("status", res.Status),
-			slog.Int64("bytes", res.Size),
-			slog.Duration("duration", time.Since(start)),
-		)
+	}
+}
+
+// logRequests writes one line for the request: method, path (never the
+// query, which may carry a secret; and with any API key in it redacted),
+// status, size and duration. A request answered with success is a debug
+// line, one refused or failed an info line. Errors are rendered here, so
+// the line carries the status the client saw. Nothing of the line is made
+// when the level leaves it out.
+func (s *Server) logRequests(c echo.Context, next echo.HandlerFunc) error {
+	start := time.Now()
+	if err := next(c); err != nil {
+		c.Error(err)
+	}
+	req, res := c.Request(), c.Response()
+	level := slog.LevelDebug
+	if res.Status >= http.StatusBadRequest {
+		level = slog.LevelInfo
+	}
+	if !s.log.Enabled(req.Context(), level) {
 		return nil
 	}
+	s.log.LogAttrs(req.Context(), level, "request",
+		slog.String("method", req.Method),
+		slog.String("path", redactKeys(req.URL.Path)),
+		slog.Int("status", res.Status),
+		slog.Int64("bytes", res.Size),
+		slog.Duration("duration", time.Since(start)),
+	)
+	return nil
 }
 
 // keyPrefix begins anything shaped like an API key; keyShown is how many
@@ -92,32 +119,51 @@ func isAlnum(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
-// recoverPanics turns a panic in a handler into an internal error, which
-// the error renderer logs (with the stack) and answers as a 500.
-func recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) (err error) {
-		defer func() {
-			r := recover()
-			if r == nil {
-				return
-			}
-			if r == http.ErrAbortHandler { // let net/http abort the response, as it intends
-				panic(r)
-			}
-			err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
-		}()
-		return next(c)
-	}
+// recoverPanics turns a panic in next into an internal error, which the
+// error renderer logs (with the stack) and answers as a 500.
+func recoverPanics(c echo.Context, next echo.HandlerFunc) (err error) {
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		if r == http.ErrAbortHandler { // let net/http abort the response, as it intends
+			panic(r)
+		}
+		err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
+	}()
+	return next(c)
 }
 
+// The values of the headers every answer carries, made once: setting a
+// header to a value makes a slice for it each time. (Header.Set and Add
+// never change a slice in place, so answers can share them.)
+var (
+	nosniff      = []string{"nosniff"}
+	noReferrer   = []string{"no-referrer"}
+	frameDeny    = []string{"DENY"}
+	noStore      = []string{"no-store"}
+	hdrNosniff   = http.CanonicalHeaderKey("X-Content-Type-Options")
+	hdrReferrer  = http.CanonicalHeaderKey("Referrer-Policy")
+	hdrFrame     = http.CanonicalHeaderKey("X-Frame-Options")
+	hdrCacheCtrl = http.CanonicalHeaderKey("Cache-Control")
+)
+
 // securityHeaders sets the headers every answer carries.
-func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		h := c.Response().Header()
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Referrer-Policy", "no-referrer")
-		h.Set("X-Frame-Options", "DENY")
-		return next(c)
+func securityHeaders(c echo.Context) {
+	h := c.Response().Header()
+	h[hdrNosniff] = nosniff
+	h[hdrReferrer] = noReferrer
+	h[hdrFrame] = frameDeny
+}
+
+// noStoreKeyed keeps every answer of the key surfaces, /api/v1 and the
+// MCP transports, out of caches, errors and 401s included: they carry the
+// state of the house, and an answer to one key must never be served to
+// another caller. (The session API sets its own.)
+func noStoreKeyed(c echo.Context) {
+	if keyedPath(c.Request().URL.Path) {
+		c.Response().Header()[hdrCacheCtrl] = noStore
 	}
 }
 
@@ -126,18 +172,14 @@ func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 // decoder then fails with *http.MaxBytesError, rendered as 413). The
 // routes in larger, by their route path, take bodies up to their own
 // bound, when it is the larger.
-func limitBody(limit int64, larger map[string]int64) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			req := c.Request()
-			bound := max(limit, larger[c.Path()])
-			if req.ContentLength > bound {
-				return &http.MaxBytesError{Limit: bound}
-			}
-			if req.Body != nil && req.Body != http.NoBody {
-				req.Body = http.MaxBytesReader(c.Response(), req.Body, bound)
-			}
-			return next(c)
-		}
+func limitBody(c echo.Context, limit int64, larger map[string]int64, next echo.HandlerFunc) error {
+	req := c.Request()
+	bound := max(limit, larger[c.Path()])
+	if req.ContentLength > bound {
+		return &http.MaxBytesError{Limit: bound}
 	}
+	if req.Body != nil && req.Body != http.NoBody {
+		req.Body = http.MaxBytesReader(c.Response(), req.Body, bound)
+	}
+	return next(c)
 }

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strings"
 	"time"
 
@@ -135,8 +136,7 @@ func New(cfg Config) *Server {
 	e.HideBanner = true
 	e.HidePort = true
 	e.HTTPErrorHandler = s.renderError
-	e.Pre(trimTrailingSlash)
-	e.Use(s.logRequests, recoverPanics, securityHeaders, noStoreKeyed, limitBody(limit, largerBodies))
+	e.Use(s.common(limit, largerBodies))
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
@@ -149,8 +149,16 @@ func New(cfg Config) *Server {
 	return s
 }
 
-// Handler is the server as an http.Handler.
-func (s *Server) Handler() http.Handler { return s.echo }
+// Handler is the server as an http.Handler: Echo, with API paths'
+// trailing slashes trimmed before routing (trimTrailingSlash).
+func (s *Server) Handler() http.Handler { return handler{s.echo} }
+
+type handler struct{ e *echo.Echo }
+
+func (h handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	trimTrailingSlash(r.URL)
+	h.e.ServeHTTP(w, r)
+}
 
 // CloseStreams ends the long-lived MCP SSE streams and the kiosks'
 // command streams, so a graceful shutdown need not wait for them
@@ -188,19 +196,6 @@ func (s *Server) readyz(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
 }
 
-// noStoreKeyed keeps every answer of the key surfaces, /api/v1 and the
-// MCP transports, out of caches, errors and 401s included: they carry the
-// state of the house, and an answer to one key must never be served to
-// another caller. (The session API sets its own.)
-func noStoreKeyed(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		if keyedPath(c.Request().URL.Path) {
-			c.Response().Header().Set("Cache-Control", "no-store")
-		}
-		return next(c)
-	}
-}
-
 // keyedPath reports whether path is on a surface that takes API keys.
 func keyedPath(path string) bool {
 	switch path {
@@ -211,16 +206,14 @@ func keyedPath(path string) bool {
 }
 
 // trimTrailingSlash routes "/api/v1/lights/" as "/api/v1/lights", as
-// scripts often write it. Only API paths: the web UI's own stay as they are.
-func trimTrailingSlash(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		u := c.Request().URL
-		if strings.HasPrefix(u.Path, "/api/") && len(u.Path) > len("/api/") && strings.HasSuffix(u.Path, "/") {
-			u.Path = strings.TrimRight(u.Path, "/")
-			if u.RawPath != "" {
-				u.RawPath = strings.TrimRight(u.RawPath, "/")
-			}
+// scripts often write it. Only API paths: the web UI's own stay as they
+// are. (It runs before Echo, not as its Pre middleware: Echo wraps a
+// handler in those anew for every request.)
+func trimTrailingSlash(u *url.URL) {
+	if strings.HasPrefix(u.Path, "/api/") && len(u.Path) > len("/api/") && strings.HasSuffix(u.Path, "/") {
+		u.Path = strings.TrimRight(u.Path, "/")
+		if u.RawPath != "" {
+			u.RawPath = strings.TrimRight(u.RawPath, "/")
 		}
-		return next(c)
 	}
 }

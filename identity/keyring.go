@@ -59,7 +59,7 @@ type keyUse struct {
 
 // lookupKey returns the key whose hash is hash, from memory, after
 // reloading the keys if the store changed since they were read.
-func (ks *Keys) lookupKey(ctx context.Context, hash string) (APIKey, bool, error) {
+func (ks *Keys) lookupKey(ctx context.Context, hash []byte) (APIKey, bool, error) {
 	v, verr := ks.store.DataVersion(ctx)
 	r := &ks.ring
 	r.mu.Lock()
@@ -72,7 +72,7 @@ func (ks *Keys) lookupKey(ctx context.Context, hash string) (APIKey, bool, error
 			return APIKey{}, false, err
 		}
 	}
-	k, ok := r.byHash[hash]
+	k, ok := r.byHash[string(hash)] // a lookup, which makes no string
 	return k, ok, nil
 }
 

@@ -60,19 +60,55 @@ func WellFormedKey(s string) bool {
 	if len(s) != keyLen || !strings.HasPrefix(s, KeyPrefix) {
 		return false
 	}
+	// In arrays rather than strings: this runs on every keyed request.
+	var text, again [keySecretLen]byte
+	var secret [keySecretLen]byte // room to spare: a secret is 32 bytes
 	body := s[len(KeyPrefix):]
-	secret, err := idEncoding.DecodeString(body[:keySecretLen])
-	// Re-encoding catches a typo in the last character's unused bits.
-	if err != nil || len(secret) != 32 || idEncoding.EncodeToString(secret) != body[:keySecretLen] {
+	copy(text[:], body)
+	n, err := idEncoding.Decode(secret[:], text[:])
+	if err != nil || n != 32 {
 		return false
 	}
-	return body[keySecretLen:] == keyChecksum(secret)
+	// Re-encoding catches a typo in the last character's unused bits.
+	idEncoding.Encode(again[:], secret[:n])
+	if again != text {
+		return false
+	}
+	var sum [4]byte
+	var sumText [keySumLen]byte
+	binary.BigEndian.PutUint32(sum[:], checksumIEEE(secret[:n]))
+	idEncoding.Encode(sumText[:], sum[:])
+	return string(sumText[:]) == body[keySecretLen:]
+}
+
+// checksumIEEE is crc32.ChecksumIEEE, bytewise by its table: that one
+// takes its bytes to the heap, and this runs on every keyed request.
+func checksumIEEE(p []byte) uint32 {
+	crc := ^uint32(0)
+	for _, b := range p {
+		crc = crc32.IEEETable[byte(crc)^b] ^ crc>>8
+	}
+	return ^crc
 }
 
 // HashKey is the hex SHA-256 of a key, the only form stored.
 func HashKey(key string) string {
-	sum := sha256.Sum256([]byte(key))
-	return hex.EncodeToString(sum[:])
+	h := hashKey(key)
+	return string(h[:])
+}
+
+// hashKey is HashKey in an array.
+func hashKey(key string) [sha256.Size * 2]byte {
+	var sum [sha256.Size]byte
+	var b [keyLen]byte
+	if len(key) <= len(b) {
+		sum = sha256.Sum256(b[:copy(b[:], key)]) // a key's bytes without making a slice of them
+	} else {
+		sum = sha256.Sum256([]byte(key))
+	}
+	var h [sha256.Size * 2]byte
+	hex.Encode(h[:], sum[:])
+	return h
 }
 
 // Who may do what with keys. Keys are managed by people, never with
@@ -281,9 +317,10 @@ func findKey(keys []APIKey, ref string) (APIKey, error) {
 // use is written behind the request, at most once a minute.
 func (ks *Keys) AuthenticateKey(ctx context.Context, key string) (service.Principal, error) {
 	if !WellFormedKey(key) {
-		return service.Principal{}, service.Errorf(service.EUNAUTHORIZED, "the API key is malformed; keys look like bfr_… and are shown once when created")
+		return service.Principal{}, malformedKey()
 	}
-	k, ok, err := ks.lookupKey(ctx, HashKey(key))
+	hash := hashKey(key)
+	k, ok, err := ks.lookupKey(ctx, hash[:])
 	if err != nil {
 		return service.Principal{}, err
 	}
@@ -295,4 +332,8 @@ func (ks *Keys) AuthenticateKey(ctx context.Context, key string) (service.Princi
 	}
 	ks.noteKeyUse(k)
 	return service.Principal{Kind: "key", ID: k.ID, Name: k.Name, Scope: k.Scope}, nil
+}
+
+func malformedKey() error {
+	return service.Errorf(service.EUNAUTHORIZED, "the API key is malformed; keys look like bfr_… and are shown once when created")
 }

@@ -1,6 +1,7 @@
 package identity
 
 import (
+	"hash/crc32"
 	"strings"
 	"testing"
 
@@ -81,5 +82,13 @@ func TestKeyFormat(t *testing.T) {
 	}
 	if HashKey(k) == HashKey(mintKey()) {
 		t.Error("two keys hash alike")
+	}
+}
+
+func TestChecksumIsCRC32(t *testing.T) {
+	for _, p := range [][]byte{nil, []byte("a"), []byte("bifrost keys are 32 bytes long!!")} {
+		if got, want := checksumIEEE(p), crc32.ChecksumIEEE(p); got != want {
+			t.Errorf("checksumIEEE(%q) = %#x, want %#x", p, got, want)
+		}
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/labstack/echo/v4"
 	mcplib "github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/bifrost-hub/bifrost/api/httpjson"
+
 	"github.com/bifrost-hub/bifrost/wording"
 )
 
@@ -97,7 +99,7 @@ func (s *Server) serveBatch(c echo.Context, buf *bytes.Buffer) error {
 	}
 	out.WriteString("]\n")
 	w := c.Response()
-	w.Header().Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
+	w.Header()[echo.HeaderContentType] = httpjson.JSONType
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(out.Bytes())
 	return nil

@@ -53,7 +53,7 @@ func BenchmarkMCPToolsCall(b *testing.B) {
 }
 
 // BenchmarkMCPToolsCallSessionless is the same call on the 2026-07-28
-// revision, which the library's own transport serves.
+// revision, with that revision's header checks.
 func BenchmarkMCPToolsCallSessionless(b *testing.B) {
 	h := newHub(b)
 	b.ReportAllocs()

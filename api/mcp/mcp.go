@@ -93,7 +93,11 @@ type Server struct {
 	hosts   *hostPolicy
 	origins originPolicy
 
-	calls calls // read tools' results, kept per model generation
+	calls calls // read tools' results, kept per model generation and protocol revision
+
+	// versions are the protocol versions the server serves, newest
+	// first, as server/discover says them.
+	versions []string
 
 	// sseOwners maps a legacy SSE session id to the id of the key that
 	// opened it: only that key may post to the session.
@@ -152,6 +156,7 @@ func (s *Server) transports(basePath string) {
 		mcpserver.WithDisableLocalhostProtection(true),
 		mcpserver.WithStreamableHTTPLogger(s.log),
 	)
+	s.versions = mcpserver.FilterSupportedVersions(s.stream)
 	s.sse = mcpserver.NewSSEServer(s.mcp,
 		mcpserver.WithStaticBasePath(basePath),
 		mcpserver.WithUseFullURLForMessageEndpoint(false),

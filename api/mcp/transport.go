@@ -70,14 +70,14 @@ func methodNotAllowed(allow string) echo.HandlerFunc {
 // post serves the Streamable HTTP transport: one JSON-RPC message, or a
 // batch of them where the protocol revision has batches.
 //
-// Messages of the protocol revisions that use initialize (through
-// 2025-11-25, which every client speaks today) take the lean path: the
-// body is read once and handed to MCPServer.HandleMessage, and the answer
-// is written as JSON. Being stateless, the endpoint needs none of the
-// per-request session, notification forwarder and SSE upgrade machinery
-// of the library's HTTP transport. Messages of the sessionless 2026-07-28
-// revision, whose transport rules (Mcp-Method and Mcp-Name headers checked
-// against the body) only the library's transport applies, go through it.
+// Messages take the lean path: the body is read once and handed to
+// MCPServer.HandleMessage, and the answer is written as JSON. Being
+// stateless, the endpoint needs none of the per-request session,
+// notification forwarder and SSE upgrade machinery of the library's HTTP
+// transport. Requests of the sessionless 2026-07-28 revision get that
+// revision's checks first, as the library's transport applies them
+// (modern.go); what they ask of a session (subscriptions/listen and the
+// like), and a client's answers, still go through that transport.
 func (s *Server) post(c echo.Context) error {
 	req := c.Request()
 	if !isJSON(req.Header.Get(echo.HeaderContentType)) {
@@ -107,6 +107,9 @@ func (s *Server) post(c echo.Context) error {
 		return c.NoContent(http.StatusAccepted)
 	}
 	if modern(req.Header, body) {
+		if m, ok := readModern(req.Header, body, env); ok {
+			return s.serveModern(c, buf, m)
+		}
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		s.stream.ServeHTTP(c.Response(), req)
 		return nil
@@ -132,10 +135,13 @@ func (s *Server) answer(req *http.Request, msg []byte, env envelope) (any, int) 
 	case env.Method == "" || env.notification():
 		return nil, http.StatusAccepted // a notification, or an answer to a server request, of which there are none
 	}
-	key := s.cacheKey(req, env)
+	key := ""
+	if env.version2() {
+		key = s.cacheKey(req, env)
+	}
 	gen := s.svc.Generation() // before the call: a change during it is seen next time
 	if key != "" {
-		if k, ok := s.kept(key, gen, env.id); ok {
+		if k, ok := s.kept(key, gen, env.id, env.RawID); ok {
 			return k, http.StatusOK
 		}
 	}
@@ -144,7 +150,7 @@ func (s *Server) answer(req *http.Request, msg []byte, env envelope) (any, int) 
 		return nil, http.StatusAccepted
 	}
 	if key != "" {
-		s.keep(key, gen, resp)
+		s.keep(key, gen, resp, false)
 	}
 	return resp, statusOf(resp)
 }
@@ -167,8 +173,11 @@ func refusal(env envelope) *mcplib.JSONRPCError {
 	default:
 		return nil
 	}
-	return &e
+	return refused(e)
 }
+
+// refused is e on the heap, made only for a refusal.
+func refused(e mcplib.JSONRPCError) *mcplib.JSONRPCError { return &e }
 
 // listMethods are the methods that take a pagination cursor. This server
 // lists everything in one page, so it never gives one out.
@@ -192,11 +201,12 @@ func unreadable(body []byte, err error) mcplib.JSONRPCError {
 
 // envelope is what the lean path reads of a message before handing it on.
 type envelope struct {
-	RawID  json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
-	Error  json.RawMessage `json:"error"`
+	JSONRPC json.RawMessage `json:"jsonrpc"`
+	RawID   json.RawMessage `json:"id"`
+	Method  string          `json:"method"`
+	Params  json.RawMessage `json:"params"`
+	Result  json.RawMessage `json:"result"`
+	Error   json.RawMessage `json:"error"`
 
 	hasID  bool // the message has an id, null or not
 	nullID bool // its id is null
@@ -216,6 +226,17 @@ func (env *envelope) read(msg []byte) error {
 		}
 	}
 	return nil
+}
+
+// version2 reports whether the message says it is JSON-RPC 2.0, which
+// HandleMessage checks before anything else (so a kept answer is given
+// only then).
+func (env envelope) version2() bool {
+	if bytes.Equal(env.JSONRPC, []byte(`"`+mcplib.JSONRPC_VERSION+`"`)) {
+		return true
+	}
+	var v string
+	return json.Unmarshal(env.JSONRPC, &v) == nil && v == mcplib.JSONRPC_VERSION
 }
 
 // notification reports whether the message is a notification: a method
@@ -257,6 +278,9 @@ func modern(h http.Header, body []byte) bool {
 }
 
 func isJSON(contentType string) bool {
+	if contentType == echo.MIMEApplicationJSON {
+		return true // what clients send; parsing it makes a map
+	}
 	mt, _, err := mime.ParseMediaType(contentType)
 	return err == nil && mt == echo.MIMEApplicationJSON
 }
@@ -319,7 +343,7 @@ func (s *Server) writeMessage(c echo.Context, buf *bytes.Buffer, status int, m a
 		status = http.StatusOK
 	}
 	w := c.Response()
-	w.Header().Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
+	w.Header()[echo.HeaderContentType] = httpjson.JSONType
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
 	return nil

@@ -5,6 +5,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -274,6 +276,130 @@ func TestSessionlessRevisionKeepsItsTransportRules(t *testing.T) {
 	if res, b := h.post(t, "/mcp", hd, body); res.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "Mcp-Name") {
 		t.Fatalf("Mcp-Name disagreeing with the body: %d %s", res.StatusCode, b)
 	}
+}
+
+// sessionless is a request of the 2026-07-28 revision as its clients
+// send it: the version in the header and in _meta, the method and name in
+// Mcp-Method and Mcp-Name.
+func sessionless(key string, id int, method string, params map[string]any) (http.Header, string) {
+	if params == nil {
+		params = map[string]any{}
+	}
+	params["_meta"] = map[string]any{
+		mcplib.MetaKeyProtocolVersion:    mcplib.ProtocolVersion20260728,
+		mcplib.MetaKeyClientCapabilities: map[string]any{},
+	}
+	hd := bearer(key)
+	hd.Set("Mcp-Protocol-Version", mcplib.ProtocolVersion20260728)
+	hd.Set("Mcp-Method", method)
+	if name, ok := params["name"].(string); ok {
+		hd.Set("Mcp-Name", name)
+	}
+	return hd, rpc(id, method, params)
+}
+
+func TestSessionlessRevisionChecksItsHeaders(t *testing.T) {
+	h := newHub(t)
+	call := map[string]any{"name": "list_lights", "arguments": map[string]any{}}
+
+	hd, body := sessionless(h.read, 1, "tools/call", call)
+	hd.Set("Mcp-Method", "tools/list")
+	res, b := h.post(t, "/mcp", hd, body)
+	if a := rpcAnswerOf(t, b); res.StatusCode != http.StatusBadRequest || a.Error == nil || a.Error.Code != mcplib.HEADER_MISMATCH ||
+		a.Error.Message != `header mismatch: Mcp-Method: header value "tools/list" does not match body value "tools/call"` {
+		t.Fatalf("Mcp-Method disagreeing with the body: %d %s", res.StatusCode, b)
+	}
+
+	hd, body = sessionless(h.read, 2, "tools/call", call)
+	hd.Del("Mcp-Name")
+	res, b = h.post(t, "/mcp", hd, body)
+	if a := rpcAnswerOf(t, b); res.StatusCode != http.StatusBadRequest || a.Error == nil || a.Error.Code != mcplib.HEADER_MISMATCH ||
+		a.Error.Message != `header mismatch: Mcp-Name: missing required header for method "tools/call"` || string(a.ID) != "2" {
+		t.Fatalf("tools/call without Mcp-Name: %d %s", res.StatusCode, b)
+	}
+
+	// Refused even when the answer is kept: a well-formed call first.
+	hd, body = sessionless(h.read, 3, "tools/call", call)
+	if res, b := h.post(t, "/mcp", hd, body); res.StatusCode != http.StatusOK {
+		t.Fatalf("a well-formed call: %d %s", res.StatusCode, b)
+	}
+	hd.Set("Mcp-Name", "get_home_state")
+	if res, b := h.post(t, "/mcp", hd, body); res.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "Mcp-Name") {
+		t.Fatalf("a kept call with Mcp-Name disagreeing: %d %s", res.StatusCode, b)
+	}
+	hd, body = sessionless(h.read, 4, "tools/call", call)
+	body = strings.Replace(body, `"io.modelcontextprotocol/clientCapabilities":{},`, "", 1)
+	if res, b := h.post(t, "/mcp", hd, body); res.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "clientCapabilities") {
+		t.Fatalf("a kept call without the client's capabilities: %d %s (%s)", res.StatusCode, b, body)
+	}
+}
+
+func TestServerDiscoverAnswers(t *testing.T) {
+	h := newHub(t)
+	hd, body := sessionless(h.read, 1, "server/discover", nil)
+	res, b := h.post(t, "/mcp", hd, body)
+	var a struct {
+		Result struct {
+			mcplib.DiscoverResult
+			ResultType string `json:"resultType"`
+			Meta       struct {
+				ServerInfo mcplib.Implementation `json:"io.modelcontextprotocol/serverInfo"`
+			} `json:"_meta"`
+		} `json:"result"`
+	}
+	decodeJSON(t, b, &a)
+	r := a.Result
+	if res.StatusCode != http.StatusOK || r.ResultType != "complete" || r.Meta.ServerInfo.Name != "bifrost" {
+		t.Fatalf("server/discover: %d %s", res.StatusCode, b)
+	}
+	if !slices.Equal(r.SupportedVersions, mcplib.ValidProtocolVersions) || r.SupportedVersions[0] != mcplib.ProtocolVersion20260728 {
+		t.Fatalf("server/discover names versions %v, want %v", r.SupportedVersions, mcplib.ValidProtocolVersions)
+	}
+	if r.Capabilities.Tools == nil || r.Capabilities.Resources == nil || r.Capabilities.Prompts == nil || !strings.Contains(r.Instructions, "get_home_state") {
+		t.Fatalf("server/discover: %s", b)
+	}
+	// Before 2026-07-28 there is no server/discover.
+	res, b = h.post(t, "/mcp", versioned(h.read, mcplib.ProtocolVersion20251125), rpc(2, "server/discover", nil))
+	if a := rpcAnswerOf(t, b); a.Error == nil || a.Error.Code != mcplib.METHOD_NOT_FOUND {
+		t.Fatalf("server/discover on 2025-11-25: %d %s", res.StatusCode, b)
+	}
+}
+
+// TestKeptAnswersAreKeptPerRevision: a read tool's answer kept for one
+// protocol revision is not given on another, whose answers differ (the
+// 2026-07-28 revision adds resultType and the server's name to a result).
+func TestKeptAnswersAreKeptPerRevision(t *testing.T) {
+	h := newHub(t)
+	modern := func(id int) rpcAnswer {
+		hd, body := sessionless(h.read, id, "tools/call", map[string]any{"name": "list_lights", "arguments": map[string]any{}})
+		res, b := h.post(t, "/mcp", hd, body)
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("2026-07-28: %d %s", res.StatusCode, b)
+		}
+		return rpcAnswerOf(t, b)
+	}
+	older := func(id int) rpcAnswer {
+		res, b := h.post(t, "/mcp", versioned(h.read, mcplib.ProtocolVersion20251125), toolCall(id, "list_lights", map[string]any{}))
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("2025-11-25: %d %s", res.StatusCode, b)
+		}
+		return rpcAnswerOf(t, b)
+	}
+	isModern := func(a rpcAnswer) bool {
+		return strings.Contains(string(a.Result), `"resultType":"complete"`) && strings.Contains(string(a.Result), `"io.modelcontextprotocol/serverInfo"`)
+	}
+	for i, a := range []rpcAnswer{older(1), modern(2), older(3), modern(4), older(5)} {
+		if want := i%2 == 1; isModern(a) != want || string(a.ID) != strconv.Itoa(i+1) {
+			t.Fatalf("answer %d (2026-07-28: %v): %s %s", i+1, want, a.ID, a.Result)
+		}
+	}
+}
+
+func rpcAnswerOf(t *testing.T, b []byte) rpcAnswer {
+	t.Helper()
+	var a rpcAnswer
+	decodeJSON(t, b, &a)
+	return a
 }
 
 func TestLegacySSETransport(t *testing.T) {

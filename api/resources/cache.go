@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/bifrost-hub/bifrost/api/httpjson"
 )
 
 // answers keeps the encoded answer of each list with the model generation
@@ -21,7 +23,7 @@ type answers struct {
 
 type answer struct {
 	gen  uint64
-	body []byte
+	body httpjson.Kept
 }
 
 // list answers GET key with what list returns, encoded, or with the answer
@@ -36,7 +38,7 @@ func (h *handlers) list(c echo.Context, key string, list func(context.Context) (
 	a, ok := h.answers.kept[key]
 	h.answers.mu.Unlock()
 	if ok && a.gen == gen {
-		return c.JSONBlob(http.StatusOK, a.body)
+		return a.body.Write(c, http.StatusOK)
 	}
 	v, err := list(ctx)
 	if err != nil {
@@ -50,9 +52,10 @@ func (h *handlers) list(c echo.Context, key string, list func(context.Context) (
 	if h.answers.kept == nil {
 		h.answers.kept = map[string]answer{}
 	}
-	h.answers.kept[key] = answer{gen: gen, body: body}
+	kept := httpjson.Keep(body)
+	h.answers.kept[key] = answer{gen: gen, body: kept}
 	h.answers.mu.Unlock()
-	return c.JSONBlob(http.StatusOK, body)
+	return kept.Write(c, http.StatusOK)
 }
 
 // listed adapts a service list to list.

@@ -1,53 +1,56 @@
-// Command load is a small load generator for a running hub: it sends a
-// fixed number of requests with a fixed number of concurrent clients,
-// bounded in time, and prints the throughput and the latency percentiles.
-// It speaks only to a hub on the loopback interface.
+// Command load measures a running hub against the floor: a plain net/http
+// server, started by this command, that checks the same key by SHA-256
+// and writes the bytes of the hub's own answer, captured once and kept in
+// memory. For each path it loads the hub and the floor in alternating
+// rounds in one run, and prints the requests per second of each and their
+// ratio. It speaks only to a hub on the loopback interface.
 //
-//	go run ./scripts/load -url http://127.0.0.1:3000 -key bfr_… -n 20000 -c 16
-//	go run ./scripts/load -url http://127.0.0.1:3000 -key bfr_… -mcp
+//	go run ./scripts/load -url http://127.0.0.1:3000 -key bfr_…
+//	go run ./scripts/load -url … -key … -c 16 -rounds 5 -round 2s -floor-cpu 0
 //
-// Without -mcp each request is GET /api/v1/lights; with it, MCP
-// tools/call list_lights over POST /mcp (stateless Streamable HTTP, JSON
-// answers, protocol 2025-06-18). scripts/load.sh starts a demo hub and
-// runs both.
+// The paths: GET /api/v1/lights, and MCP tools/call list_lights over POST
+// /mcp on protocol 2025-11-25 and on the sessionless 2026-07-28 (with its
+// Mcp-Method and Mcp-Name headers and the version in _meta). The clients
+// speak HTTP/1.1 on kept-alive connections with requests written once, so
+// that they cost little beside the servers. With -floor-cpu the floor runs
+// under taskset on that CPU, as scripts/load.sh runs the hub (and this
+// command on another).
 package main
 
 import (
-	"bytes"
-	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
-	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
 )
-
-// listLightsCall is tools/call list_lights as a JSON-RPC request.
-const listLightsCall = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"list_lights","arguments":{}}}`
 
 type config struct {
 	url      string
 	key      string
-	n, c     int
-	mcp      bool
-	duration time.Duration
+	c        int
+	rounds   int
+	round    time.Duration
+	floorCPU string
 }
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == floorCommand {
+		if err := serveFloor(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "load floor:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	var cfg config
 	flag.StringVar(&cfg.url, "url", "http://127.0.0.1:3000", "`base URL` of the hub (loopback only)")
 	flag.StringVar(&cfg.key, "key", "", "API `key` (bfr_…) with scope read or control")
-	flag.IntVar(&cfg.n, "n", 20000, "number of requests")
-	flag.IntVar(&cfg.c, "c", 16, "number of concurrent clients")
-	flag.BoolVar(&cfg.mcp, "mcp", false, "call the MCP tool list_lights instead of GET /api/v1/lights")
-	flag.DurationVar(&cfg.duration, "timeout", time.Minute, "stop after this `duration` even if requests are left")
+	flag.IntVar(&cfg.c, "c", 16, "number of connections")
+	flag.IntVar(&cfg.rounds, "rounds", 5, "rounds per path, each on the hub and then on the floor")
+	flag.DurationVar(&cfg.round, "round", 2*time.Second, "`duration` of one round on one server")
+	flag.StringVar(&cfg.floorCPU, "floor-cpu", "", "run the floor under taskset on these `CPUs` (empty: unpinned)")
 	flag.Parse()
 	if err := run(cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "load:", err)
@@ -59,17 +62,33 @@ func run(cfg config) error {
 	if err := check(cfg); err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), cfg.duration)
-	defer cancel()
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: cfg.c}, Timeout: 10 * time.Second}
-	defer client.CloseIdleConnections()
-	res := generate(ctx, cfg, client)
-	res.print(os.Stdout, cfg)
-	switch {
-	case res.firstErr != nil:
-		return fmt.Errorf("%d of %d requests failed; the first: %w", res.errors, res.errors+len(res.lat), res.firstErr)
-	case len(res.lat) < cfg.n:
-		return fmt.Errorf("stopped after %s with %d of %d requests done", cfg.duration, len(res.lat), cfg.n)
+	hub := cfg.url[len("http://"):]
+	paths, err := capture(cfg)
+	if err != nil {
+		return err
+	}
+	floor, err := startFloor(cfg, paths)
+	if err != nil {
+		return err
+	}
+	defer floor.stop()
+	fmt.Printf("hub %s, floor %s; %d connections, %d alternating rounds of %s per server\n",
+		hub, floor.addr, cfg.c, cfg.rounds, cfg.round)
+	printHeader(os.Stdout)
+	for _, p := range paths {
+		var h, f tally
+		for range cfg.rounds {
+			r, err := load(hub, p, cfg)
+			if err != nil {
+				return fmt.Errorf("%s on the hub: %w", p.name, err)
+			}
+			h.add(r)
+			if r, err = load(floor.addr, p, cfg); err != nil {
+				return fmt.Errorf("%s on the floor: %w", p.name, err)
+			}
+			f.add(r)
+		}
+		printRow(os.Stdout, p.name, h, f)
 	}
 	return nil
 }
@@ -79,11 +98,11 @@ func check(cfg config) error {
 	if cfg.key == "" {
 		return errors.New("-key is required")
 	}
-	if cfg.n < 1 || cfg.c < 1 || cfg.duration <= 0 {
-		return errors.New("-n, -c and -timeout must be positive")
+	if cfg.c < 1 || cfg.rounds < 1 || cfg.round <= 0 {
+		return errors.New("-c, -rounds and -round must be positive")
 	}
 	u, err := url.Parse(cfg.url)
-	if err != nil || u.Scheme != "http" {
+	if err != nil || u.Scheme != "http" || u.Port() == "" || u.Path != "" {
 		return fmt.Errorf("-url %q: want http://127.0.0.1:PORT", cfg.url)
 	}
 	if ip := net.ParseIP(u.Hostname()); ip == nil || !ip.IsLoopback() {
@@ -91,120 +110,3 @@ func check(cfg config) error {
 	}
 	return nil
 }
-
-// result is what the clients measured.
-type result struct {
-	lat      []time.Duration // one per successful request
-	errors   int
-	firstErr error
-	elapsed  time.Duration
-}
-
-// generate runs cfg.c clients until cfg.n requests are sent or ctx ends.
-func generate(ctx context.Context, cfg config, client *http.Client) result {
-	var (
-		next atomic.Int64
-		mu   sync.Mutex
-		res  result
-		wg   sync.WaitGroup
-	)
-	start := time.Now()
-	for range cfg.c {
-		wg.Go(func() {
-			var mine []time.Duration
-			var errs int
-			var first error
-			for next.Add(1) <= int64(cfg.n) && ctx.Err() == nil {
-				t0 := time.Now()
-				if err := send(ctx, client, cfg); err != nil {
-					if ctx.Err() != nil {
-						break
-					}
-					errs++
-					first = firstOf(first, err)
-					continue
-				}
-				mine = append(mine, time.Since(t0))
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			res.lat = append(res.lat, mine...)
-			res.errors += errs
-			res.firstErr = firstOf(res.firstErr, first)
-		})
-	}
-	wg.Wait()
-	res.elapsed = time.Since(start)
-	slices.Sort(res.lat)
-	return res
-}
-
-// firstOf keeps the first error seen.
-func firstOf(first, err error) error {
-	if first != nil {
-		return first
-	}
-	return err
-}
-
-// send makes one request and checks its answer.
-func send(ctx context.Context, client *http.Client, cfg config) error {
-	req, err := newRequest(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	res, err := client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	body, err := io.ReadAll(res.Body)
-	if err != nil {
-		return err
-	}
-	if res.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s %s: %d %s", req.Method, req.URL.Path, res.StatusCode, body)
-	}
-	if cfg.mcp && bytes.Contains(body, []byte(`"isError":true`)) {
-		return fmt.Errorf("tools/call list_lights: %s", body)
-	}
-	return nil
-}
-
-func newRequest(ctx context.Context, cfg config) (*http.Request, error) {
-	if !cfg.mcp {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, cfg.url+"/api/v1/lights", nil)
-		if err == nil {
-			req.Header.Set("Authorization", "Bearer "+cfg.key)
-		}
-		return req, err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, cfg.url+"/mcp", bytes.NewReader([]byte(listLightsCall)))
-	if err == nil {
-		req.Header.Set("Authorization", "Bearer "+cfg.key)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-	}
-	return req, err
-}
-
-func (r result) print(w io.Writer, cfg config) {
-	what := "GET /api/v1/lights"
-	if cfg.mcp {
-		what = "MCP tools/call list_lights"
-	}
-	fmt.Fprintf(w, "%-27s %6d requests  %3d clients  %6d errors  %7.2f s  %8.0f req/s  p50 %6.2f ms  p99 %6.2f ms\n",
-		what, len(r.lat), cfg.c, r.errors, r.elapsed.Seconds(), float64(len(r.lat))/r.elapsed.Seconds(),
-		ms(percentile(r.lat, 50)), ms(percentile(r.lat, 99)))
-}
-
-// percentile is the p-th percentile of sorted latencies (0 when none).
-func percentile(sorted []time.Duration, p int) time.Duration {
-	if len(sorted) == 0 {
-		return 0
-	}
-	return sorted[(len(sorted)-1)*p/100]
-}
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
