@@ -322,8 +322,12 @@ func mcpCalls(t *testing.T, api client, calls []map[string]any) []mcpAnswer {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("node calls.mjs: %v\n%s", err, stderr.String())
 	}
-	var out []mcpAnswer
-	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil || len(out) != len(calls) {
+	var printed struct {
+		Answers []mcpAnswer `json:"answers"`
+	}
+	err = json.Unmarshal(stdout.Bytes(), &printed)
+	out := printed.Answers
+	if err != nil || len(out) != len(calls) {
 		t.Fatalf("calls.mjs printed %s (%v)", stdout.String(), err)
 	}
 	return out
