@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -176,6 +177,10 @@ func (m *Main) startService(ctx, actx context.Context) error {
 		if err := m.service.Sync(ctx); err != nil {
 			return err
 		}
+		// What the start allocated (migrations, routes, the first reads)
+		// is garbage now: it goes back to the system at once, not over
+		// the next minutes.
+		debug.FreeOSMemory()
 		m.goRun(ctx, "automations", m.automations.Run)
 		return m.service.Run(ctx)
 	})
