@@ -155,6 +155,14 @@ func (s *Service) Ready(ctx context.Context) error { return s.store.Ping(ctx) }
 // directly.
 func (s *Service) Sync(ctx context.Context) error {
 	s.readAll(ctx)
+	return s.Record(ctx)
+}
+
+// Record records every device the registry holds in the inventory and
+// loads the model, reading no device: the devices are listed at once, and
+// their state follows when Sync (or Run) has read them. Start-up wiring
+// calls it so that the hub serves without waiting for the slowest device.
+func (s *Service) Record(ctx context.Context) error {
 	for _, d := range s.reg.List() {
 		if err := s.syncDevice(ctx, d, false); err != nil {
 			return err

@@ -7,12 +7,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"mime"
 	"net/http"
 	"path"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/labstack/echo/v4"
 )
@@ -29,9 +31,12 @@ type ui struct {
 	files   fs.FS
 	version string
 	index   []byte
-	// gzipped holds each text file compressed once, by its path under
-	// the UI's root ("index.html", "assets/app.js"): a browser that takes
-	// gzip is sent that.
+
+	// gzipped holds each text file compressed, by its path under the
+	// UI's root ("index.html", "assets/app.js"), from the first time it
+	// is asked for: a browser that takes gzip is sent that. A nil entry
+	// is a file that gzip does not make smaller.
+	mu      sync.Mutex
 	gzipped map[string][]byte
 }
 
@@ -51,6 +56,8 @@ func registerUI(e *echo.Echo, files fs.FS) error {
 	return nil
 }
 
+// newUI reads the version and the page. Nothing is compressed yet: a hub
+// whose UI is not open holds no compressed copy of it, and starts sooner.
 func newUI(files fs.FS) (*ui, error) {
 	version, err := hashFiles(files)
 	if err != nil {
@@ -61,32 +68,34 @@ func newUI(files fs.FS) (*ui, error) {
 		return nil, fmt.Errorf("web UI: %w", err)
 	}
 	index = bytes.ReplaceAll(index, []byte(`"/assets/`), []byte(`"/assets/`+version+`/`))
-	u := &ui{files: files, version: version, index: index, gzipped: map[string][]byte{}}
-	err = fs.WalkDir(files, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !compressible(p) {
-			return err
-		}
-		b := index
-		if p != "index.html" {
-			if b, err = fs.ReadFile(files, p); err != nil {
-				return err
-			}
-		}
-		var z bytes.Buffer
-		w, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)
-		_, _ = w.Write(b)
-		if err := w.Close(); err != nil {
-			return err
-		}
-		if z.Len() < len(b) {
-			u.gzipped[p] = z.Bytes()
-		}
+	return &ui{files: files, version: version, index: index, gzipped: map[string][]byte{}}, nil
+}
+
+// compressed returns body, the file at name, gzipped, compressing it the
+// first time; nil when it is not text or gzip does not make it smaller.
+func (u *ui) compressed(name string, body []byte) []byte {
+	if !compressible(name) {
 		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("web UI: %w", err)
 	}
-	return u, nil
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	z, done := u.gzipped[name]
+	if !done {
+		z = gzipped(body)
+		u.gzipped[name] = z
+	}
+	return z
+}
+
+// gzipped is b compressed, or nil when that is no smaller.
+func gzipped(b []byte) []byte {
+	var z bytes.Buffer
+	w, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)
+	_, _ = w.Write(b)
+	if err := w.Close(); err != nil || z.Len() >= len(b) {
+		return nil
+	}
+	return z.Bytes()
 }
 
 // compressible says whether a file is text worth compressing (images are
@@ -102,7 +111,7 @@ func compressible(name string) bool {
 // blob answers body, or its gzipped form when the browser takes gzip.
 func (u *ui) blob(c echo.Context, name, ctype string, body []byte) error {
 	hd := c.Response().Header()
-	if z, ok := u.gzipped[name]; ok {
+	if z := u.compressed(name, body); z != nil {
 		hd.Add("Vary", "Accept-Encoding")
 		if acceptsGzip(c.Request().Header.Get("Accept-Encoding")) {
 			hd.Set("Content-Encoding", "gzip")
@@ -139,15 +148,30 @@ func hashFiles(files fs.FS) (string, error) {
 	}
 	sort.Strings(names)
 	h := sha256.New()
+	buf := make([]byte, 8<<10)
 	for _, n := range names {
-		b, err := fs.ReadFile(files, n)
-		if err != nil {
+		if err := hashFile(h, files, n, buf); err != nil {
 			return "", err
 		}
-		fmt.Fprintf(h, "%s\x00%d\x00", n, len(b))
-		h.Write(b)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:12], nil
+}
+
+// hashFile writes the file's name, size and contents to h, without
+// reading it whole into memory (buf is the copy's buffer).
+func hashFile(h io.Writer, files fs.FS, name string, buf []byte) error {
+	f, err := files.Open(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(h, "%s\x00%d\x00", name, fi.Size())
+	_, err = io.CopyBuffer(h, f, buf)
+	return err
 }
 
 // uiHeaders are the security headers of every UI answer.

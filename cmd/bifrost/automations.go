@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"strconv"
@@ -38,12 +37,12 @@ func (c LocationConfig) validate() error {
 	return nil
 }
 
-// startAutomations runs the automation engine over the service.
-func (m *Main) startAutomations(ctx context.Context) {
+// newAutomations makes the automation engine over the service; it runs
+// once the service has read the house.
+func (m *Main) newAutomations() {
 	loc := m.Config.Location
 	m.automations = automation.New(automation.Config{Service: m.service, Store: m.db,
 		Latitude: loc.Latitude.ptr(), Longitude: loc.Longitude.ptr(), Logger: m.Logger})
-	m.goRun(ctx, "automations", m.automations.Run)
 }
 
 // optionalFloat is a number that may be left unset.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -216,4 +217,82 @@ func BenchmarkStartup(b *testing.B) {
 	}
 	b.ReportMetric(float64(total)/float64(time.Millisecond)/float64(b.N), "ms-to-healthz")
 	b.ReportMetric(float64(rss)/float64(b.N)/(1<<20), "idle-rss-MiB")
+}
+
+// BenchmarkIdleRSS measures the resident memory of the demo hub at rest
+// with its kept answers made: one key, the lights read over /api/v1 and
+// over MCP a few times, then ten seconds of idling (the simulated sensors
+// still drift). It reports the resident set and its two parts: anonymous
+// memory (the Go heap, stacks and runtime) and the binary's own pages.
+func BenchmarkIdleRSS(b *testing.B) {
+	if testing.Short() {
+		b.Skip("builds and runs the binary; skipped with -short")
+	}
+	bin := buildBinary(b)
+	var rss, anon, file int64
+	for range b.N {
+		data := b.TempDir()
+		out, _ := bifrost(b, bin, "keys", "create", "--name", "rss", "--data", data)
+		h := startHub(b, bin, data)
+		c := client{tb: b, hub: h, key: strings.TrimSpace(out)}
+		for range 3 {
+			c.must(http.StatusOK, "GET", "/api/v1/lights", nil, nil)
+			mcpListLights(b, c)
+		}
+		time.Sleep(10 * time.Second)
+		pid := h.cmd.Process.Pid
+		rss += procStatus(b, pid, "VmRSS")
+		anon += procStatus(b, pid, "RssAnon")
+		file += procStatus(b, pid, "RssFile")
+		if code, _ := h.stop(syscall.SIGTERM, 10*time.Second); code != 0 {
+			b.Fatalf("exit code %d\n%s", code, h.log)
+		}
+	}
+	mib := func(n int64) float64 { return float64(n) / float64(b.N) / (1 << 20) }
+	b.ReportMetric(mib(rss), "idle-rss-MiB")
+	b.ReportMetric(mib(anon), "anon-MiB")
+	b.ReportMetric(mib(file), "file-MiB")
+}
+
+// mcpListLights calls MCP's list_lights with c's key, as a client that
+// takes JSON answers does.
+func mcpListLights(tb testing.TB, c client) {
+	tb.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_lights","arguments":{}}}`
+	req, err := http.NewRequest("POST", c.hub.URL("/mcp"), strings.NewReader(body))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+c.key)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), "Key Light") {
+		tb.Fatalf("MCP list_lights = %d: %s", resp.StatusCode, b)
+	}
+}
+
+// procStatus reads one "kB" field of /proc/PID/status, in bytes.
+func procStatus(tb testing.TB, pid int, field string) int64 {
+	tb.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
+			var kb int64
+			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err != nil {
+				tb.Fatalf("parsing %q: %v", line, err)
+			}
+			return kb << 10
+		}
+	}
+	tb.Fatalf("no %s in /proc/%d/status", field, pid)
+	return 0
 }

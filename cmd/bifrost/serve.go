@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -104,9 +105,9 @@ func (m *Main) Addr() net.Addr { return m.addr }
 func (m *Main) Failed() <-chan error { return m.failed }
 
 // Run starts the hub: the database (migrated), the device registry and
-// adapters, the service (its inventory synced, so the devices exist at the
-// first request), then the HTTP server. On error the caller must still
-// call Close.
+// adapters, the service (its inventory recorded, so the devices exist at
+// the first request; their state is read in the background), then the
+// HTTP server. On error the caller must still call Close.
 func (m *Main) Run(ctx context.Context) error {
 	if m.Logger == nil {
 		m.Logger = m.Config.newLogger(m.cli.Stderr)
@@ -163,11 +164,26 @@ func (m *Main) startService(ctx, actx context.Context) error {
 	m.service = service.New(service.Config{Store: m.db, Registry: m.registry, Logger: m.Logger, Scanners: m.scanners, History: m.history})
 	m.sensorHistory = history.NewReader(m.historyConfig(), m.service)
 	m.keys, m.accounts = newIdentity(m.db, m.service, m.Logger)
-	if err := m.service.Sync(ctx); err != nil {
+	// The devices are listed from the first request; their state is read
+	// behind the listener (each read bounded by the read timeout), so
+	// that no device, however slow, holds the hub's start. The automations
+	// start on the house as read, so that a state first learnt at start
+	// fires nothing.
+	if err := m.service.Record(ctx); err != nil {
 		return fmt.Errorf("record devices: %w", err)
 	}
-	m.goRun(actx, "service", m.service.Run)
-	m.startAutomations(actx)
+	m.newAutomations()
+	m.goRun(actx, "service", func(ctx context.Context) error {
+		if err := m.service.Sync(ctx); err != nil {
+			return err
+		}
+		// What the start allocated (migrations, routes, the first reads)
+		// is garbage now: it goes back to the system at once, not over
+		// the next minutes.
+		debug.FreeOSMemory()
+		m.goRun(ctx, "automations", m.automations.Run)
+		return m.service.Run(ctx)
+	})
 	// Devices added by address at run time come back in the background:
 	// one that does not answer delays nothing else.
 	m.goRun(actx, "restore", func(ctx context.Context) error {

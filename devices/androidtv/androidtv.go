@@ -16,8 +16,6 @@ package androidtv
 
 import (
 	"context"
-	"crypto/rsa"
-	"crypto/tls"
 	"errors"
 	"log/slog"
 	"strings"
@@ -82,10 +80,9 @@ type Config struct {
 // Adapter finds TVs and keeps their connections. Create it with New, then
 // Run it; Scan, Add and the TVs' commands work while it runs.
 type Adapter struct {
-	cfg       Config
-	log       *slog.Logger
-	cert      tls.Certificate
-	clientKey *rsa.PublicKey
+	cfg  Config
+	log  *slog.Logger
+	cert *clientCert
 
 	life devices.Lifetime // Run, and the goroutines it started
 
@@ -102,7 +99,9 @@ var (
 )
 
 // New returns an adapter that registers its TVs in cfg.Registry. It loads
-// (or makes) the client certificate and reads the state file.
+// the client certificate when there is one (one that cannot be read is an
+// error) and reads the state file; a certificate still to be made is made
+// when a TV is first dialled.
 func New(cfg Config) (*Adapter, error) {
 	if cfg.Registry == nil {
 		return nil, errors.New("androidtv: a registry is required")
@@ -111,7 +110,7 @@ func New(cfg Config) (*Adapter, error) {
 		return nil, errors.New("androidtv: a certificate file is required")
 	}
 	cfg = withDefaults(cfg)
-	cert, err := LoadOrCreateCertificate(cfg.CertFile, cfg.ClientName)
+	cert, err := loadClientCert(cfg.CertFile, cfg.ClientName)
 	if err != nil {
 		return nil, err
 	}
@@ -127,8 +126,7 @@ func New(cfg Config) (*Adapter, error) {
 	}
 	return &Adapter{
 		cfg: cfg, log: log.With("adapter", AdapterName), cert: cert,
-		clientKey: cert.Leaf.PublicKey.(*rsa.PublicKey),
-		life:      devices.Lifetime{Name: AdapterName}, tvs: map[devices.ID]*TV{}, known: known,
+		life: devices.Lifetime{Name: AdapterName}, tvs: map[devices.ID]*TV{}, known: known,
 	}, nil
 }
 
@@ -205,7 +203,7 @@ func (a *Adapter) Add(ctx context.Context, address string) ([]devices.ID, error)
 	if err != nil {
 		return nil, err
 	}
-	r, err := identify(ctx, addr, a.cert)
+	r, err := a.identify(ctx, addr)
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +222,7 @@ func (a *Adapter) identifyLoop(ctx context.Context, host string) {
 	devices.Retry(ctx, b, func(int, time.Duration) error {
 		qctx, cancel := context.WithTimeout(ctx, dialTimeout)
 		defer cancel()
-		r, err := identify(qctx, addr, a.cert)
+		r, err := a.identify(qctx, addr)
 		if err != nil {
 			a.log.Debug("TV not answering on its pairing port", "host", host, "err", err)
 			return err

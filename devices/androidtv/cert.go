@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math/big"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/bifrost-hub/bifrost/devices/statefile"
@@ -42,6 +43,44 @@ func LoadOrCreateCertificate(file, name string) (tls.Certificate, error) {
 		return tls.Certificate{}, fmt.Errorf("androidtv: writing the client certificate: %w", err)
 	}
 	return loadCertificate(file)
+}
+
+// clientCert is the adapter's client certificate, made on first need:
+// making an RSA key takes a good part of a second on a small board, and a
+// hub that never dials a TV never needs one.
+type clientCert struct {
+	file, name string
+
+	mu   sync.Mutex
+	cert *tls.Certificate // nil until loaded or made
+}
+
+// loadClientCert loads the certificate in file when there is one, and
+// leaves it to be made by get when there is none.
+func loadClientCert(file, name string) (*clientCert, error) {
+	c := &clientCert{file: file, name: name}
+	cert, err := loadCertificate(file)
+	switch {
+	case err == nil:
+		c.cert = &cert
+	case !errors.Is(err, os.ErrNotExist):
+		return nil, err
+	}
+	return c, nil
+}
+
+// get returns the certificate, loading or making it the first time.
+func (c *clientCert) get() (tls.Certificate, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cert == nil {
+		cert, err := LoadOrCreateCertificate(c.file, c.name)
+		if err != nil {
+			return tls.Certificate{}, err
+		}
+		c.cert = &cert
+	}
+	return *c.cert, nil
 }
 
 func loadCertificate(file string) (tls.Certificate, error) {

@@ -72,7 +72,11 @@ func (t *TV) kickNow() {
 // certificate (in the handshake, or in the first read under TLS 1.3).
 func (t *TV) session(ctx context.Context) (answered, refusedHub bool, err error) {
 	addr := t.address()
-	conn, err := dialTLS(ctx, addr.control(), t.a.cert)
+	cert, err := t.a.cert.get()
+	if err != nil {
+		return false, false, err
+	}
+	conn, err := dialTLS(ctx, addr.control(), cert)
 	if err != nil {
 		if refused(err) {
 			t.refused()

@@ -86,6 +86,16 @@ func recordFor(ident atvwire.Identity, addr address) record {
 	return record{ID: idFor(ident.MAC, addr), Host: addr.Host, Port: addr.Port, Name: name, MAC: ident.MAC}
 }
 
+// identify asks the TV at addr who it is, presenting the adapter's
+// client certificate.
+func (a *Adapter) identify(ctx context.Context, addr address) (record, error) {
+	cert, err := a.cert.get()
+	if err != nil {
+		return record{}, err
+	}
+	return identify(ctx, addr, cert)
+}
+
 // identify asks the TV at addr who it is: a TLS handshake on its pairing
 // port, which works before pairing, shows its certificate.
 func identify(ctx context.Context, addr address, cert tls.Certificate) (record, error) {

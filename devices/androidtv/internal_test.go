@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/hashicorp/mdns"
+
+	"github.com/bifrost-hub/bifrost/devices"
 )
 
 func TestCertificateIsMadeOnceAndKept(t *testing.T) {
@@ -51,6 +53,37 @@ func TestCertificateIsMadeOnceAndKept(t *testing.T) {
 	os.WriteFile(file, []byte("not a certificate"), 0o600)
 	if _, err := LoadOrCreateCertificate(file, ""); err == nil {
 		t.Fatal("a broken file was taken (or replaced)")
+	}
+}
+
+// The adapter makes its certificate when it first needs one, not when it
+// is created; a broken one still stops its creation.
+func TestCertificateIsMadeOnFirstNeed(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "client.pem")
+	a, err := New(Config{Registry: devices.NewRegistry(0), CertFile: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Fatalf("the certificate was made before it was needed: %v", err)
+	}
+	cert, err := a.cert.get()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the certificate made on first need: %v %v", fi, err)
+	}
+	again, err := New(Config{Registry: devices.NewRegistry(0), CertFile: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kept, err := again.cert.get(); err != nil || !bytes.Equal(kept.Certificate[0], cert.Certificate[0]) {
+		t.Fatalf("the next adapter did not load the same certificate: %v", err)
+	}
+	os.WriteFile(file, []byte("not a certificate"), 0o600)
+	if _, err := New(Config{Registry: devices.NewRegistry(0), CertFile: file}); err == nil {
+		t.Fatal("an adapter was made with a broken certificate file")
 	}
 }
 

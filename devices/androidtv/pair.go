@@ -87,7 +87,11 @@ func (t *TV) StartPairing(ctx context.Context) error {
 		return err
 	}
 	t.endAttempt(nil)
-	at, err := beginPairing(ctx, t.address(), t.a.cert, t.a.cfg.ClientName)
+	cert, err := t.a.cert.get()
+	if err != nil {
+		return err
+	}
+	at, err := beginPairing(ctx, t.address(), cert, t.a.cfg.ClientName)
 	if err != nil {
 		return err
 	}

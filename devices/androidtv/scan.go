@@ -61,7 +61,7 @@ func (a *Adapter) addFound(ctx context.Context, addr string) {
 	if err != nil {
 		return
 	}
-	r, err := identify(qctx, ad, a.cert)
+	r, err := a.identify(qctx, ad)
 	if err != nil {
 		a.log.Debug("TV found by mDNS did not say who it is", "addr", addr, "err", err)
 		return
