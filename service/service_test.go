@@ -615,6 +615,35 @@ func TestUndoWindow(t *testing.T) {
 	servicetest.WantCode(t, err, service.ENOTFOUND)
 }
 
+// TestAuditLogIsPruned: the audit log keeps the newest AuditKeep.Entries,
+// pruned every thousand entries, and none older than AuditKeep.Age by
+// the service's clock.
+func TestAuditLogIsPruned(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	h := newHouseWith(t, func(c *service.Config, _ *sim.Home) {
+		c.Now = func() time.Time { return now }
+		c.AuditKeep = service.AuditKeep{Entries: 100, Age: 24 * time.Hour}
+	})
+	held := func() int {
+		list, err := h.db.ListAudit(h.ctx, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(list)
+	}
+	for i := range 2001 {
+		h.svc.Audit(h.ctx, "test.entry", fmt.Sprint(i), nil, "")
+	}
+	if n := held(); n != 100 {
+		t.Fatalf("the audit log holds %d entries after 2,001; want the newest 100", n)
+	}
+	now = now.Add(25 * time.Hour)
+	h.svc.Audit(h.ctx, "test.entry", "late", nil, "")
+	if n := held(); n != 1 {
+		t.Fatalf("the audit log holds %d entries a day on; want the one of today", n)
+	}
+}
+
 func TestScan(t *testing.T) {
 	h := newHouseWith(t, func(c *service.Config, home *sim.Home) { c.Scanners = []devices.Scanner{home} })
 	h.reg.Remove("sim:coffee-plug")
