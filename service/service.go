@@ -115,6 +115,8 @@ type Service struct {
 
 	undoMu sync.Mutex
 	undo   map[string]*undoLog // principal → its last change
+	// undoSwept is when the changes past UndoWindow last went.
+	undoSwept time.Time
 
 	touchMu   sync.Mutex
 	seenTouch map[devices.ID]time.Time

@@ -615,6 +615,28 @@ func TestUndoWindow(t *testing.T) {
 	servicetest.WantCode(t, err, service.ENOTFOUND)
 }
 
+// TestUndoForgetsOldChanges: a change past UndoWindow is not only refused
+// but dropped, so the keys that come and go leave nothing in undo.
+func TestUndoForgetsOldChanges(t *testing.T) {
+	now := time.Now()
+	h := newHouseWith(t, func(c *service.Config, _ *sim.Home) { c.Now = func() time.Time { return now } })
+	as := func(id string) context.Context {
+		return service.WithPrincipal(context.Background(), service.Principal{Kind: "key", ID: id, Name: id, Scope: service.ScopeControl})
+	}
+	for i := range 50 {
+		servicetest.Must[service.PowerView](t)(h.svc.SetPower(as(fmt.Sprint("gone-", i)), "Coffee Plug", i%2 == 0))
+	}
+	if n := service.UndoHeld(h.svc); n != 50 {
+		t.Fatalf("undo holds %d changes; want the 50 keys' own", n)
+	}
+	now = now.Add(service.UndoWindow + time.Second)
+	servicetest.Must[service.PowerView](t)(h.svc.SetPower(as("here"), "Coffee Plug", true))
+	if n := service.UndoHeld(h.svc); n != 1 {
+		t.Fatalf("undo holds %d changes a window on; want only the latest key's", n)
+	}
+	servicetest.Must[service.UndoResult](t)(h.svc.Undo(as("here")))
+}
+
 // TestAuditLogIsPruned: the audit log keeps the newest AuditKeep.Entries,
 // pruned every thousand entries, and none older than AuditKeep.Age by
 // the service's clock.
