@@ -4,6 +4,9 @@
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 IMAGE   ?= bifrost
+# make soak: how long it runs, and any more of its flags (go run ./scripts/soak -h).
+DURATION   ?= 30m
+SOAK_FLAGS ?=
 
 # What the tests need on a fresh Debian machine besides Go, in one place.
 # APT_DEPS holds "command:package" pairs: a package is installed only when
@@ -18,7 +21,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .DEFAULT_GOAL := help
 
-.PHONY: help build run-demo deps test bench load check docker
+.PHONY: help build run-demo deps test bench load soak check docker
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -51,6 +54,9 @@ bench: ## run the benchmarks
 
 load: ## load a demo hub on loopback against a floor server (GET /api/v1/lights, MCP list_lights on 2025-11-25 and 2026-07-28): req/s and ratios
 	scripts/load.sh
+
+soak: ## run a 400-device house for DURATION (30m) at 1.5 h a second, check nothing grows (not part of test)
+	go run ./scripts/soak -duration $(DURATION) $(SOAK_FLAGS)
 
 check: ## fail if gofmt, go vet or go mod tidy would change or report anything
 	@unformatted="$$(gofmt -l .)"; \

@@ -89,7 +89,16 @@ type Config struct {
 	Logger *slog.Logger
 	// Now is the clock; time.Now when nil. It should be the service's.
 	Now func() time.Time
+	// RollUpEvery is how often, in real time, the Recorder rolls the tiers
+	// up and prunes them (DefaultRollUpEvery when 0). A run whose clock
+	// (Now) goes faster than real time, such as the soak, shortens it so
+	// that the tiers are pruned as often in the clock's time.
+	RollUpEvery time.Duration
 }
+
+// DefaultRollUpEvery is how often the tiers are rolled up and pruned
+// unless configured.
+const DefaultRollUpEvery = time.Minute
 
 // withDefaults fills what cfg leaves out.
 func (cfg Config) withDefaults() Config {
@@ -102,6 +111,9 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.RollUpEvery <= 0 {
+		cfg.RollUpEvery = DefaultRollUpEvery
 	}
 	return cfg
 }

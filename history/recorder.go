@@ -16,14 +16,15 @@ import (
 // once a minute, all in its own loop (Run). Note, what the live model
 // calls, never waits for that loop: the reads between the two wait in a
 // bounded backlog, and a read the backlog cannot take is counted and said
-// in the log.
+// in the log. What the loop remembers of each series (its last sample) is
+// forgotten once the series has been silent for beat, so sensors that come
+// and go leave nothing behind: a sample after that silence is kept anyway.
 
 const (
 	gap       = 5 * time.Second  // the least time between two samples of a series
 	beat      = 10 * time.Minute // the most time between two samples of a series while it reports
 	flushAt   = time.Second      // how often the writer writes what it holds
 	batchMax  = 500              // a batch this big is written at once
-	rollUpAt  = time.Minute      // how often the tiers are rolled up
 	backlog   = 1024             // reads of this many wait for the writer
 	sayDrops  = time.Minute      // the least time between two warnings of reads not kept
 	stopGrace = 5 * time.Second  // how long Run may take to write what it holds once ctx ends
@@ -32,11 +33,15 @@ const (
 // Recorder keeps the sensors' readings: the live model hands it each read
 // (Note, a service.ReadingSink), and its own loop (Run) writes them.
 type Recorder struct {
-	store Store
-	keep  Retention
-	log   *slog.Logger
-	now   func() time.Time
-	in    chan []Sample
+	store  Store
+	keep   Retention
+	log    *slog.Logger
+	now    func() time.Time
+	rollAt time.Duration // how often the tiers are rolled up, in real time
+	in     chan []Sample
+	// series is how many series the writer remembers, as of its last
+	// roll-up.
+	series atomic.Int64
 	// stopped is set when Run has returned: what is heard then is not
 	// kept.
 	stopped atomic.Bool
@@ -47,7 +52,8 @@ type Recorder struct {
 // Run starts wait in the backlog; call Run to keep them.
 func NewRecorder(cfg Config) *Recorder {
 	cfg = cfg.withDefaults()
-	return &Recorder{store: cfg.Store, keep: *cfg.Retention, log: cfg.Logger, now: cfg.Now, in: make(chan []Sample, backlog)}
+	return &Recorder{store: cfg.Store, keep: *cfg.Retention, log: cfg.Logger, now: cfg.Now, rollAt: cfg.RollUpEvery,
+		in: make(chan []Sample, backlog)}
 }
 
 // Note hands a sensor's readings, as read at, to the writer: the numeric
@@ -78,8 +84,12 @@ func (r *Recorder) Note(id devices.ID, rs []devices.Reading, at time.Time) {
 // since the Recorder was made.
 func (r *Recorder) Dropped() uint64 { return r.drops.total.Load() }
 
+// Series is how many series (a sensor's readings of one type) the
+// Recorder remembers, as of its last roll-up: those heard within beat.
+func (r *Recorder) Series() int { return int(r.series.Load()) }
+
 // Run writes what Note hands it until ctx ends, and rolls the tiers up
-// (once as it starts, then once a minute); it has written what it holds
+// (once as it starts, then every Config.RollUpEvery); it has written what it holds
 // (within 5 s) when it returns. It returns nil; run it once.
 func (r *Recorder) Run(ctx context.Context) error {
 	w := r.start(ctx)
@@ -151,7 +161,7 @@ type lastSample struct {
 // start begins writing; the tiers are rolled up at once.
 func (r *Recorder) start(ctx context.Context) *writer {
 	w := &writer{r: r, seen: map[seriesKey]lastSample{}, pending: map[seriesKey]Sample{},
-		flush: time.NewTicker(flushAt), roll: time.NewTicker(rollUpAt)}
+		flush: time.NewTicker(flushAt), roll: time.NewTicker(r.rollAt)}
 	w.rollUp(ctx)
 	return w
 }
@@ -209,9 +219,23 @@ func (w *writer) write(ctx context.Context) {
 
 func (w *writer) rollUp(ctx context.Context) {
 	w.write(ctx)
-	if err := w.r.store.RollUpHistory(ctx, w.r.now(), w.r.keep); err != nil {
+	now := w.r.now()
+	if err := w.r.store.RollUpHistory(ctx, now, w.r.keep); err != nil {
 		w.r.log.Error("sensor history: rolling up failed", "err", err)
 	}
+	w.forget(now)
+}
+
+// forget drops the series silent for beat, with nothing waiting: the next
+// sample of such a series is kept whatever its value, as it would be
+// anyway once beat has passed.
+func (w *writer) forget(now time.Time) {
+	for k, last := range w.seen {
+		if _, waits := w.pending[k]; !waits && now.Sub(last.at) >= beat {
+			delete(w.seen, k)
+		}
+	}
+	w.r.series.Store(int64(len(w.seen)))
 }
 
 // stop writes what the writer holds (what waits, what is queued), within

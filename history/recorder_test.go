@@ -156,6 +156,50 @@ func TestRecorderBacklog(t *testing.T) {
 	}
 }
 
+// countingStore is a history store that counts its roll-ups and
+// samples.
+type countingStore struct {
+	rollUps, samples atomic.Int64
+}
+
+func (s *countingStore) AppendSamples(_ context.Context, samples []history.Sample) error {
+	s.samples.Add(int64(len(samples)))
+	return nil
+}
+
+func (s *countingStore) RollUpHistory(context.Context, time.Time, history.Retention) error {
+	s.rollUps.Add(1)
+	return nil
+}
+
+func (s *countingStore) ReadHistory(context.Context, devices.ID, string, time.Time, time.Time, []string) ([]history.Row, error) {
+	return nil, nil
+}
+
+// TestRecorderRollsUpOnItsPeriodAndForgetsSilentSeries: the tiers are
+// rolled up every RollUpEvery (a soak with a fast clock shortens it), and
+// what the writer remembers of a series goes once it has been silent for
+// ten minutes, so sensors that come and go leave nothing behind; a series
+// heard again is kept from its first sample.
+func TestRecorderRollsUpOnItsPeriodAndForgetsSilentSeries(t *testing.T) {
+	st := &countingStore{}
+	c := &clock{t: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
+	rec := history.NewRecorder(history.Config{Store: st, Now: c.now, RollUpEvery: 10 * time.Millisecond})
+	servicetest.Go(t, rec.Run)
+	servicetest.WaitFor(t, "three roll-ups", func() bool { return st.rollUps.Load() >= 3 })
+
+	const sensors = 200
+	for i := range sensors {
+		rec.Note(devices.ID(fmt.Sprintf("sim:gone-%d", i)), []devices.Reading{{Type: devices.ReadingTemperature, Value: 20}}, c.now())
+	}
+	servicetest.WaitFor(t, "the series to be remembered", func() bool { return rec.Series() == sensors })
+	c.add(10 * time.Minute)
+	servicetest.WaitFor(t, "the silent series to be forgotten", func() bool { return rec.Series() == 0 })
+
+	rec.Note("sim:gone-0", []devices.Reading{{Type: devices.ReadingTemperature, Value: 20}}, c.now())
+	servicetest.WaitFor(t, "the series heard again", func() bool { return rec.Series() == 1 && st.samples.Load() == sensors+1 })
+}
+
 // BenchmarkRecorderNote is what the live model pays for each sensor read
 // it hands the history (two numeric readings and a state), with the
 // writer running behind.

@@ -47,6 +47,7 @@ type keyring struct {
 
 	usesMu  sync.Mutex
 	lastUse map[string]time.Time // key id → last use noted (written or pending)
+	swept   time.Time            // when the uses past keyTouchEvery last went from lastUse
 	pending map[string]keyUse    // key id → use not yet written
 	writing chan struct{}        // non-nil while a writer runs; closed when it ends
 }
@@ -122,9 +123,26 @@ func (ks *Keys) noteKeyUse(k APIKey) {
 	}
 	r.lastUse[k.ID] = now
 	r.pending[k.ID] = keyUse{prefix: k.Prefix, at: now}
+	r.forgetOldUses(now)
 	if r.writing == nil {
 		r.writing = make(chan struct{})
 		go ks.writeKeyUses(r.writing)
+	}
+}
+
+// forgetOldUses drops, at most once a keyTouchEvery, the uses noted over
+// keyTouchEvery ago: they no longer hold a write back (the stored last use
+// is at least as old), and keys that come and go leave nothing behind.
+// The caller holds usesMu.
+func (r *keyring) forgetOldUses(now time.Time) {
+	if now.Sub(r.swept) < keyTouchEvery {
+		return
+	}
+	r.swept = now
+	for id, at := range r.lastUse {
+		if now.Sub(at) >= keyTouchEvery {
+			delete(r.lastUse, id)
+		}
 	}
 }
 

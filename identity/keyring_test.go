@@ -3,6 +3,7 @@ package identity_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -358,6 +359,25 @@ func TestKeyUseIsWrittenBehindTheRequest(t *testing.T) {
 	}
 	if got := h.st.touches.Load(); got != 2 {
 		t.Fatalf("%d writes of the last use over a minute and a bit; want 2", got)
+	}
+}
+
+// TestKeyUsesAreForgotten: the last uses noted to space out the writes
+// go once they are a minute old, so keys that come and go (a kiosk's, a
+// script's) leave nothing behind.
+func TestKeyUsesAreForgotten(t *testing.T) {
+	clock := &manualClock{now: time.Date(2026, 7, 28, 10, 0, 0, 0, time.UTC)}
+	h := newKeyHub(t, func(cfg *identity.Config, _ *countingStore) { cfg.Now = clock.Now })
+	for i := range 20 {
+		h.admits(t, h.createKey(t, h.keys, fmt.Sprint("gone ", i)).Key)
+	}
+	if n := identity.KeyUsesHeld(h.keys); n != 20 {
+		t.Fatalf("%d last uses remembered; want the 20 keys'", n)
+	}
+	clock.Add(2 * time.Minute)
+	h.admits(t, h.createKey(t, h.keys, "here").Key)
+	if n := identity.KeyUsesHeld(h.keys); n != 1 {
+		t.Fatalf("%d last uses remembered two minutes on; want only the latest key's", n)
 	}
 }
 

@@ -51,7 +51,29 @@ type Config struct {
 	// History hears every sensor's readings (the history.Recorder);
 	// nil keeps no history.
 	History ReadingSink
+	// AuditKeep bounds the audit log; a zero field takes
+	// DefaultAuditKeep's.
+	AuditKeep AuditKeep
 }
+
+// AuditKeep bounds the audit log: an entry goes once it is older than Age
+// or Entries newer ones follow it, whichever comes first.
+type AuditKeep struct {
+	Entries int
+	Age     time.Duration
+}
+
+// DefaultAuditKeep keeps the last 100,000 entries or 90 days of them,
+// whichever is fewer.
+var DefaultAuditKeep = AuditKeep{Entries: 100_000, Age: 90 * 24 * time.Hour}
+
+// The audit log is pruned after every auditPruneEvery entries, and at
+// least once every auditPruneAge of the service's clock while entries are
+// written, so it holds at most AuditKeep.Entries + auditPruneEvery.
+const (
+	auditPruneEvery = 1000
+	auditPruneAge   = time.Hour
+)
 
 // Devices is the device registry as the service uses it; *devices.Registry
 // is the one the hub runs.
@@ -93,6 +115,8 @@ type Service struct {
 
 	undoMu sync.Mutex
 	undo   map[string]*undoLog // principal → its last change
+	// undoSwept is when the changes past UndoWindow last went.
+	undoSwept time.Time
 
 	touchMu   sync.Mutex
 	seenTouch map[devices.ID]time.Time
@@ -100,6 +124,11 @@ type Service struct {
 	art *artwork.Cache
 
 	history ReadingSink
+
+	auditKeep  AuditKeep
+	auditMu    sync.Mutex
+	auditAdded int       // entries written since the last pruning
+	auditPrune time.Time // when the audit log was last pruned
 }
 
 // New returns a Service. Call Run to keep the inventory in step with the
@@ -139,6 +168,13 @@ func New(cfg Config) *Service {
 	s.raw = cfg.Store
 	s.store = trackedStore{Store: cfg.Store, s: s}
 	s.history = cfg.History
+	s.auditKeep = cfg.AuditKeep
+	if s.auditKeep.Entries <= 0 {
+		s.auditKeep.Entries = DefaultAuditKeep.Entries
+	}
+	if s.auditKeep.Age <= 0 {
+		s.auditKeep.Age = DefaultAuditKeep.Age
+	}
 	s.reg.Subscribe(s.onChange)
 	return s
 }
@@ -268,6 +304,27 @@ func (s *Service) audit(ctx context.Context, action, target string, err error, d
 	}
 	if werr := s.store.AddAudit(context.WithoutCancel(ctx), e); werr != nil {
 		s.log.Error("writing audit entry", "action", action, "err", werr)
+		return
+	}
+	s.pruneAudit(context.WithoutCancel(ctx), e.Time)
+}
+
+// pruneAudit keeps the audit log within AuditKeep: after every
+// auditPruneEvery entries, and when auditPruneAge has passed since the
+// last pruning (the first entry after start prunes too).
+func (s *Service) pruneAudit(ctx context.Context, now time.Time) {
+	s.auditMu.Lock()
+	s.auditAdded++
+	due := s.auditAdded >= auditPruneEvery || now.Sub(s.auditPrune) >= auditPruneAge
+	if due {
+		s.auditAdded, s.auditPrune = 0, now
+	}
+	s.auditMu.Unlock()
+	if !due {
+		return
+	}
+	if _, err := s.store.PruneAudit(ctx, now.Add(-s.auditKeep.Age), s.auditKeep.Entries); err != nil {
+		s.log.Error("pruning the audit log", "err", err)
 	}
 }
 

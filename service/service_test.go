@@ -615,6 +615,57 @@ func TestUndoWindow(t *testing.T) {
 	servicetest.WantCode(t, err, service.ENOTFOUND)
 }
 
+// TestUndoForgetsOldChanges: a change past UndoWindow is not only refused
+// but dropped, so the keys that come and go leave nothing in undo.
+func TestUndoForgetsOldChanges(t *testing.T) {
+	now := time.Now()
+	h := newHouseWith(t, func(c *service.Config, _ *sim.Home) { c.Now = func() time.Time { return now } })
+	as := func(id string) context.Context {
+		return service.WithPrincipal(context.Background(), service.Principal{Kind: "key", ID: id, Name: id, Scope: service.ScopeControl})
+	}
+	for i := range 50 {
+		servicetest.Must[service.PowerView](t)(h.svc.SetPower(as(fmt.Sprint("gone-", i)), "Coffee Plug", i%2 == 0))
+	}
+	if n := service.UndoHeld(h.svc); n != 50 {
+		t.Fatalf("undo holds %d changes; want the 50 keys' own", n)
+	}
+	now = now.Add(service.UndoWindow + time.Second)
+	servicetest.Must[service.PowerView](t)(h.svc.SetPower(as("here"), "Coffee Plug", true))
+	if n := service.UndoHeld(h.svc); n != 1 {
+		t.Fatalf("undo holds %d changes a window on; want only the latest key's", n)
+	}
+	servicetest.Must[service.UndoResult](t)(h.svc.Undo(as("here")))
+}
+
+// TestAuditLogIsPruned: the audit log keeps the newest AuditKeep.Entries,
+// pruned every thousand entries, and none older than AuditKeep.Age by
+// the service's clock.
+func TestAuditLogIsPruned(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	h := newHouseWith(t, func(c *service.Config, _ *sim.Home) {
+		c.Now = func() time.Time { return now }
+		c.AuditKeep = service.AuditKeep{Entries: 100, Age: 24 * time.Hour}
+	})
+	held := func() int {
+		list, err := h.db.ListAudit(h.ctx, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(list)
+	}
+	for i := range 2001 {
+		h.svc.Audit(h.ctx, "test.entry", fmt.Sprint(i), nil, "")
+	}
+	if n := held(); n != 100 {
+		t.Fatalf("the audit log holds %d entries after 2,001; want the newest 100", n)
+	}
+	now = now.Add(25 * time.Hour)
+	h.svc.Audit(h.ctx, "test.entry", "late", nil, "")
+	if n := held(); n != 1 {
+		t.Fatalf("the audit log holds %d entries a day on; want the one of today", n)
+	}
+}
+
 func TestScan(t *testing.T) {
 	h := newHouseWith(t, func(c *service.Config, home *sim.Home) { c.Scanners = []devices.Scanner{home} })
 	h.reg.Remove("sim:coffee-plug")

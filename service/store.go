@@ -149,4 +149,7 @@ type SceneStore interface {
 type AuditStore interface {
 	AddAudit(ctx context.Context, e AuditEntry) error
 	ListAudit(ctx context.Context, limit int) ([]AuditEntry, error)
+	// PruneAudit deletes the entries older than before, and all but the
+	// newest keep; it returns how many it deleted.
+	PruneAudit(ctx context.Context, before time.Time, keep int) (int64, error)
 }

@@ -94,6 +94,9 @@ func (s *Service) forget(ctx context.Context) {
 }
 
 // keep stores u as the caller's last change, when it captured anything.
+// The changes past UndoWindow go as it does, at most once a window, so
+// undo holds only the callers of the last two windows: keys and sessions
+// that come and go leave nothing behind.
 func (s *Service) keep(ctx context.Context, u *undoLog) {
 	if u == nil || len(u.prior) == 0 {
 		return
@@ -102,6 +105,14 @@ func (s *Service) keep(ctx context.Context, u *undoLog) {
 	s.undoMu.Lock()
 	defer s.undoMu.Unlock()
 	s.undo[p.Kind+":"+p.ID] = u
+	if u.at.Sub(s.undoSwept) >= UndoWindow {
+		s.undoSwept = u.at
+		for who, old := range s.undo {
+			if u.at.Sub(old.at) > UndoWindow {
+				delete(s.undo, who)
+			}
+		}
+	}
 }
 
 // keepIfApplied keeps u when at least one device took the change.

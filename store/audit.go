@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"math"
+	"time"
 
 	"github.com/bifrost-hub/bifrost/service"
 )
@@ -48,6 +50,23 @@ func (db *DB) ListAudit(ctx context.Context, limit int) ([]service.AuditEntry, e
 		list = append(list, e)
 	}
 	return list, rows.Err()
+}
+
+// PruneAudit deletes the entries older than before, and all but the
+// newest keep (in the order ListAudit reads them); it returns how many
+// it deleted. A keep of 0 or less keeps any number.
+func (db *DB) PruneAudit(ctx context.Context, before time.Time, keep int) (int64, error) {
+	if keep <= 0 {
+		keep = math.MaxInt64 // an OFFSET past every row
+	}
+	res, err := db.db.ExecContext(ctx, `
+		DELETE FROM audit_log WHERE time < ? OR id IN (
+			SELECT id FROM audit_log ORDER BY time DESC, id DESC LIMIT -1 OFFSET ?)`,
+		formatTime(before), keep)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
 }
 
 // scanAudit reads one audit_log row.

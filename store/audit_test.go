@@ -54,6 +54,50 @@ func TestAudit_NewestFirstWithLimit(t *testing.T) {
 	assertCode(t, db.AddAudit(ctx, service.AuditEntry{ActorKind: "system"}), service.EINVALID)
 }
 
+func TestAudit_Prune(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	for i := range 10 {
+		e := service.AuditEntry{Time: t0.Add(time.Duration(i) * time.Hour), ActorKind: "system",
+			Action: "light.set", Result: "ok", Target: fmt.Sprint(i)}
+		if err := db.AddAudit(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	targets := func() string {
+		list, err := db.ListAudit(ctx, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range list {
+			out = append(out, e.Target)
+		}
+		return fmt.Sprint(out)
+	}
+	// By age: what is older than two hours in goes.
+	if n, err := db.PruneAudit(ctx, t0.Add(2*time.Hour), 0); err != nil || n != 2 {
+		t.Fatalf("PruneAudit by age deleted %d, %v; want 2", n, err)
+	}
+	if got := targets(); got != "[9 8 7 6 5 4 3 2]" {
+		t.Fatalf("after pruning by age: %s", got)
+	}
+	// By count: the newest five stay.
+	if n, err := db.PruneAudit(ctx, t0, 5); err != nil || n != 3 {
+		t.Fatalf("PruneAudit by count deleted %d, %v; want 3", n, err)
+	}
+	if got := targets(); got != "[9 8 7 6 5]" {
+		t.Fatalf("after pruning by count: %s", got)
+	}
+	// Whichever is smaller.
+	if n, err := db.PruneAudit(ctx, t0.Add(8*time.Hour), 4); err != nil || n != 3 {
+		t.Fatalf("PruneAudit by both deleted %d, %v; want 3", n, err)
+	}
+	if got := targets(); got != "[9 8]" {
+		t.Fatalf("after pruning by both: %s", got)
+	}
+}
+
 func BenchmarkAddAudit(b *testing.B) {
 	ctx := context.Background()
 	db := MustOpen(b)

@@ -100,6 +100,29 @@ func (s *Sensor) SetReading(typ string, v float64) error {
 	return nil
 }
 
+// SetValues sets several value readings at once (illuminance,
+// temperature, humidity, by type) and tells the registry once, as a
+// sensor that reports them in one message does. A type the sensor does
+// not report, or one that carries a bool, is an error wrapping
+// devices.ErrInvalid, and nothing changes.
+func (s *Sensor) SetValues(vs map[string]float64) error {
+	s.mu.Lock()
+	for typ := range vs {
+		if isBool(typ) || !slices.ContainsFunc(s.readings, func(r devices.Reading) bool { return r.Type == typ }) {
+			s.mu.Unlock()
+			return devices.Invalid(nil, "it reports no %s value", typ)
+		}
+	}
+	for i, r := range s.readings {
+		if v, ok := vs[r.Type]; ok {
+			s.readings[i] = ValueReading(r.Type, v)
+		}
+	}
+	s.mu.Unlock()
+	s.notify()
+	return nil
+}
+
 // SetPresence sets the sensor's motion or occupancy reading and tells the
 // registry. A sensor with neither is an error wrapping devices.ErrInvalid.
 func (s *Sensor) SetPresence(present bool) error {

@@ -61,6 +61,23 @@ func TestSensorSetters(t *testing.T) {
 	}
 }
 
+func TestSensorSetValuesTellsOnce(t *testing.T) {
+	h, _, c := registered(t)
+	s := h.Sensor("sim:bedroom-temperature")
+	mustOK(t, s.SetValues(map[string]float64{devices.ReadingTemperature: 19.5, devices.ReadingHumidity: 55}))
+	rs := readings(t, s)
+	if rs[devices.ReadingTemperature].Value != 19.5 || rs[devices.ReadingHumidity].Value != 55 || rs[devices.ReadingHumidity].Unit != "%" {
+		t.Errorf("readings = %+v", rs)
+	}
+	wantErr(t, s.SetValues(map[string]float64{devices.ReadingTemperature: 30, devices.ReadingIlluminance: 3}), devices.ErrInvalid)
+	if r := readings(t, s)[devices.ReadingTemperature]; r.Value != 19.5 {
+		t.Errorf("a refused SetValues changed the temperature to %v", r.Value)
+	}
+	if c.count("sim:bedroom-temperature") != 1 {
+		t.Errorf("notices = %v; want one for the two values", c.ids)
+	}
+}
+
 func TestSensorReadingsAreCopies(t *testing.T) {
 	s := sim.NewSensor("door", "Door", "", []devices.Reading{sim.BoolReading(devices.ReadingContact, true)}, sim.Options{})
 	rs, err := s.Readings(bg)
