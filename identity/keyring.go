@@ -62,6 +62,11 @@ type keyUse struct {
 // reloading the keys if the store changed since they were read.
 func (ks *Keys) lookupKey(ctx context.Context, hash []byte) (APIKey, bool, error) {
 	v, verr := ks.store.DataVersion(ctx)
+	if verr != nil && ctx.Err() != nil {
+		// The caller went away (a stream closing during its re-check):
+		// nothing is wrong with the database, and no one waits for keys.
+		return APIKey{}, false, ctx.Err()
+	}
 	r := &ks.ring
 	r.mu.Lock()
 	defer r.mu.Unlock()
