@@ -204,13 +204,28 @@ type envelope struct {
 	JSONRPC json.RawMessage `json:"jsonrpc"`
 	RawID   json.RawMessage `json:"id"`
 	Method  string          `json:"method"`
-	Params  json.RawMessage `json:"params"`
+	Params  params          `json:"params"`
 	Result  json.RawMessage `json:"result"`
 	Error   json.RawMessage `json:"error"`
 
 	hasID  bool // the message has an id, null or not
 	nullID bool // its id is null
 	id     any  // its id, decoded
+}
+
+// params is a message's params as sent, and how many of its members
+// encoding/json took for params (in any case of its letters): with more
+// than one the raw is the last, while a decoder into a struct merges them
+// all, as the library's reading of _meta does.
+type params struct {
+	raw json.RawMessage
+	n   int
+}
+
+func (p *params) UnmarshalJSON(b []byte) error {
+	p.raw = append(p.raw[:0], b...)
+	p.n++
+	return nil
 }
 
 // read reads msg into env.
@@ -248,7 +263,7 @@ func (env envelope) cursor() string {
 	var p struct {
 		Cursor any `json:"cursor"`
 	}
-	if len(env.Params) == 0 || json.Unmarshal(env.Params, &p) != nil || p.Cursor == nil {
+	if len(env.Params.raw) == 0 || json.Unmarshal(env.Params.raw, &p) != nil || p.Cursor == nil {
 		return ""
 	}
 	if c, ok := p.Cursor.(string); ok {
