@@ -53,10 +53,14 @@ func (s *Server) mount(e *echo.Echo, post, sse, message string, mw ...echo.Middl
 // only routes method on path to h, behind the guard and mw, and every
 // other method, behind the guard, to a 405 that allows method alone.
 // (Echo's own 405 would list every method routed, the refusals among
-// them.)
+// them.) The handlers are wrapped once, here: Echo would wrap a route's
+// middleware anew on every request.
 func (s *Server) only(e *echo.Echo, path, method string, h echo.HandlerFunc, mw ...echo.MiddlewareFunc) {
-	e.Any(path, methodNotAllowed(method), s.guard)
-	e.Add(method, path, h, append([]echo.MiddlewareFunc{s.guard}, mw...)...)
+	e.Any(path, s.guard(methodNotAllowed(method)))
+	for i := len(mw) - 1; i >= 0; i-- {
+		h = mw[i](h)
+	}
+	e.Add(method, path, s.guard(h))
 }
 
 // methodNotAllowed answers the methods a path does not serve.
