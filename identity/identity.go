@@ -137,7 +137,9 @@ type Session struct {
 }
 
 // idEncoding is the alphabet of keys and setup codes: the service's ids'.
-var idEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+var idEncoding = base32.NewEncoding(idAlphabet).WithPadding(base32.NoPadding)
+
+const idAlphabet = "abcdefghijklmnopqrstuvwxyz234567"
 
 // deps is what Keys and Accounts share from their Config, defaults
 // filled in.

@@ -65,8 +65,8 @@ func WellFormedKey(s string) bool {
 	var secret [keySecretLen]byte // room to spare: a secret is 32 bytes
 	body := s[len(KeyPrefix):]
 	copy(text[:], body)
-	n, err := idEncoding.Decode(secret[:], text[:])
-	if err != nil || n != 32 {
+	n, ok := decodeSecret(secret[:], text[:])
+	if !ok || n != 32 {
 		return false
 	}
 	// Re-encoding catches a typo in the last character's unused bits.
@@ -79,6 +79,42 @@ func WellFormedKey(s string) bool {
 	binary.BigEndian.PutUint32(sum[:], checksumIEEE(secret[:n]))
 	idEncoding.Encode(sumText[:], sum[:])
 	return string(sumText[:]) == body[keySecretLen:]
+}
+
+// idDecoding maps a character of idEncoding's alphabet to its 5 bits, and
+// any other byte to 0xff.
+var idDecoding = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
+	}
+	for i, c := range []byte(idAlphabet) {
+		t[c] = byte(i)
+	}
+	return t
+}()
+
+// decodeSecret decodes text, unpadded base32 in idEncoding's alphabet,
+// into dst and reports how many bytes it made, and false for a character
+// outside the alphabet. It does what idEncoding.Decode does for a key, but
+// without the copy of the text Decode makes (on the heap) to take out
+// line breaks, which no well-formed key has. Bits left over at the end are
+// dropped; WellFormedKey checks them by encoding again.
+func decodeSecret(dst, text []byte) (int, bool) {
+	var acc uint
+	var bits, n int
+	for _, c := range text {
+		v := idDecoding[c]
+		if v == 0xff {
+			return 0, false
+		}
+		acc = acc<<5 | uint(v)
+		if bits += 5; bits >= 8 {
+			bits -= 8
+			dst[n] = byte(acc >> bits)
+			n++
+		}
+	}
+	return n, true
 }
 
 // checksumIEEE is crc32.ChecksumIEEE, bytewise by its table: that one

@@ -92,3 +92,24 @@ func TestChecksumIsCRC32(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeSecretAsBase32 decodes key secrets as idEncoding.Decode does,
+// and refuses what it refuses.
+func TestDecodeSecretAsBase32(t *testing.T) {
+	for range 100 {
+		k := mintKey()
+		text := []byte(k[len(KeyPrefix) : len(KeyPrefix)+keySecretLen])
+		var got, want [keySecretLen]byte
+		n, ok := decodeSecret(got[:], text)
+		m, err := idEncoding.Decode(want[:], text)
+		if !ok || err != nil || n != m || got != want {
+			t.Fatalf("%s: decodeSecret %d %v %x, Decode %d %v %x", text, n, ok, got[:n], m, err, want[:m])
+		}
+	}
+	for _, bad := range []string{"abc1", "ABCD", "ab=c", "ab\ncd", "abc d"} {
+		var dst [keySecretLen]byte
+		if _, ok := decodeSecret(dst[:], []byte(bad)); ok {
+			t.Errorf("%q decoded", bad)
+		}
+	}
+}

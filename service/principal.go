@@ -18,13 +18,32 @@ type principalKey struct{}
 
 // WithPrincipal returns ctx carrying p.
 func WithPrincipal(ctx context.Context, p Principal) context.Context {
-	return context.WithValue(ctx, principalKey{}, p)
+	return &principalCtx{Context: ctx, p: p}
+}
+
+// principalCtx is a context carrying a principal, made in one allocation
+// on every keyed request (context.WithValue would box the principal in a
+// second one). Its value is a pointer to the principal it holds, which
+// PrincipalFrom copies.
+type principalCtx struct {
+	context.Context
+	p Principal
+}
+
+func (c *principalCtx) Value(key any) any {
+	if key == (principalKey{}) {
+		return &c.p
+	}
+	return c.Context.Value(key)
 }
 
 // PrincipalFrom returns the principal in ctx.
 func PrincipalFrom(ctx context.Context) (Principal, bool) {
-	p, ok := ctx.Value(principalKey{}).(Principal)
-	return p, ok
+	p, ok := ctx.Value(principalKey{}).(*Principal)
+	if !ok {
+		return Principal{}, false
+	}
+	return *p, true
 }
 
 // authorize checks that the caller in ctx holds scope: any principal may

@@ -50,14 +50,23 @@ func noArguments(args json.RawMessage) bool {
 
 // cacheKey is the key of a call whose result may be kept, or "".
 func (s *Server) cacheKey(req *http.Request, env envelope) string {
-	if env.Method != string(mcplib.MethodToolsCall) || len(env.Params) == 0 {
+	if env.Method != string(mcplib.MethodToolsCall) || len(env.Params.raw) == 0 {
 		return ""
 	}
 	var call toolCall
-	if json.Unmarshal(env.Params, &call) != nil || !noArguments(call.Arguments) || !s.readTool(call.Name) {
+	if json.Unmarshal(env.Params.raw, &call) != nil {
 		return ""
 	}
-	return call.Name + "\x00" + req.Header.Get(mcplib.HeaderProtocolVersion)
+	return s.callKey(call, req.Header.Get(mcplib.HeaderProtocolVersion))
+}
+
+// callKey is the key of call on protocol version, if its result may be
+// kept, or "".
+func (s *Server) callKey(call toolCall, version string) string {
+	if !noArguments(call.Arguments) || !s.readTool(call.Name) {
+		return ""
+	}
+	return call.Name + "\x00" + version
 }
 
 // readTool reports whether the tool called name only reads. The answer is

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 
@@ -61,6 +62,22 @@ type modernRequest struct {
 	version string       // the Mcp-Protocol-Version header
 	meta    *mcplib.Meta // params._meta, nil when absent or unreadable
 	metaV   string       // the protocol version in meta, or ""
+
+	// params is what the checks and the cache read of the params, read
+	// once with meta; paramsOK says it was read so, without an error.
+	// When it was not (no params, or a name that is not a string), each
+	// reads the message its own way, as the library does.
+	params   modernParams
+	paramsOK bool
+}
+
+// modernParams is what the lean path reads of a request's params: the
+// name (of a tool or prompt) or URI (of a resource) that Mcp-Name
+// repeats, a tool call's arguments, and _meta.
+type modernParams struct {
+	toolCall
+	URI  string       `json:"uri"`
+	Meta *mcplib.Meta `json:"_meta"`
 }
 
 // readModern reads a message that modern took for the sessionless
@@ -72,18 +89,29 @@ func readModern(h http.Header, body []byte, env envelope) (modernRequest, bool) 
 		return modernRequest{}, false
 	}
 	m := modernRequest{env: env, body: body, header: h, version: h.Get(mcplib.HeaderProtocolVersion)}
-	// The shape the library reads the version in, so that a _meta it
-	// cannot read is missing here too.
+	m.readParams()
+	m.metaV = m.meta.ProtocolVersion()
+	return m, mcplib.IsModernProtocol(m.metaV) || mcplib.IsModernProtocol(m.version)
+}
+
+// readParams reads the params and their _meta in one pass. That is what
+// the library reads, each in a pass of its own, when the message has one
+// params member and the pass meets no error; otherwise _meta is read in
+// the shape the library reads it in, so that a _meta it cannot read is
+// missing here too, and the params are left to each check.
+func (m *modernRequest) readParams() {
+	if m.env.Params.n == 1 && json.Unmarshal(m.env.Params.raw, &m.params) == nil {
+		m.meta, m.paramsOK = m.params.Meta, true
+		return
+	}
 	var wrapper struct {
 		Params struct {
 			Meta *mcplib.Meta `json:"_meta"`
 		} `json:"params"`
 	}
-	if json.Unmarshal(body, &wrapper) == nil {
+	if json.Unmarshal(m.body, &wrapper) == nil {
 		m.meta = wrapper.Params.Meta
-		m.metaV = m.meta.ProtocolVersion()
 	}
-	return m, mcplib.IsModernProtocol(m.metaV) || mcplib.IsModernProtocol(m.version)
 }
 
 // plain reports whether HandleMessage takes the message for a request:
@@ -114,7 +142,7 @@ func (s *Server) modernAnswer(req *http.Request, m modernRequest) any {
 		if refused := s.messageRefusal(m); refused != nil {
 			return *refused
 		}
-		key = s.cacheKey(req, m.env)
+		key = s.modernKey(req, m)
 	}
 	gen := s.svc.Generation() // before the call: a change during it is seen next time
 	if key != "" {
@@ -130,6 +158,17 @@ func (s *Server) modernAnswer(req *http.Request, m modernRequest) any {
 		s.keep(key, gen, resp, true)
 	}
 	return resp
+}
+
+// modernKey is cacheKey for m, from the params as read once.
+func (s *Server) modernKey(req *http.Request, m modernRequest) string {
+	if !m.paramsOK {
+		return s.cacheKey(req, m.env)
+	}
+	if m.env.Method != string(mcplib.MethodToolsCall) {
+		return ""
+	}
+	return s.callKey(m.params.toolCall, m.version)
 }
 
 // transportRefusal is the library transport's refusal of m, or nil: a
@@ -177,7 +216,7 @@ func transportError(id any, code int, msg string) mcplib.JSONRPCError {
 // itself, but a kept answer is given without it.)
 func (s *Server) messageRefusal(m modernRequest) *mcplib.JSONRPCError {
 	var err error
-	if m.meta.ClientCapabilities() == nil {
+	if !hasCapabilities(m.meta) {
 		err = errors.New("missing or invalid _meta field " + mcplib.MetaKeyClientCapabilities)
 	} else {
 		err = s.checkHeaders(m)
@@ -189,26 +228,32 @@ func (s *Server) messageRefusal(m modernRequest) *mcplib.JSONRPCError {
 	return &e
 }
 
+// hasCapabilities reports whether meta carries the client's
+// capabilities in a shape the library reads (Meta.ClientCapabilities is
+// not nil). An empty object, which is what most requests carry, is taken
+// as it is; anything else the library decodes.
+func hasCapabilities(meta *mcplib.Meta) bool {
+	if caps, ok := meta.GetMetaField(mcplib.MetaKeyClientCapabilities).(map[string]any); ok && len(caps) == 0 {
+		return true
+	}
+	return meta.ClientCapabilities() != nil
+}
+
 // checkHeaders checks the revision's headers against the body of m, as
 // HandleMessage does with the headers the library's transport gives it.
 func (s *Server) checkHeaders(m modernRequest) error {
 	method := mcplib.MCPMethod(m.env.Method)
-	if err := mcplib.ValidateStandardHeaders(m.header.Get, m.metaV, method, m.env.Params); err != nil {
+	if err := m.checkStandardHeaders(method); err != nil {
 		return err
 	}
 	if method != mcplib.MethodToolsCall {
 		return nil
 	}
-	var call struct {
-		Name string `json:"name"`
-	}
-	if json.Unmarshal(m.env.Params, &call) != nil || call.Name == "" {
+	name, ok := m.toolName()
+	if !ok || name == "" || !s.headerParams(name) {
 		return nil
 	}
-	if !s.headerParams(call.Name) {
-		return nil
-	}
-	t := s.mcp.GetTool(call.Name)
+	t := s.mcp.GetTool(name)
 	if t == nil {
 		return nil // the call answers that there is no such tool
 	}
@@ -218,7 +263,64 @@ func (s *Server) checkHeaders(m modernRequest) error {
 			return "", false
 		}
 		return v[0], true
-	}, &t.Tool, m.env.Params)
+	}, &t.Tool, m.env.Params.raw)
+}
+
+// toolName is the name a tools/call's params give, and whether they could
+// be read for it.
+func (m modernRequest) toolName() (string, bool) {
+	if m.paramsOK {
+		return m.params.Name, true
+	}
+	var call struct {
+		Name string `json:"name"`
+	}
+	err := json.Unmarshal(m.env.Params.raw, &call)
+	return call.Name, err == nil
+}
+
+// checkStandardHeaders is mcplib.ValidateStandardHeaders over the params
+// as read once: Mcp-Method must name the body's method and, for a method
+// that names a tool, prompt or resource, Mcp-Name (plain or in Base64)
+// must name the same one. The errors are the library's, in its words.
+func (m modernRequest) checkStandardHeaders(method mcplib.MCPMethod) error {
+	if !mcplib.MethodRequiresNameHeader(method) || !mcplib.RequiresStandardHeaders(m.metaV) {
+		return mcplib.ValidateStandardHeaders(m.header.Get, m.metaV, method, nil) // reads no params
+	}
+	switch h := m.header.Get(mcplib.HeaderMethod); {
+	case h == "":
+		return mcplib.HeaderMismatchError{Header: mcplib.HeaderMethod, Reason: "missing required header"}
+	case h != string(method):
+		return mcplib.HeaderMismatchError{Header: mcplib.HeaderMethod, Reason: fmt.Sprintf("header value %q does not match body value %q", h, method)}
+	}
+	h := m.header.Get(mcplib.HeaderName)
+	if h == "" {
+		return mcplib.HeaderMismatchError{Header: mcplib.HeaderName, Reason: fmt.Sprintf("missing required header for method %q", method)}
+	}
+	name, ok := mcplib.DecodeHeaderValue(h)
+	if !ok {
+		return mcplib.HeaderMismatchError{Header: mcplib.HeaderName, Reason: "invalid Base64 encoding"}
+	}
+	body, ok := m.bodyName(method)
+	if !ok {
+		return mcplib.HeaderMismatchError{Header: mcplib.HeaderName, Reason: fmt.Sprintf("failed to extract name from parameters for method %q", method)}
+	}
+	if name != body {
+		return mcplib.HeaderMismatchError{Header: mcplib.HeaderName, Reason: fmt.Sprintf("header value %q does not match body value %q", name, body)}
+	}
+	return nil
+}
+
+// bodyName is what Mcp-Name must say for method, from the params: a
+// resource's URI, else a name.
+func (m modernRequest) bodyName(method mcplib.MCPMethod) (string, bool) {
+	switch {
+	case !m.paramsOK:
+		return mcplib.ExtractHeaderName(method, m.env.Params.raw)
+	case method == mcplib.MethodResourcesRead:
+		return m.params.URI, true
+	}
+	return m.params.Name, true
 }
 
 // headerParams reports whether the tool called name has parameters that

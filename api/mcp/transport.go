@@ -53,10 +53,14 @@ func (s *Server) mount(e *echo.Echo, post, sse, message string, mw ...echo.Middl
 // only routes method on path to h, behind the guard and mw, and every
 // other method, behind the guard, to a 405 that allows method alone.
 // (Echo's own 405 would list every method routed, the refusals among
-// them.)
+// them.) The handlers are wrapped once, here: Echo would wrap a route's
+// middleware anew on every request.
 func (s *Server) only(e *echo.Echo, path, method string, h echo.HandlerFunc, mw ...echo.MiddlewareFunc) {
-	e.Any(path, methodNotAllowed(method), s.guard)
-	e.Add(method, path, h, append([]echo.MiddlewareFunc{s.guard}, mw...)...)
+	e.Any(path, s.guard(methodNotAllowed(method)))
+	for i := len(mw) - 1; i >= 0; i-- {
+		h = mw[i](h)
+	}
+	e.Add(method, path, s.guard(h))
 }
 
 // methodNotAllowed answers the methods a path does not serve.
@@ -204,13 +208,28 @@ type envelope struct {
 	JSONRPC json.RawMessage `json:"jsonrpc"`
 	RawID   json.RawMessage `json:"id"`
 	Method  string          `json:"method"`
-	Params  json.RawMessage `json:"params"`
+	Params  params          `json:"params"`
 	Result  json.RawMessage `json:"result"`
 	Error   json.RawMessage `json:"error"`
 
 	hasID  bool // the message has an id, null or not
 	nullID bool // its id is null
 	id     any  // its id, decoded
+}
+
+// params is a message's params as sent, and how many of its members
+// encoding/json took for params (in any case of its letters): with more
+// than one the raw is the last, while a decoder into a struct merges them
+// all, as the library's reading of _meta does.
+type params struct {
+	raw json.RawMessage
+	n   int
+}
+
+func (p *params) UnmarshalJSON(b []byte) error {
+	p.raw = append(p.raw[:0], b...)
+	p.n++
+	return nil
 }
 
 // read reads msg into env.
@@ -248,7 +267,7 @@ func (env envelope) cursor() string {
 	var p struct {
 		Cursor any `json:"cursor"`
 	}
-	if len(env.Params) == 0 || json.Unmarshal(env.Params, &p) != nil || p.Cursor == nil {
+	if len(env.Params.raw) == 0 || json.Unmarshal(env.Params.raw, &p) != nil || p.Cursor == nil {
 		return ""
 	}
 	if c, ok := p.Cursor.(string); ok {
