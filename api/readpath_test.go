@@ -74,6 +74,10 @@ func (s readOnlyStore) SetDeviceRoom(ctx context.Context, id devices.ID, roomID 
 	s.w.trip("SetDeviceRoom")
 	return s.hubStore.SetDeviceRoom(ctx, id, roomID)
 }
+func (s readOnlyStore) WriteInventory(ctx context.Context, fn func(service.InventoryWriter) error) error {
+	s.w.trip("WriteInventory")
+	return s.hubStore.WriteInventory(ctx, fn)
+}
 func (s readOnlyStore) SetDeviceSetting(ctx context.Context, id devices.ID, key, value string) error {
 	s.w.trip("SetDeviceSetting")
 	return s.hubStore.SetDeviceSetting(ctx, id, key, value)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"time"
 
 	"github.com/bifrost-hub/bifrost/devices"
 )
@@ -62,10 +63,9 @@ func decodeCaps(rec DeviceRecord) capsRecord {
 	return c
 }
 
-// syncDevice records a registered device in the inventory; a device seen for
-// the first time joins the room its adapter suggests (created if missing).
-// load says whether to load the model's inventory again when it is done
-// (Sync loads it once, after every device).
+// syncDevice records a registered device in the inventory (see
+// recordDevice). load says whether to load the model's inventory again
+// when it is done (Sync loads it once, after every device).
 func (s *Service) syncDevice(ctx context.Context, d devices.Device, load bool) error {
 	// One device is recorded at a time: a device added by address is
 	// recorded by the caller and by the registry's change at once.
@@ -74,8 +74,34 @@ func (s *Service) syncDevice(ctx context.Context, d devices.Device, load bool) e
 	if load {
 		defer s.inventoryChanged(ctx)
 	}
+	return s.recordDevice(ctx, s.raw, d)
+}
+
+// recordDevices records the devices in the inventory in one transaction,
+// in order, as syncDevice records each; on an error none is recorded.
+func (s *Service) recordDevices(ctx context.Context, list []devices.Device) error {
+	s.syncMu.Lock()
+	defer s.syncMu.Unlock()
+	err := s.raw.WriteInventory(ctx, func(w InventoryWriter) error {
+		for _, d := range list {
+			if err := s.recordDevice(ctx, w, d); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		s.twins = nil // it may hold devices the rollback took away: read it again
+	}
+	return err
+}
+
+// recordDevice records a registered device in the inventory through w; a
+// device seen for the first time joins the room its adapter suggests
+// (created if missing). s.syncMu is held.
+func (s *Service) recordDevice(ctx context.Context, w InventoryWriter, d devices.Device) error {
 	info := d.Info()
-	old, err := s.raw.GetDevice(ctx, info.ID)
+	old, err := w.GetDevice(ctx, info.ID)
 	isNew := ErrorCode(err) == ENOTFOUND
 	if err != nil && !isNew {
 		return err
@@ -93,48 +119,48 @@ func (s *Service) syncDevice(ctx context.Context, d devices.Device, load bool) e
 	if d.Online() {
 		rec.LastSeen = now // a device registered offline was not seen now: it keeps when it last answered
 	}
-	if err := s.raw.UpsertDevice(ctx, rec); err != nil {
+	if err := w.UpsertDevice(ctx, rec); err != nil {
 		return err
 	}
-	if w, ok := d.(devices.Waker); ok && !isNew {
+	if wk, ok := d.(devices.Waker); ok && !isNew {
 		if mac := old.Settings[settingMAC]; mac != "" {
-			w.SetMAC(mac)
+			wk.SetMAC(mac)
 		}
 	}
 	if !isNew {
 		return nil
 	}
-	if merged, err := s.mergeTwin(ctx, info.ID, info.Room, caps); merged || err != nil {
+	if merged, err := s.mergeTwin(ctx, w, info.ID, info.Room, caps); merged || err != nil {
 		return err // a companion takes no room of its own
 	}
 	if info.Room != "" {
-		return s.placeInRoom(ctx, info.ID, info.Room)
+		return placeInRoom(ctx, w, s.now, info.ID, info.Room)
 	}
 	return nil
 }
 
 // placeInRoom puts a device in the room named room, creating the room.
-func (s *Service) placeInRoom(ctx context.Context, id devices.ID, room string) error {
-	if done, err := s.joinRoomNamed(ctx, id, room); done || err != nil {
+func placeInRoom(ctx context.Context, w InventoryWriter, now func() time.Time, id devices.ID, room string) error {
+	if done, err := joinRoomNamed(ctx, w, id, room); done || err != nil {
 		return err
 	}
-	err := s.raw.CreateRoom(ctx, Room{ID: NewID("rm"), Name: room, Members: []devices.ID{id}, CreatedAt: s.now().UTC()})
+	err := w.CreateRoom(ctx, Room{ID: NewID("rm"), Name: room, Members: []devices.ID{id}, CreatedAt: now().UTC()})
 	if ErrorCode(err) == ECONFLICT { // made meanwhile, by a person
-		_, err = s.joinRoomNamed(ctx, id, room)
+		_, err = joinRoomNamed(ctx, w, id, room)
 	}
 	return err
 }
 
 // joinRoomNamed puts a device in the existing room named room, if any.
-func (s *Service) joinRoomNamed(ctx context.Context, id devices.ID, room string) (bool, error) {
-	r, err := s.raw.RoomNamed(ctx, room)
+func joinRoomNamed(ctx context.Context, w InventoryWriter, id devices.ID, room string) (bool, error) {
+	r, err := w.RoomNamed(ctx, room)
 	switch {
 	case ErrorCode(err) == ENOTFOUND:
 		return false, nil
 	case err != nil:
 		return false, err
 	}
-	return true, s.raw.SetDeviceRoom(ctx, id, r.ID)
+	return true, w.SetDeviceRoom(ctx, id, r.ID)
 }
 
 // inventory is one consistent snapshot of devices, rooms and scenes, as

@@ -199,10 +199,8 @@ func (s *Service) Sync(ctx context.Context) error {
 // their state follows when Sync (or Run) has read them. Start-up wiring
 // calls it so that the hub serves without waiting for the slowest device.
 func (s *Service) Record(ctx context.Context) error {
-	for _, d := range s.reg.List() {
-		if err := s.syncDevice(ctx, d, false); err != nil {
-			return err
-		}
+	if err := s.recordDevices(ctx, s.reg.List()); err != nil {
+		return err
 	}
 	_, err := s.loadInventory(ctx)
 	return err

@@ -1141,3 +1141,62 @@ func TestColourByItsPartsAndEffectByPosition(t *testing.T) {
 	_, err := h.svc.SetLight(h.ctx, "Fill Light", service.LightPatch{Hue: ptr(10.0)})
 	servicetest.WantCode(t, err, service.EUNSUPPORTED)
 }
+
+// failingWriter fails the nth device written through it.
+type failingWriter struct {
+	service.InventoryWriter
+	n *int
+}
+
+func (w failingWriter) UpsertDevice(ctx context.Context, d service.DeviceRecord) error {
+	if *w.n--; *w.n == 0 {
+		return fmt.Errorf("disk full")
+	}
+	return w.InventoryWriter.UpsertDevice(ctx, d)
+}
+
+// failingStore records through a failingWriter.
+type failingStore struct {
+	*store.DB
+	n int
+}
+
+func (s *failingStore) WriteInventory(ctx context.Context, fn func(service.InventoryWriter) error) error {
+	return s.DB.WriteInventory(ctx, func(w service.InventoryWriter) error {
+		return fn(failingWriter{InventoryWriter: w, n: &s.n})
+	})
+}
+
+// Record writes the house in one transaction: when one device cannot be
+// written, none is, and a second Record writes them all.
+func TestRecordIsOneTransaction(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "bifrost.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := devices.NewRegistry(time.Second)
+	t.Cleanup(func() { reg.Close(); db.Close() })
+	sim.NewHome(sim.Options{}).Register(reg)
+	fs := &failingStore{DB: db, n: 3}
+	svc := service.New(service.Config{Store: fs, Registry: reg})
+	if err := svc.Record(ctx); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("Record = %v, want the third device's error", err)
+	}
+	if list, err := db.ListDevices(ctx); err != nil || len(list) != 0 {
+		t.Fatalf("after a failed Record: %d devices (%v), want none", len(list), err)
+	}
+	if rooms, err := db.ListRooms(ctx); err != nil || len(rooms) != 0 {
+		t.Fatalf("after a failed Record: %d rooms (%v), want none", len(rooms), err)
+	}
+	if err := svc.Record(ctx); err != nil {
+		t.Fatal(err)
+	}
+	list, err := db.ListDevices(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := len(reg.List()); len(list) != want {
+		t.Fatalf("after Record: %d devices, want %d", len(list), want)
+	}
+}

@@ -122,6 +122,23 @@ type DeviceStore interface {
 	SetDeviceSetting(ctx context.Context, id devices.ID, key, value string) error // value "" deletes
 	TouchDevice(ctx context.Context, id devices.ID, seen time.Time) error
 	DeleteDevice(ctx context.Context, id devices.ID) error
+	// WriteInventory runs fn in one write transaction, committed when fn
+	// returns nil and rolled back otherwise. fn must use the store only
+	// through w until it returns: the transaction holds the store.
+	WriteInventory(ctx context.Context, fn func(w InventoryWriter) error) error
+}
+
+// InventoryWriter is what recording devices reads and writes (see
+// DeviceStore.WriteInventory); each method does what the Store method of
+// its name does.
+type InventoryWriter interface {
+	GetDevice(ctx context.Context, id devices.ID) (DeviceRecord, error)
+	ListDevices(ctx context.Context) ([]DeviceRecord, error)
+	UpsertDevice(ctx context.Context, d DeviceRecord) error
+	SetDeviceSetting(ctx context.Context, id devices.ID, key, value string) error
+	SetDeviceRoom(ctx context.Context, id devices.ID, roomID string) error
+	RoomNamed(ctx context.Context, name string) (Room, error)
+	CreateRoom(ctx context.Context, r Room) error
 }
 
 // RoomStore keeps rooms. A device is a member of at most one room.

@@ -58,12 +58,12 @@ func hardwareOf(d devices.Device, bridged bool) []string {
 // the native. It reports whether the new device became the companion.
 // room is the room its adapter suggests for the new device, which the
 // native one takes when it is in none. The caller holds syncMu.
-func (s *Service) mergeTwin(ctx context.Context, id devices.ID, room string, caps capsRecord) (bool, error) {
+func (s *Service) mergeTwin(ctx context.Context, w InventoryWriter, id devices.ID, room string, caps capsRecord) (bool, error) {
 	if len(caps.Hardware) == 0 {
 		return false, nil
 	}
 	if s.twins == nil {
-		if err := s.loadTwins(ctx); err != nil {
+		if err := s.loadTwins(ctx, w); err != nil {
 			return false, err
 		}
 	}
@@ -89,27 +89,27 @@ func (s *Service) mergeTwin(ctx context.Context, id devices.ID, room string, cap
 	if !caps.Bridged {
 		companion, primary = twin.id, id
 	}
-	comp, err := s.raw.GetDevice(ctx, companion)
+	comp, err := w.GetDevice(ctx, companion)
 	if err != nil || comp.Settings[settingCompanion] != "" {
 		return false, err // gone meanwhile, or merged already by a person
 	}
-	if err := s.raw.SetDeviceSetting(ctx, companion, settingCompanion, string(primary)); err != nil {
+	if err := w.SetDeviceSetting(ctx, companion, settingCompanion, string(primary)); err != nil {
 		return false, err
 	}
-	prim, err := s.raw.GetDevice(ctx, primary)
+	prim, err := w.GetDevice(ctx, primary)
 	if err != nil {
 		return false, err
 	}
 	switch {
 	case comp.RoomID != "": // the companion was placed before the native turned up
 		if prim.RoomID == "" {
-			err = s.raw.SetDeviceRoom(ctx, primary, comp.RoomID)
+			err = w.SetDeviceRoom(ctx, primary, comp.RoomID)
 		}
 		if err == nil {
-			err = s.raw.SetDeviceRoom(ctx, companion, "")
+			err = w.SetDeviceRoom(ctx, companion, "")
 		}
 	case companion == id && room != "" && prim.RoomID == "":
-		err = s.placeInRoom(ctx, primary, room)
+		err = placeInRoom(ctx, w, s.now, primary, room)
 	}
 	if err != nil {
 		return false, err
@@ -119,8 +119,8 @@ func (s *Service) mergeTwin(ctx context.Context, id devices.ID, room string, cap
 }
 
 // loadTwins indexes the hardware ids of every recorded device.
-func (s *Service) loadTwins(ctx context.Context) error {
-	recs, err := s.raw.ListDevices(ctx)
+func (s *Service) loadTwins(ctx context.Context, w InventoryWriter) error {
+	recs, err := w.ListDevices(ctx)
 	if err != nil {
 		return err
 	}

@@ -25,6 +25,10 @@ FROM devices d LEFT JOIN room_members m ON m.device_id = d.id`
 // fields: adapter, kind, model, capabilities and last seen. Last seen only
 // moves forward. A zero CreatedAt is stamped with db.Now.
 func (db *DB) UpsertDevice(ctx context.Context, d service.DeviceRecord) error {
+	return upsertDevice(ctx, db.db, db.Now, d)
+}
+
+func upsertDevice(ctx context.Context, q queryer, now func() time.Time, d service.DeviceRecord) error {
 	if d.ID == "" {
 		return errEmpty("device id")
 	}
@@ -37,9 +41,9 @@ func (db *DB) UpsertDevice(ctx context.Context, d service.DeviceRecord) error {
 		return err
 	}
 	if d.CreatedAt.IsZero() {
-		d.CreatedAt = db.Now()
+		d.CreatedAt = now()
 	}
-	_, err = db.db.ExecContext(ctx, `
+	_, err = q.ExecContext(ctx, `
 		INSERT INTO devices (id, adapter, kind, name, model, capabilities, enabled, settings, last_seen, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET
@@ -66,7 +70,11 @@ func getDevice(ctx context.Context, q queryer, id devices.ID) (service.DeviceRec
 
 // ListDevices returns every device, by name.
 func (db *DB) ListDevices(ctx context.Context) ([]service.DeviceRecord, error) {
-	rows, err := db.db.QueryContext(ctx, selectDevices+` ORDER BY d.name COLLATE NOCASE, d.id`)
+	return listDevices(ctx, db.db)
+}
+
+func listDevices(ctx context.Context, q queryer) ([]service.DeviceRecord, error) {
+	rows, err := q.QueryContext(ctx, selectDevices+` ORDER BY d.name COLLATE NOCASE, d.id`)
 	if err != nil {
 		return nil, err
 	}
@@ -105,21 +113,23 @@ func (db *DB) UpdateDevice(ctx context.Context, id devices.ID, u service.DeviceU
 // out of any room when roomID is "". Moving a device into the room it is
 // already in keeps its place.
 func (db *DB) SetDeviceRoom(ctx context.Context, id devices.ID, roomID string) error {
-	return db.write(ctx, func(tx *sql.Tx) error {
-		err := ensureRow(ctx, tx, service.Errorf(service.ENOTFOUND, "device %q not found", id),
-			`SELECT 1 FROM devices WHERE id = ?`, string(id))
-		if err != nil {
-			return err
-		}
-		if roomID == "" {
-			_, err := tx.ExecContext(ctx, `DELETE FROM room_members WHERE device_id = ?`, string(id))
-			return err
-		}
-		if err := roomExists(ctx, tx, roomID); err != nil {
-			return err
-		}
-		return addMember(ctx, tx, roomID, id)
-	})
+	return db.write(ctx, func(tx *sql.Tx) error { return setDeviceRoom(ctx, tx, id, roomID) })
+}
+
+func setDeviceRoom(ctx context.Context, tx *sql.Tx, id devices.ID, roomID string) error {
+	err := ensureRow(ctx, tx, service.Errorf(service.ENOTFOUND, "device %q not found", id),
+		`SELECT 1 FROM devices WHERE id = ?`, string(id))
+	if err != nil {
+		return err
+	}
+	if roomID == "" {
+		_, err := tx.ExecContext(ctx, `DELETE FROM room_members WHERE device_id = ?`, string(id))
+		return err
+	}
+	if err := roomExists(ctx, tx, roomID); err != nil {
+		return err
+	}
+	return addMember(ctx, tx, roomID, id)
 }
 
 // addMember puts the device at the end of roomID's members, taking it out
@@ -135,33 +145,35 @@ func addMember(ctx context.Context, tx *sql.Tx, roomID string, id devices.ID) er
 
 // SetDeviceSetting sets one of the device's settings; value "" deletes it.
 func (db *DB) SetDeviceSetting(ctx context.Context, id devices.ID, key, value string) error {
+	return db.write(ctx, func(tx *sql.Tx) error { return setDeviceSetting(ctx, tx, id, key, value) })
+}
+
+func setDeviceSetting(ctx context.Context, tx *sql.Tx, id devices.ID, key, value string) error {
 	if key == "" {
 		return errEmpty("setting name")
 	}
-	return db.write(ctx, func(tx *sql.Tx) error {
-		var text string
-		err := tx.QueryRowContext(ctx, `SELECT settings FROM devices WHERE id = ?`, string(id)).Scan(&text)
-		if err != nil {
-			return notFound(err, "device %q not found", id)
-		}
-		settings, err := parseSettings(text)
-		if err != nil {
-			return err
-		}
-		if value == "" {
-			delete(settings, key)
-		} else {
-			if settings == nil {
-				settings = map[string]string{}
-			}
-			settings[key] = value
-		}
-		if text, err = settingsText(settings); err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE devices SET settings = ? WHERE id = ?`, text, string(id))
+	var text string
+	err := tx.QueryRowContext(ctx, `SELECT settings FROM devices WHERE id = ?`, string(id)).Scan(&text)
+	if err != nil {
+		return notFound(err, "device %q not found", id)
+	}
+	settings, err := parseSettings(text)
+	if err != nil {
 		return err
-	})
+	}
+	if value == "" {
+		delete(settings, key)
+	} else {
+		if settings == nil {
+			settings = map[string]string{}
+		}
+		settings[key] = value
+	}
+	if text, err = settingsText(settings); err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE devices SET settings = ? WHERE id = ?`, text, string(id))
+	return err
 }
 
 // TouchDevice records that the device was seen at seen (last seen only moves

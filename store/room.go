@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/service"
@@ -16,6 +17,10 @@ import (
 // EINVALID, naming them (detail "devices"), and nothing is created. A zero
 // CreatedAt is stamped with db.Now.
 func (db *DB) CreateRoom(ctx context.Context, r service.Room) error {
+	return db.write(ctx, func(tx *sql.Tx) error { return createRoom(ctx, tx, db.Now, r) })
+}
+
+func createRoom(ctx context.Context, tx *sql.Tx, now func() time.Time, r service.Room) error {
 	if r.ID == "" {
 		return errEmpty("room id")
 	}
@@ -23,27 +28,25 @@ func (db *DB) CreateRoom(ctx context.Context, r service.Room) error {
 		return errEmpty("room name")
 	}
 	if r.CreatedAt.IsZero() {
-		r.CreatedAt = db.Now()
+		r.CreatedAt = now()
 	}
-	return db.write(ctx, func(tx *sql.Tx) error {
-		if err := checkRoomFree(ctx, tx, r.ID, r.Name); err != nil {
+	if err := checkRoomFree(ctx, tx, r.ID, r.Name); err != nil {
+		return err
+	}
+	if err := checkDevicesExist(ctx, tx, r.Members); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO rooms (id, name, created_at) VALUES (?, ?, ?)`,
+		r.ID, r.Name, formatTime(r.CreatedAt))
+	if err != nil {
+		return err
+	}
+	for _, id := range r.Members {
+		if err := addMember(ctx, tx, r.ID, id); err != nil {
 			return err
 		}
-		if err := checkDevicesExist(ctx, tx, r.Members); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO rooms (id, name, created_at) VALUES (?, ?, ?)`,
-			r.ID, r.Name, formatTime(r.CreatedAt))
-		if err != nil {
-			return err
-		}
-		for _, id := range r.Members {
-			if err := addMember(ctx, tx, r.ID, id); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	}
+	return nil
 }
 
 // checkRoomFree returns ECONFLICT when the id or the name is taken.
@@ -115,16 +118,13 @@ func (db *DB) GetRoom(ctx context.Context, id string) (service.Room, error) {
 
 // RoomNamed finds a room by its name, in any case, without its members.
 func (db *DB) RoomNamed(ctx context.Context, name string) (service.Room, error) {
-	var r service.Room
-	err := db.read(ctx, func(tx *sql.Tx) error {
-		row := tx.QueryRowContext(ctx, `SELECT id, name, created_at FROM rooms WHERE name = ?`, name)
-		var err error
-		if r, err = scanRoom(row); err != nil {
-			return notFound(err, "no room is named %q", name)
-		}
-		return nil
-	})
-	return r, err
+	return roomNamed(ctx, db.db, name)
+}
+
+func roomNamed(ctx context.Context, q queryer, name string) (service.Room, error) {
+	row := q.QueryRowContext(ctx, `SELECT id, name, created_at FROM rooms WHERE name = ?`, name)
+	r, err := scanRoom(row)
+	return r, notFound(err, "no room is named %q", name)
 }
 
 // ListRooms returns every room with its members, by name.
