@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/bifrost-hub/bifrost/service"
@@ -14,7 +15,7 @@ import (
 // ErrSpanTooLong is ParseSpan's refusal of a span over a century.
 var ErrSpanTooLong = errors.New("more than a century")
 
-var spanPattern = regexp.MustCompile(`^(\d+(?:\.\d+)?)(d|w)$`)
+var spanPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+(?:\.\d+)?)(d|w)$`) })
 
 // maxSpan is a century: far from time.Duration's limit.
 const maxSpan = 100 * 365 * 24 * time.Hour
@@ -26,7 +27,7 @@ const maxSpan = 100 * 365 * 24 * time.Hour
 // are written this way.
 func ParseSpan(v string) (time.Duration, error) {
 	v = strings.TrimSpace(v)
-	if m := spanPattern.FindStringSubmatch(v); m != nil {
+	if m := spanPattern().FindStringSubmatch(v); m != nil {
 		n, _ := strconv.ParseFloat(m[1], 64)
 		unit := map[string]float64{"d": float64(24 * time.Hour), "w": float64(7 * 24 * time.Hour)}[m[2]]
 		if n*unit > float64(maxSpan) {

@@ -2,6 +2,7 @@ package lightimage
 
 import (
 	"regexp"
+	"sync"
 
 	"github.com/bifrost-hub/bifrost/service"
 )
@@ -44,16 +45,18 @@ func Forms() []Form {
 // strip, a "floor lamp with an E27 bulb" a lamp. Neewer's model names
 // carry their form in their letters: TL and BH are tubes, RP and GR ring
 // lights, CB, MS and FS COB monolights, the rest (RGB660, SL90, GL1, NL660,
-// CL124) panels.
-var formWords = map[Form]*regexp.Regexp{
-	FormStrip: regexp.MustCompile(`(?i)strip|\b(rope|neon|tape|wled)\b`),
-	FormRing:  regexp.MustCompile(`(?i)\bring ?lights?\b|\bring\b|\b(rp|gr)\d`),
-	FormTube:  regexp.MustCompile(`(?i)\b(tubes?|wand|stick|light ?bars?)\b|\b(tl|bh)-?\d`),
-	FormSpot:  regexp.MustCompile(`(?i)\b(cob|monolight|spot(light)?s?|fresnel)\b|\b(cb|ms|fs)\d`),
-	FormLamp:  regexp.MustCompile(`(?i)lamp|\bhue go\b`),
-	FormBulb:  regexp.MustCompile(`(?i)bulb|\b(a19c?|a60|a21|br30|par\d\d|e1[24]|e2[67]|b22|gu10|mr16)\b`),
-	FormPanel: regexp.MustCompile(`(?i)panel|softbox|nanoleaf|\bkey ?light\b|\b(rgb|sl|gl|snl|nl|cl|pl)-?\d|\brgb-p\d|\brgb ?c\d`),
-}
+// CL124) panels. They are compiled at their first use, not at start.
+var formWords = sync.OnceValue(func() map[Form]*regexp.Regexp {
+	return map[Form]*regexp.Regexp{
+		FormStrip: regexp.MustCompile(`(?i)strip|\b(rope|neon|tape|wled)\b`),
+		FormRing:  regexp.MustCompile(`(?i)\bring ?lights?\b|\bring\b|\b(rp|gr)\d`),
+		FormTube:  regexp.MustCompile(`(?i)\b(tubes?|wand|stick|light ?bars?)\b|\b(tl|bh)-?\d`),
+		FormSpot:  regexp.MustCompile(`(?i)\b(cob|monolight|spot(light)?s?|fresnel)\b|\b(cb|ms|fs)\d`),
+		FormLamp:  regexp.MustCompile(`(?i)lamp|\bhue go\b`),
+		FormBulb:  regexp.MustCompile(`(?i)bulb|\b(a19c?|a60|a21|br30|par\d\d|e1[24]|e2[67]|b22|gu10|mr16)\b`),
+		FormPanel: regexp.MustCompile(`(?i)panel|softbox|nanoleaf|\bkey ?light\b|\b(rgb|sl|gl|snl|nl|cl|pl)-?\d|\brgb-p\d|\brgb ?c\d`),
+	}
+})
 
 // neewerAdapter is the adapter name of Neewer lights, whose unplaced
 // models are drawn as panels (the form most of them have).
@@ -83,7 +86,7 @@ func formIn(text string) (Form, bool) {
 		return "", false
 	}
 	for _, f := range Forms() {
-		if formWords[f].MatchString(text) {
+		if formWords()[f].MatchString(text) {
 			return f, true
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/androidtv/atvwire"
@@ -98,7 +99,9 @@ func appNames() []string {
 }
 
 // packageID matches an Android package id ("com.example.app").
-var packageID = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$`)
+var packageID = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$`)
+})
 
 // isLink reports whether s is a link the TV can open: a URL with a
 // scheme ("https://…", "plex://", "spotify:search:…").
@@ -121,7 +124,7 @@ func linkFor(appOrLink string) (string, error) {
 	if a, ok := findApp(s); ok {
 		return a.Link, nil
 	}
-	if packageID.MatchString(s) {
+	if packageID().MatchString(s) {
 		return marketLink(s), nil
 	}
 	return "", devices.Invalid(nil, "%q is neither a link nor an app: give a package id (com.example.app), a link, or one of %s",

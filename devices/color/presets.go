@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -108,9 +109,10 @@ func hueDistance(a, b float64) float64 {
 
 func addr(f float64) *float64 { return &f }
 
+// catalogue and index are made at their first use, not at start.
 var (
-	catalogue = buildCatalogue()
-	index     = buildIndex()
+	catalogue = sync.OnceValue(buildCatalogue)
+	index     = sync.OnceValue(buildIndex)
 )
 
 func buildCatalogue() []Preset {
@@ -147,7 +149,7 @@ func Gels() []Preset { return ofKind(PresetGel) }
 // ofKind copies the presets of a kind, or all of them for "".
 func ofKind(kind string) []Preset {
 	var out []Preset
-	for _, p := range catalogue {
+	for _, p := range catalogue() {
 		if kind == "" || p.Kind == kind {
 			out = append(out, p.clone())
 		}
@@ -175,9 +177,9 @@ func FindPreset(name string) (Preset, bool) {
 	if want.words == "" {
 		return Preset{}, false
 	}
-	for _, e := range index {
+	for _, e := range index() {
 		if e.key.words == want.words || e.key.compact == want.compact {
-			return catalogue[e.at].clone(), true
+			return catalogue()[e.at].clone(), true
 		}
 	}
 	return Preset{}, false
@@ -196,7 +198,7 @@ type indexEntry struct {
 func buildIndex() []indexEntry {
 	var out []indexEntry
 	at := map[string]int{}
-	for i, p := range catalogue {
+	for i, p := range catalogue() {
 		at[p.ID] = i
 		out = append(out, indexEntry{keyOf(p.ID), i}, indexEntry{keyOf(p.Name), i})
 	}

@@ -67,11 +67,11 @@ func TestNoTwoPresetsShareAName(t *testing.T) {
 	words, compact := map[string]int{}, map[string]int{}
 	claim := func(seen map[string]int, key string, at int) {
 		if was, ok := seen[key]; ok && was != at {
-			t.Errorf("%q names both %s and %s", key, catalogue[was].Name, catalogue[at].Name)
+			t.Errorf("%q names both %s and %s", key, catalogue()[was].Name, catalogue()[at].Name)
 		}
 		seen[key] = at
 	}
-	for _, e := range index {
+	for _, e := range index() {
 		claim(words, e.key.words, e.at)
 		claim(compact, e.key.compact, e.at)
 	}

@@ -25,7 +25,7 @@ import (
 // device.
 const tasmotaGroup = "tasmotas"
 
-var powerKey = regexp.MustCompile(`^POWER([1-8]?)$`)
+var powerKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^POWER([1-8]?)$`) })
 
 type tasmota struct {
 	e *env
@@ -161,7 +161,7 @@ func (t *tasmota) handle(topic string, payload []byte) {
 		t.setAvailable(n, true)
 	}
 	switch {
-	case prefix == "stat" && powerKey.MatchString(command):
+	case prefix == "stat" && powerKey().MatchString(command):
 		if on, ok := onOff(string(payload)); ok {
 			t.reportRelay(n, command, on)
 		}
@@ -266,7 +266,7 @@ func (t *tasmota) state(n *tasmotaNode, payload []byte) {
 		switch {
 		case n.isLamp(k):
 			lampReport = true
-		case powerKey.MatchString(k):
+		case powerKey().MatchString(k):
 			keys = append(keys, k)
 		}
 	}
@@ -345,7 +345,7 @@ func (t *tasmota) nameKnown(n *tasmotaNode) {
 }
 
 func relayIndex(key string) int {
-	if m := powerKey.FindStringSubmatch(key); m != nil && m[1] != "" {
+	if m := powerKey().FindStringSubmatch(key); m != nil && m[1] != "" {
 		idx, _ := strconv.Atoi(m[1])
 		return idx
 	}

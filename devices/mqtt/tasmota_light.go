@@ -41,7 +41,7 @@ func lampOf(m map[string]any) (tasmotaLamp, bool) {
 	l := tasmotaLamp{power: "POWER"}
 	top := 0
 	for k := range m {
-		if i := relayIndex(k); powerKey.MatchString(k) && i > top {
+		if i := relayIndex(k); powerKey().MatchString(k) && i > top {
 			l.power, top = k, i
 		}
 	}
@@ -98,7 +98,7 @@ func (l tasmotaLamp) caps() devices.LightCaps {
 // apply reads the lamp's fields of a report over its last state.
 func (l tasmotaLamp) apply(cur *devices.LightState, m map[string]any) {
 	for k, v := range m {
-		if powerKey.MatchString(k) && relayIndex(k) == relayIndex(l.power) {
+		if powerKey().MatchString(k) && relayIndex(k) == relayIndex(l.power) {
 			if s, ok := v.(string); ok {
 				if on, ok := onOff(s); ok {
 					cur.On = on

@@ -170,7 +170,9 @@ func (a *Adapter) Scan(ctx context.Context) (time.Duration, error) {
 
 // addressForm is a Bluetooth address as Add takes it: six pairs of hex
 // digits separated by colons, or by hyphens.
-var addressForm = regexp.MustCompile(`^(?:[0-9A-Fa-f]{2}:){5}[0-9A-Fa-f]{2}$|^(?:[0-9A-Fa-f]{2}-){5}[0-9A-Fa-f]{2}$`)
+var addressForm = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:[0-9A-Fa-f]{2}:){5}[0-9A-Fa-f]{2}$|^(?:[0-9A-Fa-f]{2}-){5}[0-9A-Fa-f]{2}$`)
+})
 
 // errClosed: the adapter is closing and registers no more lights.
 var errClosed = devices.Unreachable(nil, "the adapter is closed")
@@ -193,7 +195,7 @@ func (a *Adapter) Add(ctx context.Context, address string) ([]devices.ID, error)
 	entry := strings.TrimSpace(address)
 	mac, _, _ := strings.Cut(entry, ",")
 	mac = strings.TrimSpace(mac)
-	if !addressForm.MatchString(mac) {
+	if !addressForm().MatchString(mac) {
 		return nil, devices.Invalid(nil, "%q is not a Bluetooth address; give one like DF:24:3A:B4:46:5D, "+
 			"optionally with settings (DF:24:3A:B4:46:5D,name=Desk Panel,model=RGB660 PRO)", mac)
 	}

@@ -3,6 +3,7 @@ package neewer
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/bifrost-hub/bifrost/devices/neewer/nwproto"
@@ -165,7 +166,7 @@ func (r modelRow) model(name string, known bool) Model {
 	}
 }
 
-var productCode = regexp.MustCompile(`^(?:PD)?(\d{8})(?:&.*)?$`)
+var productCode = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:PD)?(\d{8})(?:&.*)?$`) })
 
 // splitName reads an advertised name (§1.2): the model text, the 8-digit
 // product code when the name carries one, and whether it is a NEEWER Home
@@ -185,7 +186,7 @@ func splitName(adv string) (model, code string, home bool) {
 	default:
 		model = name
 	}
-	if m := productCode.FindStringSubmatch(strings.ToUpper(model)); m != nil {
+	if m := productCode().FindStringSubmatch(strings.ToUpper(model)); m != nil {
 		code = m[1]
 	}
 	return strings.TrimSpace(model), code, home

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/bifrost-hub/bifrost/devices"
@@ -28,13 +29,16 @@ var ecpKeys = map[string]string{
 	"input_hdmi1": "InputHDMI1", "input_hdmi2": "InputHDMI2", "input_hdmi3": "InputHDMI3", "input_hdmi4": "InputHDMI4",
 }
 
-// Keys are the key names PressKey and HoldKey take: the canonical ones
-// first, then the rest in alphabetical order.
-var Keys = func() []string {
+// Keys returns the key names PressKey and HoldKey take: the canonical
+// ones first, then the rest in alphabetical order.
+func Keys() []string { return slices.Clone(keyNames()) }
+
+// keyNames are Keys, listed at their first use.
+var keyNames = sync.OnceValue(func() []string {
 	extra := slices.Sorted(maps.Keys(ecpKeys))
 	extra = slices.DeleteFunc(extra, func(k string) bool { return slices.Contains(devices.RemoteKeys, k) })
 	return append(slices.Clone(devices.RemoteKeys), extra...)
-}()
+})
 
 // ecpKey is the ECP key for a hub key name ("volume_up", "Volume-Up").
 func ecpKey(key string) (string, error) {
@@ -42,7 +46,7 @@ func ecpKey(key string) (string, error) {
 	if e, ok := ecpKeys[k]; ok {
 		return e, nil
 	}
-	return "", devices.Invalid(nil, "no key %q: the keys are %s", key, strings.Join(Keys, ", "))
+	return "", devices.Invalid(nil, "no key %q: the keys are %s", key, strings.Join(keyNames(), ", "))
 }
 
 // PressKey presses a key (one of Keys). "power" on a TV that does not
@@ -211,4 +215,4 @@ func (d *Device) CurrentApp(ctx context.Context) (string, error) {
 }
 
 // Keys lists the keys the Roku takes (devices.KeyLister).
-func (d *Device) Keys() []string { return slices.Clone(Keys) }
+func (d *Device) Keys() []string { return Keys() }

@@ -109,7 +109,7 @@ func TestKeys(t *testing.T) {
 		}
 	}
 	for key, want := range ecpNames {
-		if !slices.Contains(roku.Keys, key) {
+		if !slices.Contains(roku.Keys(), key) {
 			t.Errorf("Keys lacks %q", key)
 		}
 		if err := d.PressKey(ctx, key); err != nil {
