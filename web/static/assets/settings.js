@@ -53,7 +53,7 @@ function streamDeckSection(deck) {
   const state = deck.on
     ? `On: NeewerLite's Stream Deck plugin works every light from ${deck.addr}.`
     : 'Off. Start the hub with BIFROST_STREAMDECK_ADDR=127.0.0.1:18486 for NeewerLite’s Stream Deck plugin to work the lights.';
-  return h('section', { class: 'card', 'aria-labelledby': 'deck-title' },
+  return h('section', { class: 'card stream-deck', 'aria-labelledby': 'deck-title' },
     h('h2', { id: 'deck-title', text: 'Stream Deck' }),
     h('p', { id: 'deck-state', text: state }),
     deck.on && deck.network
