@@ -92,9 +92,11 @@ func Open(ctx context.Context, path string) (*DB, error) {
 // dsn returns the DSN for the file at path. The path goes into a SQLite URI
 // ("file:…"), so the characters a URI gives meaning to are escaped.
 func dsn(path string) string {
-	esc := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
-	return "file:" + esc.Replace(path) + "?" + dsnParams
+	return "file:" + uriEscaper.Replace(path) + "?" + dsnParams
 }
+
+// uriEscaper escapes the characters a SQLite URI gives meaning to.
+var uriEscaper = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
 
 // open checks the connection and applies the pending migrations.
 func (db *DB) open(ctx context.Context) error {

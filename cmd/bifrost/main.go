@@ -1,5 +1,5 @@
 // Command bifrost is the Bifrost home-automation hub: one binary that runs
-// the hub (serve) and administers its data (keys, backup, migrate).
+// the hub (serve) and administers its data (keys, backup, restore, migrate).
 package main
 
 import (
@@ -52,6 +52,7 @@ func commands() []command {
 		{"neewer", "scan for Neewer Bluetooth lights (neewer scan)", runNeewer},
 		{"androidtv", "pair the hub with an Android TV or Google TV (androidtv pair HOST)", runAndroidTV},
 		{"backup", "write a consistent copy of the database to FILE", runBackup},
+		{"restore", "replace the database with a backup FILE (the hub stopped)", runRestore},
 		{"migrate", "apply database migrations and exit", runMigrate},
 		{"healthcheck", "exit 0 when the hub at --addr answers /healthz", runHealthcheck},
 		{"version", "print the version", runVersion},

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -77,6 +78,8 @@ type Main struct {
 	deck     net.Addr
 	stopDeck context.CancelFunc
 	failed   chan error
+	// unlock drops the data directory's lock (see lockData).
+	unlock func()
 }
 
 // NewMain returns a Main with the default configuration.
@@ -113,6 +116,9 @@ func (m *Main) Run(ctx context.Context) error {
 		m.Logger = m.Config.newLogger(m.cli.Stderr)
 	}
 	restrictUmask() // every file the hub creates is its user's alone
+	if err := m.lockData(); err != nil {
+		return err
+	}
 	db, err := openStore(ctx, m.Config, m.Logger)
 	if err != nil {
 		return err
@@ -340,10 +346,31 @@ func (m *Main) Close() error {
 			return fmt.Errorf("close database: %w", err)
 		}
 	}
+	if m.unlock != nil {
+		m.unlock()
+	}
 	if started {
 		m.Logger.Info("stopped")
 	}
 	return nil
+}
+
+// lockData holds the data directory's lock, shared, until Close, so that
+// a restore cannot replace the database under the hub.
+func (m *Main) lockData() error {
+	dir := m.Config.DataDir
+	if strings.TrimSpace(dir) == "" {
+		return errors.New("the data directory (--data, BIFROST_DATA) must not be empty")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("open database: %w", err)
+	}
+	unlock, err := lockData(dir, false)
+	if errors.Is(err, errDataLocked) {
+		return fmt.Errorf("a restore is under way on %s; start the hub once it has finished", dir)
+	}
+	m.unlock = unlock
+	return err
 }
 
 // runServe runs the hub until a signal or a failure.
