@@ -52,6 +52,8 @@ type Config struct {
 	// History is how long the sensor history keeps its raw samples, its
 	// 5-minute and its hourly buckets.
 	History history.Retention
+	// Backup is the scheduled backups into DATA/backups.
+	Backup BackupConfig
 
 	Media    MediaConfig    // Sonos speakers and Onkyo receivers
 	TV       TVConfig       // Android TVs and Rokus
@@ -92,6 +94,35 @@ func (c StreamDeckConfig) validate() error {
 	return nil
 }
 
+// BackupConfig schedules backups: every Every (off when 0), the newest
+// Keep kept.
+type BackupConfig struct {
+	Every time.Duration
+	Keep  int
+}
+
+// minBackupEvery is the shortest period the options accept.
+const minBackupEvery = time.Minute
+
+func (c *BackupConfig) options() []option {
+	return []option{
+		{Name: "backup-every", Env: "BIFROST_BACKUP_EVERY", Value: (*periodValue)(&c.Every),
+			Usage: "how often to write a backup into DATA/backups (a `duration` such as 24h or 6h, at least 1m; 0 or off: never)"},
+		{Name: "backup-keep", Env: "BIFROST_BACKUP_KEEP", Value: (*intValue)(&c.Keep),
+			Usage: "how many scheduled backups to keep; the oldest beyond are removed (a `number`)"},
+	}
+}
+
+func (c BackupConfig) validate() error {
+	if c.Every != 0 && c.Every < minBackupEvery {
+		return fmt.Errorf("backup-every: %s is shorter than a minute; use 1m or more, or 0 for none", c.Every)
+	}
+	if c.Keep < 1 {
+		return fmt.Errorf("backup-keep: %d is not a number of 1 or more", c.Keep)
+	}
+	return nil
+}
+
 // DefaultConfig returns the configuration used when nothing is set.
 func DefaultConfig() Config {
 	return Config{
@@ -108,6 +139,7 @@ func DefaultConfig() Config {
 		MaxStreamsPerKey:     stream.DefaultMaxPerKey,
 		MaxStreamsPerSession: stream.DefaultMaxPerSession,
 		History:              history.DefaultRetention,
+		Backup:               BackupConfig{Keep: 7},
 	}
 }
 
@@ -135,6 +167,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	if err := c.StreamDeck.validate(); err != nil {
+		return err
+	}
+	if err := c.Backup.validate(); err != nil {
 		return err
 	}
 	return c.Neewer.validate()
@@ -215,7 +250,7 @@ func (c *Config) options() []option {
 			Usage: "how long 5-minute means of sensor readings are kept (a `span` such as 30d; 0 keeps them only until rolled up)"},
 		{Name: "history-hourly", Env: "BIFROST_HISTORY_HOURLY", Value: (*retentionValue)(&c.History.Hourly),
 			Usage: "how long hourly means of sensor readings are kept (a `span` such as 365d; 0 keeps none)"},
-	}, slices.Concat(c.Location.options(), c.Media.options(), c.TV.options(), c.Neewer.options(), c.MQTT.options(), c.HASS.options(), c.Voice.options(), c.StreamDeck.options())...)
+	}, slices.Concat(c.Location.options(), c.Media.options(), c.TV.options(), c.Neewer.options(), c.MQTT.options(), c.HASS.options(), c.Voice.options(), c.StreamDeck.options(), c.Backup.options())...)
 }
 
 // pick returns the options named, in the order given.
@@ -343,6 +378,30 @@ func (v *durationValue) Set(s string) error {
 	return nil
 }
 func (v *durationValue) String() string { return time.Duration(*v).String() }
+
+// periodValue is a duration that may be 0 ("0" or "off"): something
+// done every so often, or never.
+type periodValue time.Duration
+
+func (v *periodValue) Set(s string) error {
+	if s == "0" || strings.EqualFold(s, "off") {
+		*v = 0
+		return nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return fmt.Errorf("%q is not a duration such as 24h or 30m (0 or off: never)", s)
+	}
+	*v = periodValue(d)
+	return nil
+}
+
+func (v *periodValue) String() string {
+	if *v == 0 {
+		return "off"
+	}
+	return time.Duration(*v).String()
+}
 
 // retentionValue is how long a tier of the history is kept, as
 // history.ParseSpan reads it; 0 is none.

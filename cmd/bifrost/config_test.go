@@ -39,6 +39,7 @@ func TestConfigDefaults(t *testing.T) {
 		LogLevel: slog.LevelInfo, LogFormat: "text", DemoLatency: 30 * time.Millisecond, Media: MediaConfig{SonosEventAddr: "0.0.0.0:1400"}, Neewer: NeewerConfig{BLE: "auto"}}
 	want.MaxStreams, want.MaxStreamsPerKey, want.MaxStreamsPerSession = 256, 8, 8
 	want.History = history.Retention{Raw: 48 * time.Hour, FiveMin: 30 * 24 * time.Hour, Hourly: 365 * 24 * time.Hour}
+	want.Backup = BackupConfig{Keep: 7}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Fatalf("defaults = %+v, want %+v", cfg, want)
 	}
@@ -73,6 +74,7 @@ func TestConfigPrecedence(t *testing.T) {
 	}
 	want.MaxStreams, want.MaxStreamsPerKey, want.MaxStreamsPerSession = 256, 8, 8 // defaults
 	want.History = history.DefaultRetention
+	want.Backup.Keep = 7
 	if !reflect.DeepEqual(cfg, want) {
 		t.Fatalf("config = %+v, want %+v", cfg, want)
 	}
@@ -106,6 +108,9 @@ func TestConfigBadValues(t *testing.T) {
 		{"empty data", []string{"--data", ""}, nil, "data directory must not be empty"},
 		{"unknown flag", []string{"--colour"}, nil, "flag provided but not defined: -colour"},
 		{"argument", []string{"extra"}, nil, `unexpected argument "extra"`},
+		{"backup period", []string{"--backup-every", "daily"}, nil, `"daily" is not a duration such as 24h`},
+		{"short backup period", nil, env{"BIFROST_BACKUP_EVERY": "30s"}, "backup-every: 30s is shorter than a minute"},
+		{"backups kept", []string{"--backup-every", "1h", "--backup-keep", "0"}, nil, "backup-keep: 0 is not a number of 1 or more"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -118,6 +123,22 @@ func TestConfigBadValues(t *testing.T) {
 				t.Errorf("err %T is not a usage error", err)
 			}
 		})
+	}
+}
+
+func TestConfigBackups(t *testing.T) {
+	cfg, err := parseServe(t, []string{"--backup-keep", "3"}, env{"BIFROST_BACKUP_EVERY": "24h", "BIFROST_BACKUP_KEEP": "9"})
+	if err != nil || cfg.Backup != (BackupConfig{Every: 24 * time.Hour, Keep: 3}) {
+		t.Fatalf("backup options = %+v, %v", cfg.Backup, err)
+	}
+	for _, off := range []string{"0", "off", "OFF"} {
+		cfg, err := parseServe(t, []string{"--backup-every", off}, env{"BIFROST_BACKUP_EVERY": "1h"})
+		if err != nil || cfg.Backup.Every != 0 {
+			t.Errorf("--backup-every %s = %v, %v", off, cfg.Backup.Every, err)
+		}
+	}
+	if cfg, err := parseServe(t, []string{"--backup-every", "1m"}, nil); err != nil || cfg.Backup.Every != time.Minute {
+		t.Errorf("the shortest period: %v, %v", cfg.Backup.Every, err)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	"github.com/bifrost-hub/bifrost/api/stream"
 	"github.com/bifrost-hub/bifrost/api/streamdeck"
 	"github.com/bifrost-hub/bifrost/automation"
+	"github.com/bifrost-hub/bifrost/backups"
 	"github.com/bifrost-hub/bifrost/dashboard"
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/neewer"
@@ -80,6 +82,9 @@ type Main struct {
 	failed   chan error
 	// unlock drops the data directory's lock (see lockData).
 	unlock func()
+	// backupClock names the scheduled backups; time.Now when nil (tests
+	// set it, to take several in a second).
+	backupClock func() time.Time
 }
 
 // NewMain returns a Main with the default configuration.
@@ -140,6 +145,7 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := m.startStreamDeck(actx); err != nil {
 		return err
 	}
+	m.startBackups(actx)
 	if err := m.startHTTP(); err != nil {
 		return err
 	}
@@ -353,6 +359,19 @@ func (m *Main) Close() error {
 		m.Logger.Info("stopped")
 	}
 	return nil
+}
+
+// startBackups writes a backup into DATA/backups every
+// Config.Backup.Every, when set. A failed backup is logged; the hub goes on.
+func (m *Main) startBackups(ctx context.Context) {
+	cfg := m.Config.Backup
+	if cfg.Every <= 0 {
+		return
+	}
+	dir := filepath.Join(m.Config.DataDir, "backups")
+	b := backups.New(backups.Config{Store: m.db, Dir: dir, Keep: cfg.Keep, Logger: m.Logger, Now: m.backupClock})
+	m.goRun(ctx, "backups", func(ctx context.Context) error { return b.Run(ctx, cfg.Every) })
+	m.Logger.Info("scheduled backups on", "dir", dir, "every", cfg.Every.String(), "keep", cfg.Keep)
 }
 
 // lockData holds the data directory's lock, shared, until Close, so that
