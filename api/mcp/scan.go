@@ -78,7 +78,7 @@ func (env *envelope) quickRead(msg []byte) bool {
 			if seen.method || !ok {
 				return false
 			}
-			e.Method, seen.method = string(m), true
+			e.Method, seen.method = known(m), true
 		case "params":
 			start := s.at()
 			if seen.params || !s.params(&e.call) {
@@ -116,8 +116,8 @@ func (env *envelope) quickID(s *scanner) bool {
 		if !ok {
 			return false
 		}
-		f, err := strconv.ParseFloat(string(n), 64)
-		if err != nil {
+		f, ok := parseNumber(n)
+		if !ok {
 			return false
 		}
 		env.id = f
@@ -294,14 +294,13 @@ func (s *scanner) value(depth int, decode bool) (any, bool) {
 		if !ok || !decode {
 			return nil, ok
 		}
-		return string(v), true
+		return known(v), true
 	case c == '-' || c >= '0' && c <= '9':
 		n, ok := s.number()
 		if !ok || !decode {
 			return nil, ok
 		}
-		f, err := strconv.ParseFloat(string(n), 64)
-		return f, err == nil
+		return parseNumber(n)
 	}
 	for _, lit := range [...]struct {
 		word string
@@ -339,7 +338,7 @@ func (s *scanner) object(depth int, decode bool) (any, bool) {
 			return nil, false
 		}
 		if decode {
-			m[string(key)] = v
+			m[known(key)] = v
 		}
 		if s.next(',') {
 			continue
@@ -375,4 +374,42 @@ func (s *scanner) array(depth int, decode bool) (any, bool) {
 		}
 		return a, s.next(']')
 	}
+}
+
+// known is b as a string, without a copy for the method, the _meta keys
+// and the protocol version most requests carry.
+func known(b []byte) string {
+	switch string(b) {
+	case string(mcplib.MethodToolsCall):
+		return string(mcplib.MethodToolsCall)
+	case mcplib.MetaKeyProtocolVersion:
+		return mcplib.MetaKeyProtocolVersion
+	case mcplib.MetaKeyClientCapabilities:
+		return mcplib.MetaKeyClientCapabilities
+	case mcplib.MetaKeyClientInfo:
+		return mcplib.MetaKeyClientInfo
+	case mcplib.ProtocolVersion20260728:
+		return mcplib.ProtocolVersion20260728
+	}
+	return string(b)
+}
+
+// parseNumber is the float64 encoding/json decodes n, a JSON number, to
+// in an any (strconv.ParseFloat's, which fails out of range). A whole
+// number of up to 15 digits is read as it is: below 2^53, it is exactly
+// what ParseFloat gives.
+func parseNumber(n []byte) (float64, bool) {
+	if len(n) > 0 && len(n) <= 15 {
+		v := int64(0)
+		for _, c := range n {
+			if c < '0' || c > '9' {
+				f, err := strconv.ParseFloat(string(n), 64)
+				return f, err == nil
+			}
+			v = v*10 + int64(c-'0')
+		}
+		return float64(v), true
+	}
+	f, err := strconv.ParseFloat(string(n), 64)
+	return f, err == nil
 }

@@ -3,7 +3,9 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"reflect"
+	"strconv"
 	"testing"
 )
 
@@ -169,4 +171,15 @@ func FuzzQuickRead(f *testing.F) {
 	f.Fuzz(func(t *testing.T, msg []byte) {
 		checkQuickRead(t, msg)
 	})
+}
+
+func TestParseNumberAsStrconv(t *testing.T) {
+	for _, n := range []string{"0", "7", "42", "100000", "999999999999999", "123456789012345", "1234567890123456",
+		"9007199254740993", "-0", "-7", "1.5", "1e3", "1E-3", "-2.5e+10", "1e999", "123456789012345678901234567890"} {
+		want, err := strconv.ParseFloat(n, 64)
+		got, ok := parseNumber([]byte(n))
+		if ok != (err == nil) || got != want || math.Signbit(got) != math.Signbit(want) {
+			t.Errorf("%s: %v %v, strconv %v %v", n, got, ok, want, err)
+		}
+	}
 }
