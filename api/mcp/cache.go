@@ -53,8 +53,8 @@ func (s *Server) cacheKey(req *http.Request, env envelope) string {
 	if env.Method != string(mcplib.MethodToolsCall) || len(env.Params.raw) == 0 {
 		return ""
 	}
-	var call toolCall
-	if json.Unmarshal(env.Params.raw, &call) != nil {
+	call := env.call.toolCall
+	if !env.callRead && json.Unmarshal(env.Params.raw, &call) != nil {
 		return ""
 	}
 	return s.callKey(call, req.Header.Get(mcplib.HeaderProtocolVersion))

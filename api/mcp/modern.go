@@ -100,6 +100,10 @@ func readModern(h http.Header, body []byte, env envelope) (modernRequest, bool) 
 // the shape the library reads it in, so that a _meta it cannot read is
 // missing here too, and the params are left to each check.
 func (m *modernRequest) readParams() {
+	if m.env.callRead {
+		m.params, m.meta, m.paramsOK = m.env.call, m.env.call.Meta, true
+		return
+	}
 	if m.env.Params.n == 1 && json.Unmarshal(m.env.Params.raw, &m.params) == nil {
 		m.meta, m.paramsOK = m.params.Meta, true
 		return

@@ -131,6 +131,65 @@ var modernCases = []modernCase{
 		params: map[string]any{"name": "list_lights"}},
 }
 
+// listLightsBody is a kept call's body with id, more members of params
+// and more of _meta (each "" for none) as sent.
+func listLightsBody(id, params, meta string) string {
+	return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"list_lights","arguments":{}` + params +
+		`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}` + meta + `}}}`
+}
+
+// The shapes quickRead reads, and those just outside it, each on a kept
+// call (twice: made, then given again). Bodies that are not JSON-RPC (an
+// id out of float64's range, malformed JSON) the lean path answers in its
+// own words on every revision; TestQuickReadReadsAsEncodingJSON has them.
+func init() {
+	listLights := map[string]any{"name": "list_lights"}
+	for _, c := range []struct{ name, body string }{
+		{"id 0", listLightsBody("0", "", "")},
+		{"a negative id", listLightsBody("-3", "", "")},
+		{"id -0", listLightsBody("-0", "", "")},
+		{"a fractional id", listLightsBody("1.5", "", "")},
+		{"an id in exponent form", listLightsBody("7e2", "", "")},
+		{"an id of 16 digits", listLightsBody("1234567890123456", "", "")},
+		{"an id past float64's integers", listLightsBody("123456789012345678901234567890", "", "")},
+		{"a string id of -_.:", listLightsBody(`"a-b_c.d:e"`, "", "")},
+		{"a string id with a space", listLightsBody(`"a b"`, "", "")},
+		{"a string id with an escape", listLightsBody(`"seven"`, "", "")},
+		{"a string id with a quote", listLightsBody(`"a\"b"`, "", "")},
+		{"a string id with HTML characters", listLightsBody(`"<b>&"`, "", "")},
+		{"a string id in UTF-8", listLightsBody(`"Łódź"`, "", "")},
+		{"a string id of bad UTF-8", listLightsBody("\"\xff\"", "", "")},
+		{"id twice", `{"jsonrpc":"2.0","id":1,` + listLightsBody("2", "", "")[len(`{"jsonrpc":"2.0",`):]},
+		{"method twice", `{"method":"tools/list",` + listLightsBody("7", "", "")[1:]},
+		{"name twice", listLightsBody("7", `,"name":"get_home_state"`, "")},
+		{"ID in capitals", strings.Replace(listLightsBody("7", "", ""), `"id"`, `"ID"`, 1)},
+		{"a method with an escape", strings.Replace(listLightsBody("7", "", ""), `"tools/call"`, `"tools\/call"`, 1)},
+		{"white space everywhere", " {\n\t\"jsonrpc\" : \"2.0\" , \"id\" : 7 , \"method\" : \"tools/call\" , \"params\" : { \"name\" : \"list_lights\" , \"arguments\" : { } , " +
+			"\"_meta\" : { \"io.modelcontextprotocol/protocolVersion\" : \"2026-07-28\" , \"io.modelcontextprotocol/clientCapabilities\" : { } } } } \r\n"},
+		{"_meta with nested objects", listLightsBody("7", "", `,"io.modelcontextprotocol/clientInfo":{"name":"x","version":"1","icons":[{"src":"a","sizes":["1x1"]}]},"x":{"y":{"z":[1,2.5,true,false,null,{}]}}`)},
+		{"_meta with a progress token", listLightsBody("7", "", `,"progressToken":"p-1"`)},
+		{"_meta with a number out of range", listLightsBody("7", "", `,"x":1e999`)},
+		{"_meta with a nested number out of range", listLightsBody("7", "", `,"x":{"y":[-1e999]}`)},
+		{"_meta with a large number in range", listLightsBody("7", "", `,"x":123456789012345678901234567890`)},
+		{"_meta with the version twice, the last good", listLightsBody("7", "", `,"io.modelcontextprotocol/protocolVersion":"2026-07-28"`)},
+		{"_meta with the version twice, the last bad", listLightsBody("7", "", `,"io.modelcontextprotocol/protocolVersion":"2099-01-01"`)},
+		{"_meta with the capabilities twice, the last not an object", listLightsBody("7", "", `,"io.modelcontextprotocol/clientCapabilities":"all"`)},
+		{"_meta with a key of an escape", listLightsBody("7", "", `,"a\u002fb":1`)},
+		{"_meta with a key twice in a nested object", listLightsBody("7", "", `,"x":{"y":1,"y":{}}`)},
+		{"_meta twice", listLightsBody("7", `,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`, "")},
+		{"arguments with a number out of range", strings.Replace(listLightsBody("7", "", ""), `"arguments":{}`, `"arguments":{"n":1e999}`, 1)},
+		{"arguments of white space", strings.Replace(listLightsBody("7", "", ""), `"arguments":{}`, `"arguments": { } `, 1)},
+		{"arguments of null", strings.Replace(listLightsBody("7", "", ""), `"arguments":{}`, `"arguments":null`, 1)},
+		{"arguments twice", listLightsBody("7", `,"arguments":{"light":"Desk Lamp"}`, "")},
+		{"a params member the lean path does not read", listLightsBody("7", `,"task":{"ttl":1}`, "")},
+		{"a member after the message", listLightsBody("7", "", "")[:len(listLightsBody("7", "", ""))-1] + `,"extra":[1]}`},
+	} {
+		for _, again := range []string{"", " again"} {
+			modernCases = append(modernCases, modernCase{name: c.name + again, method: "tools/call", params: listLights, body: c.body})
+		}
+	}
+}
+
 // TestSessionlessLeanPathAnswersAsTheLibrary sends each request of the
 // sessionless revision to the lean path and to mcp-go's own transport
 // behind the same guard, and wants the same status, content type and

@@ -215,6 +215,11 @@ type envelope struct {
 	hasID  bool // the message has an id, null or not
 	nullID bool // its id is null
 	id     any  // its id, decoded
+
+	// call is the params as the lean path reads them, when quickRead read
+	// them with the envelope (callRead); else each reader reads Params.
+	call     modernParams
+	callRead bool
 }
 
 // params is a message's params as sent, and how many of its members
@@ -232,8 +237,12 @@ func (p *params) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// read reads msg into env.
+// read reads msg into env: in one pass when it has the shape quickRead
+// reads, else with encoding/json.
 func (env *envelope) read(msg []byte) error {
+	if env.quickRead(msg) {
+		return nil
+	}
 	if err := json.Unmarshal(msg, env); err != nil {
 		return err
 	}
