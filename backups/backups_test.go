@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/bifrost-hub/bifrost/backups"
+	"github.com/bifrost-hub/bifrost/logtest"
 	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/store"
 )
@@ -103,13 +104,13 @@ func (f *failing) Backup(context.Context, string) error {
 // TestRun_FailureIsLoggedAndRunGoesOn runs the schedule on a store that
 // fails, and waits for two logged failures.
 func TestRun_FailureIsLoggedAndRunGoesOn(t *testing.T) {
-	logs := newRecords()
+	logs := logtest.New()
 	f := &failing{}
-	b := backups.New(backups.Config{Store: f, Dir: t.TempDir(), Keep: 1, Logger: logs.logger()})
+	b := backups.New(backups.Config{Store: f, Dir: t.TempDir(), Keep: 1, Logger: logs.Logger()})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- b.Run(ctx, 5*time.Millisecond) }()
-	logs.wait(t, "scheduled backup failed", 2)
+	logs.Wait(t, "scheduled backup failed", 2)
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatalf("Run = %v, want nil at the end of its context", err)
