@@ -10,8 +10,6 @@ import (
 	"github.com/labstack/echo/v4"
 	mcplib "github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/bifrost-hub/bifrost/api/httpjson"
-
 	"github.com/bifrost-hub/bifrost/wording"
 )
 
@@ -98,11 +96,7 @@ func (s *Server) serveBatch(c echo.Context, buf *bytes.Buffer) error {
 		return c.NoContent(http.StatusAccepted)
 	}
 	out.WriteString("]\n")
-	w := c.Response()
-	w.Header()[echo.HeaderContentType] = httpjson.JSONType
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(out.Bytes())
-	return nil
+	return writeJSON(c, http.StatusOK, out.Bytes())
 }
 
 // batchAnswer answers one message of a batch, or nil.

@@ -11,7 +11,6 @@ import (
 	"github.com/labstack/echo/v4"
 	mcplib "github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/bifrost-hub/bifrost/api/httpjson"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 )
 
@@ -393,9 +392,5 @@ func (s *Server) writeModern(c echo.Context, buf *bytes.Buffer, m any) error {
 		_ = json.NewEncoder(buf).Encode(rpcError(nil, mcplib.INTERNAL_ERROR, "Internal error"))
 		status = http.StatusOK
 	}
-	w := c.Response()
-	w.Header()[echo.HeaderContentType] = httpjson.JSONType
-	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
-	return nil
+	return writeJSON(c, status, buf.Bytes())
 }

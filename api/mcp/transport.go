@@ -370,10 +370,16 @@ func (s *Server) writeMessage(c echo.Context, buf *bytes.Buffer, status int, m a
 	if !s.appendMessage(buf, m) {
 		status = http.StatusOK
 	}
+	return writeJSON(c, status, buf.Bytes())
+}
+
+// writeJSON answers body, JSON, with status. A client that went away
+// before it was written needs nothing more.
+func writeJSON(c echo.Context, status int, body []byte) error {
 	w := c.Response()
 	w.Header()[echo.HeaderContentType] = httpjson.JSONType
 	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
+	_, _ = w.Write(body)
 	return nil
 }
 
