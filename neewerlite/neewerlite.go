@@ -134,6 +134,10 @@ func Percent(v float64) float64 {
 	return min(v, 100)
 }
 
+// Level is a 0–100 value (a brightness) as NeewerLite takes it: clamped,
+// and truncated to a whole number (80.9 is 80).
+func Level(v float64) int { return int(math.Max(0, math.Min(100, v))) }
+
 // HexHue is the hue (0–360°) of a colour written as NeewerLite takes it:
 // "#RRGGBB", "0xRRGGBB", "RRGGBB" or the three-digit "#RGB". Only the hue
 // counts; the colour's saturation and value are not used.

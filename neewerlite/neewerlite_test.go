@@ -115,3 +115,11 @@ func TestMatchingAndListing(t *testing.T) {
 		}
 	}
 }
+
+func TestLevelClampsAndTruncates(t *testing.T) {
+	for in, want := range map[float64]int{-3: 0, 0: 0, 80.9: 80, 100: 100, 250: 100} {
+		if got := neewerlite.Level(in); got != want {
+			t.Errorf("Level(%v) = %d; want %d", in, got, want)
+		}
+	}
+}

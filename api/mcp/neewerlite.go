@@ -380,17 +380,13 @@ func (t *nlTools) switchLight(ctx context.Context, a nlArgs) *mcplib.CallToolRes
 	return t.setAll(ctx, lights, service.LightPatch{On: &on}, head)
 }
 
-// percent is a brightness as an integer percentage, truncated and
-// clamped to 0–100.
-func percent(v float64) int { return min(max(int(v), 0), 100) }
-
 func (t *nlTools) setBrightness(ctx context.Context, a nlArgs) *mcplib.CallToolResult {
 	lights, ok := a.lights()
 	v, ok2 := a.number("brightness")
 	if !ok || !ok2 {
 		return nlError(missingBrightness)
 	}
-	b := percent(v)
+	b := neewerlite.Level(v)
 	return t.setAll(ctx, lights, service.LightPatch{Brightness: &b}, fmt.Sprintf("Set brightness to %d%%", b))
 }
 
@@ -405,7 +401,7 @@ func (t *nlTools) setCCT(ctx context.Context, a nlArgs) *mcplib.CallToolResult {
 	if err != nil {
 		return nlError(err.Error())
 	}
-	b := percent(bv)
+	b := neewerlite.Level(bv)
 	head := fmt.Sprintf("Set CCT mode — %d%% brightness, %dK", int(bv), int(tv))
 	return t.setAll(ctx, lights, service.LightPatch{Brightness: &b, Kelvin: &k}, head)
 }
@@ -475,7 +471,7 @@ func (t *nlTools) setScene(ctx context.Context, a nlArgs) *mcplib.CallToolResult
 	}
 	p := service.LightPatch{EffectNumber: &id}
 	if v, ok := a.number("brightness"); ok {
-		p.Brightness = ptrTo(percent(v))
+		p.Brightness = ptrTo(neewerlite.Level(v))
 	}
 	if v, ok := a.number("speed"); ok {
 		p.EffectSpeed = ptrTo(min(max(int(v), 1), 10))

@@ -36,7 +36,7 @@ func (s *Server) switchLights(ctx context.Context, b body, lights []service.Ligh
 
 // brightness sets the brightness (0–100), the light keeping its mode.
 func (s *Server) brightness(ctx context.Context, b body, lights []service.Light) error {
-	v := percent(*b.Brightness)
+	v := neewerlite.Level(*b.Brightness)
 	return s.set(ctx, lights, service.LightPatch{Brightness: &v})
 }
 
@@ -56,7 +56,7 @@ func (s *Server) cct(ctx context.Context, b body, lights []service.Light) error 
 	if err != nil {
 		return err
 	}
-	v := percent(*b.Brightness)
+	v := neewerlite.Level(*b.Brightness)
 	return s.set(ctx, lights, service.LightPatch{Kelvin: &k, Brightness: &v})
 }
 

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"math"
 	"mime"
 	"net/http"
 
@@ -214,10 +213,6 @@ func rgb(lights []service.Light) []service.Light {
 	}
 	return out
 }
-
-// percent is a 0–100 value as NeewerLite's brightness routes take it:
-// clamped and truncated.
-func percent(v float64) int { return int(math.Max(0, math.Min(100, v))) }
 
 // kelvin reads a temperature in hundreds (the plugin's unit) or kelvin.
 func kelvin(v float64) (int, error) {
