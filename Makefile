@@ -14,14 +14,16 @@ SOAK_FLAGS ?=
 # is installed with `npm ci` when their node_modules is missing.
 # gcc: `go test -race` needs cgo. chromium: the web UI test drives it headless.
 # zbar-tools: the QR code test reads the pairing code back with zbarimg.
-APT_DEPS := gcc:gcc chromium:chromium node:nodejs npm:npm mosquitto:mosquitto zbarimg:zbar-tools
+# podman, buildah, runc: the image test builds and runs the Dockerfile.
+APT_DEPS := gcc:gcc chromium:chromium node:nodejs npm:npm mosquitto:mosquitto zbarimg:zbar-tools \
+	podman:podman buildah:buildah runc:runc
 NPM_DIRS := api/mcp/testdata/client
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .DEFAULT_GOAL := help
 
-.PHONY: help build run-demo deps test bench load soak check docker
+.PHONY: help build run-demo deps test image-test bench load soak check docker
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -46,8 +48,13 @@ deps: ## install what the tests need (Debian; skips what is present)
 		[ -d "$$dir/node_modules" ] || (cd "$$dir" && npm ci); \
 	done
 
-test: deps ## run every test, with the race detector
+test: deps ## run every test, with the race detector (the image test too, when podman is here)
 	go test -race -count=1 ./...
+	@command -v podman >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] || \
+		echo "image test skipped: it needs podman, buildah and runc, run as root (make deps installs them; then make image-test)"
+
+image-test: deps ## build the Dockerfile's image with podman and run it as docker-compose.yml does
+	go test -count=1 -v -run '^TestImage$$' ./docker/
 
 bench: ## run the benchmarks
 	go test -run '^$$' -bench . -benchmem ./...

@@ -45,6 +45,13 @@ func (c *Counter) Wait(t testing.TB, msg string, n int) {
 	}
 }
 
+// Count is how many times msg was logged so far.
+func (c *Counter) Count(msg string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.counts[msg]
+}
+
 type handler struct{ c *Counter }
 
 func (h handler) Enabled(context.Context, slog.Level) bool { return true }

@@ -130,6 +130,7 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	m.db = db
 	warnExposed(m.Logger, m.Config.DataDir)
+	warnUnknownZone(m.Logger, m.cli.Getenv)
 	m.registry = devices.NewRegistry(m.Config.DeviceTimeout)
 
 	// Adapters and the service outlive ctx (a signal): they stop in Close,
@@ -307,7 +308,7 @@ func (m *Main) startHTTP() error {
 		}
 	}()
 	m.Logger.Info("listening", "addr", m.addr.String(), "data", m.Config.DataDir,
-		"demo", m.Config.Demo, "version", version)
+		"demo", m.Config.Demo, "version", version, "time_zone", zoneText(time.Now()))
 	return nil
 }
 
