@@ -123,6 +123,9 @@ type podman struct {
 }
 
 func newPodman(t *testing.T) *podman {
+	if testing.Short() {
+		t.Skip("-short: the image test builds and runs the binary")
+	}
 	if runtime.GOOS != "linux" {
 		t.Skip("the image test needs Linux")
 	}
