@@ -471,11 +471,10 @@ func checkTimeZone(t *testing.T, pm *podman, image string) {
 	}
 }
 
-// checkTLS points the Home Assistant bridge at an HTTPS server with a
-// certificate of its own: the image has no CA files, so the error must be
-// an unknown authority (the binary's own roots were consulted), not "no
-// roots"; and with BIFROST_HASS_CA_FILE the certificate is accepted and
-// the bridge gets as far as HTTP.
+// checkTLS checks that the hub, finding no CA roots in the image, takes
+// its own, and points the Home Assistant bridge at an HTTPS server with a
+// certificate of its own CA: refused as an unknown authority, and accepted
+// with BIFROST_HASS_CA_FILE, when the bridge gets as far as HTTP.
 func checkTLS(t *testing.T, pm *podman, image string) {
 	srv := httptest.NewUnstartedServer(http.NotFoundHandler())
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -489,6 +488,9 @@ func checkTLS(t *testing.T, pm *podman, image string) {
 
 	logs := runUntil(t, pm, image, "Home Assistant connection", nil,
 		"BIFROST_HASS_URL="+srv.URL, "BIFROST_HASS_TOKEN=image-test")
+	if !strings.Contains(logs, "TLS uses the hub's own") {
+		t.Fatalf("the image has no CA roots, and the hub did not take its own; log:\n%s", logs)
+	}
 	if !strings.Contains(logs, "certificate signed by unknown authority") {
 		t.Fatalf("the bridge's TLS error is not an unknown authority; log:\n%s", logs)
 	}

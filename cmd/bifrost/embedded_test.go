@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -46,5 +47,33 @@ func TestWarnUnknownZone(t *testing.T) {
 		if got := log.Count(unknownZone); got != want {
 			t.Errorf("TZ=%q: %d warnings, want %d", tz, got, want)
 		}
+	}
+}
+
+func TestBundledPool(t *testing.T) {
+	pool := bundledPool()
+	//lint:ignore SA1019 a pool made here, not the system's
+	subjects := pool.Subjects()
+	if len(subjects) < 100 {
+		t.Fatalf("%d bundled roots, want Mozilla's (over 100)", len(subjects))
+	}
+	found := false
+	for _, s := range subjects {
+		found = found || strings.Contains(string(s), "ISRG Root X1")
+	}
+	if !found {
+		t.Fatal("the bundled roots lack ISRG Root X1 (Let's Encrypt)")
+	}
+}
+
+func TestHasSystemRoots_Environment(t *testing.T) {
+	env := func(k string) (string, bool) {
+		if k == "SSL_CERT_FILE" {
+			return "/run/secrets/ca.pem", true
+		}
+		return "", false
+	}
+	if !hasSystemRoots(env) {
+		t.Fatal("SSL_CERT_FILE names roots; the bundled ones must not be used")
 	}
 }

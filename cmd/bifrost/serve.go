@@ -131,6 +131,9 @@ func (m *Main) Run(ctx context.Context) error {
 	m.db = db
 	warnExposed(m.Logger, m.Config.DataDir)
 	warnUnknownZone(m.Logger, m.cli.Getenv)
+	if useBundledRoots(m.cli.Getenv) {
+		m.Logger.Info(ownRoots)
+	}
 	m.registry = devices.NewRegistry(m.Config.DeviceTimeout)
 
 	// Adapters and the service outlive ctx (a signal): they stop in Close,
