@@ -142,6 +142,7 @@ type client struct {
 	tb  testing.TB
 	hub *hub
 	key string
+	hc  *http.Client // nil: httpClient
 }
 
 var httpClient = &http.Client{Timeout: 15 * time.Second}
@@ -170,7 +171,11 @@ func (c client) send(method, path string, body any) (int, []byte, error) {
 	if method != http.MethodGet {
 		req.Header.Set("Prefer", "return=representation") // as Bifrost's own clients ask
 	}
-	resp, err := httpClient.Do(req)
+	hc := c.hc
+	if hc == nil {
+		hc = httpClient
+	}
+	resp, err := hc.Do(req)
 	if err != nil {
 		return 0, nil, err
 	}

@@ -98,14 +98,27 @@ func signIn(t *testing.T, h *inProcessHub) *uiSession {
 
 func (s *uiSession) send(method, path string, body any) (int, []byte) {
 	s.t.Helper()
+	status, b, err := s.try(method, path, body)
+	if err != nil {
+		s.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	return status, b
+}
+
+// try sends a request and returns its status and body, or why it could
+// not; unlike send it may be called from any goroutine.
+func (s *uiSession) try(method, path string, body any) (int, []byte, error) {
 	var r io.Reader
 	if body != nil {
-		b, _ := json.Marshal(body)
+		b, err := json.Marshal(body)
+		if err != nil {
+			return 0, nil, err
+		}
 		r = bytes.NewReader(b)
 	}
 	req, err := http.NewRequest(method, s.hub.URL(path), r)
 	if err != nil {
-		s.t.Fatal(err)
+		return 0, nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	if method != http.MethodGet {
@@ -114,14 +127,11 @@ func (s *uiSession) send(method, path string, body any) (int, []byte) {
 	}
 	resp, err := s.c.Do(req)
 	if err != nil {
-		s.t.Fatalf("%s %s: %v", method, path, err)
+		return 0, nil, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	return resp.StatusCode, b
+	return resp.StatusCode, b, err
 }
 
 // must sends a request that must answer want, and decodes the answer into

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bifrost-hub/bifrost/integrations"
 	"github.com/bifrost-hub/bifrost/store"
 )
 
@@ -26,14 +27,27 @@ func runRestore(ctx context.Context, cli CLI, args []string) error {
 			"Stop the hub first: restore refuses while a hub holds the data directory.\n"+
 			"FILE must be a Bifrost database no newer than this binary that passes\n"+
 			"PRAGMA integrity_check. The database it replaces is kept beside it as\n"+
-			"bifrost.db.before-restore-<UTC time>.", adminOptions(&cfg))
+			"bifrost.db.before-restore-<UTC time>.\n\n"+
+			"The passwords saved in the web UI stay sealed in the backup. Give restore\n"+
+			"the BIFROST_SECRET the hub will run with, and it says which integrations'\n"+
+			"saved passwords that secret does not open, to be entered again in the web\n"+
+			"UI; the hub starts all the same.", restoreOptions(&cfg))
 	rest, err := cl.parse(args, cli.Getenv, "FILE")
 	if err != nil {
 		return err
 	}
+	if err := integrations.CheckSecret(cfg.Secret); err != nil {
+		return fmt.Errorf("restore: %w. Nothing was changed", err)
+	}
 	restrictUmask()
 	r := restore{cfg: cfg, logger: cfg.newLogger(cli.Stderr), now: time.Now}
 	return r.run(ctx, rest[0])
+}
+
+// restoreOptions are the administration options and the hub's secret,
+// which restore checks the saved passwords against.
+func restoreOptions(cfg *Config) []option {
+	return append(adminOptions(cfg), pick(cfg.options(), "secret")...)
 }
 
 // restore puts a backup in place of the database of cfg.
@@ -182,7 +196,31 @@ func (r restore) migrate(ctx context.Context, src string, before int64, kept str
 		attrs = append(attrs, "replaced_database_kept_at", kept)
 	}
 	r.logger.Info("restored", attrs...)
+	r.reportSecrets(ctx, db)
 	return nil
+}
+
+// reportSecrets says which integrations' saved secrets the hub's
+// BIFROST_SECRET does not open, in the words the web UI will show beside
+// them, so that whoever restores knows what to enter again. The restore
+// stands either way: a hub starts without them.
+func (r restore) reportSecrets(ctx context.Context, st integrations.Store) {
+	sealed, err := integrations.CheckSealed(ctx, st, r.cfg.Secret)
+	if err != nil {
+		r.logger.Warn("the integrations' saved passwords cannot be checked", "err", err)
+		return
+	}
+	var open []string
+	for _, s := range sealed {
+		if s.Opens() {
+			open = append(open, s.Integration)
+			continue
+		}
+		r.logger.Warn(s.Problem, "integration", s.Integration)
+	}
+	if len(open) > 0 {
+		r.logger.Info("BIFROST_SECRET opens the saved passwords", "integrations", strings.Join(open, ","))
+	}
 }
 
 // copyToTemp copies src to a new file in dir, flushed to disk, readable by
