@@ -23,6 +23,7 @@ import (
 	v1 "github.com/bifrost-hub/bifrost/api/v1"
 	apivoice "github.com/bifrost-hub/bifrost/api/voice"
 	"github.com/bifrost-hub/bifrost/automation"
+	"github.com/bifrost-hub/bifrost/backups"
 	"github.com/bifrost-hub/bifrost/dashboard"
 	"github.com/bifrost-hub/bifrost/history"
 	"github.com/bifrost-hub/bifrost/identity"
@@ -106,6 +107,9 @@ type Config struct {
 	// StreamDeck says whether NeewerLite's Stream Deck API is on, and
 	// where (Settings shows it); it is served on a listener of its own.
 	StreamDeck session.StreamDeck
+	// Backups are the backups admins list, take and download in Settings
+	// → Backups; nil leaves the hub with none to offer.
+	Backups *backups.Backups
 }
 
 // Server is the HTTP side of the hub.

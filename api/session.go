@@ -12,7 +12,7 @@ func (s *Server) mountSession(cfg Config) {
 		Service: s.svc, Automations: cfg.Automations, History: cfg.History, Accounts: cfg.Accounts, Keys: cfg.Keys,
 		Integrations: cfg.Integrations, Layouts: cfg.Layouts, Streams: s.streams, Logger: s.log,
 		TrustedProxies: cfg.TrustedProxies, SecureCookies: cfg.SecureCookies, UI: web.Files(),
-		StreamDeck: cfg.StreamDeck,
+		StreamDeck: cfg.StreamDeck, Backups: cfg.Backups,
 	})
 	if err != nil {
 		panic(err) // the UI is embedded at build time: only a broken build gets here

@@ -168,9 +168,21 @@ var describers = map[string]func(e service.AuditEntry) act{
 		return act{"turn", "the sound presence of kiosk " + e.Target + " " + ifEmpty(e.Detail, "off")}
 	},
 
+	"backup.create":   func(e service.AuditEntry) act { return act{"take", backupName(e.Target)} },
+	"backup.download": func(e service.AuditEntry) act { return act{"download", backupName(e.Target)} },
+
 	"automation.created": func(e service.AuditEntry) act { return act{"create", "automation " + e.Target} },
 	"automation.changed": func(e service.AuditEntry) act { return act{"change", "automation " + e.Target} },
 	"automation.deleted": func(e service.AuditEntry) act { return act{"delete", "automation " + e.Target} },
+}
+
+// backupName names a backup: "backup bifrost-….db", or "a backup" when
+// none was written.
+func backupName(name string) string {
+	if name == "" {
+		return "a backup"
+	}
+	return "backup " + name
 }
 
 // kioskRoomAct puts a kiosk in a room, or takes it out of its room.

@@ -1,14 +1,15 @@
-// Package backups keeps the hub's scheduled backups: consistent copies of
-// the database in one directory, named for the UTC time they were taken
+// Package backups keeps the hub's backups: consistent copies of the
+// database in one directory, named for the UTC time they were taken
 // (bifrost-20260314T150926Z.db), each written under a temporary name and
 // renamed into place whole, readable by the hub's user only, the oldest
-// removed beyond a number to keep.
+// removed beyond a number to keep. They are taken on a schedule (Run) or
+// when an admin asks (manage.go: list, back up now, download), into the
+// same directory and under the same number to keep.
 package backups
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -18,6 +19,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/bifrost-hub/bifrost/service"
 )
 
 // Store writes a consistent copy of the database to a new file, as
@@ -31,6 +34,16 @@ type Config struct {
 	Store Store
 	Dir   string // where the backups go; made, mode 0700, if missing
 	Keep  int    // how many backups to keep; the oldest beyond go
+	// Every is how often Run takes one; 0 when none are scheduled.
+	Every time.Duration
+	// Restore is the command that restores a backup, NAME standing for
+	// its file name, as admins are shown it (cmd/bifrost writes it with
+	// the hub's data directory).
+	Restore string
+	// Admins and Audit serve the methods admins call (manage.go): who may
+	// call them, and where what they do is recorded.
+	Admins Admins
+	Audit  Auditor
 	// Logger gets a line per backup written or removed, and per failure.
 	Logger *slog.Logger
 	// Now names the backups; time.Now when nil.
@@ -64,11 +77,15 @@ func New(cfg Config) *Backups {
 	return &Backups{cfg: cfg}
 }
 
-// Run takes a backup every period until ctx ends. A backup that fails is
-// logged and the next one is tried on time: it never stops the hub.
-func (b *Backups) Run(ctx context.Context, every time.Duration) error {
+// Run takes a backup every Config.Every until ctx ends (with no period,
+// none). A backup that fails is logged and the next one is tried on time:
+// it never stops the hub.
+func (b *Backups) Run(ctx context.Context) error {
 	b.removePartial()
-	t := time.NewTicker(every)
+	if b.cfg.Every <= 0 {
+		return nil
+	}
+	t := time.NewTicker(b.cfg.Every)
 	defer t.Stop()
 	for {
 		select {
@@ -85,25 +102,38 @@ func (b *Backups) Run(ctx context.Context, every time.Duration) error {
 // Take writes a backup now, prunes the oldest beyond Keep, and returns the
 // new file's path.
 func (b *Backups) Take(ctx context.Context) (string, error) {
+	nb, err := b.take(ctx)
+	if nb.Name == "" {
+		return "", err
+	}
+	return filepath.Join(b.cfg.Dir, nb.Name), err
+}
+
+// take writes a backup now and prunes the oldest beyond Keep. One backup
+// is written at a time; a second one asked for within the same second
+// (its name taken) is service.ECONFLICT. The backup is answered even
+// when pruning fails, with that error.
+func (b *Backups) take(ctx context.Context) (Backup, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if err := os.MkdirAll(b.cfg.Dir, 0o700); err != nil {
-		return "", err
+		return Backup{}, err
 	}
-	name := "bifrost-" + b.cfg.Now().UTC().Format(stampLayout) + ".db"
+	taken := b.cfg.Now().UTC().Truncate(time.Second)
+	name := "bifrost-" + taken.Format(stampLayout) + ".db"
 	dest := filepath.Join(b.cfg.Dir, name)
 	if _, err := os.Lstat(dest); err == nil {
-		return "", fmt.Errorf("%s already exists", dest)
+		return Backup{}, service.Errorf(service.ECONFLICT, "a backup was taken this very second (%s); take another in a moment", name)
 	}
 	if err := b.write(ctx, dest); err != nil {
-		return "", err
+		return Backup{}, err
 	}
 	fi, err := os.Stat(dest)
 	if err != nil {
-		return "", err
+		return Backup{}, err
 	}
 	b.cfg.Logger.Info("backup written", "file", dest, "bytes", fi.Size())
-	return dest, b.prune()
+	return Backup{Name: name, Size: fi.Size(), Taken: taken}, b.prune()
 }
 
 // write makes dest whole or not at all: the copy is written under a

@@ -106,10 +106,10 @@ func (f *failing) Backup(context.Context, string) error {
 func TestRun_FailureIsLoggedAndRunGoesOn(t *testing.T) {
 	logs := logtest.New()
 	f := &failing{}
-	b := backups.New(backups.Config{Store: f, Dir: t.TempDir(), Keep: 1, Logger: logs.Logger()})
+	b := backups.New(backups.Config{Store: f, Dir: t.TempDir(), Keep: 1, Every: 5 * time.Millisecond, Logger: logs.Logger()})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- b.Run(ctx, 5*time.Millisecond) }()
+	go func() { done <- b.Run(ctx) }()
 	logs.Wait(t, "scheduled backup failed", 2)
 	cancel()
 	if err := <-done; err != nil {

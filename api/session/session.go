@@ -7,7 +7,7 @@
 // mounts them behind a key, answering in the service's own views where
 // /api/v1 answers in the Rust hub's shapes; this package's own handlers
 // (sign-in, users, keys, settings, the event stream) are thin: decode,
-// call one service (or identity) method, encode. Errors are returned,
+// call one service (or identity, or backups) method, encode. Errors are returned,
 // never written: the server's one error renderer answers them.
 //
 // /api/v1 and /mcp are not affected: they take API keys, never cookies.
@@ -25,6 +25,7 @@ import (
 	"github.com/bifrost-hub/bifrost/api/resources"
 	"github.com/bifrost-hub/bifrost/api/stream"
 	"github.com/bifrost-hub/bifrost/automation"
+	"github.com/bifrost-hub/bifrost/backups"
 	"github.com/bifrost-hub/bifrost/dashboard"
 	"github.com/bifrost-hub/bifrost/history"
 	"github.com/bifrost-hub/bifrost/identity"
@@ -67,6 +68,9 @@ type Config struct {
 	// StreamDeck is where NeewerLite's Stream Deck API listens, for
 	// Settings to show.
 	StreamDeck StreamDeck
+	// Backups are the backups of Settings → Backups; nil when the hub
+	// keeps none to offer.
+	Backups *backups.Backups
 }
 
 // StreamDeck is whether NeewerLite's Stream Deck API is on: the address
@@ -89,6 +93,7 @@ type handlers struct {
 	peer    peerPolicy
 	secure  bool
 	deck    StreamDeck
+	backups *backups.Backups
 }
 
 // Register mounts the session API under /api and the web UI at / on e.
@@ -96,13 +101,14 @@ type handlers struct {
 // stays a 404 and /api/v1 keeps its own routes and errors.
 func Register(e *echo.Echo, cfg Config) error {
 	h := &handlers{svc: cfg.Service, acc: cfg.Accounts, keys: cfg.Keys, integ: cfg.Integrations, layouts: cfg.Layouts, log: cfg.Logger, streams: cfg.Streams,
-		gate: NewGuard(cfg.Accounts, cfg.Keys, cfg.TrustedProxies), secure: cfg.SecureCookies, deck: cfg.StreamDeck}
+		gate: NewGuard(cfg.Accounts, cfg.Keys, cfg.TrustedProxies), secure: cfg.SecureCookies, deck: cfg.StreamDeck,
+		backups: cfg.Backups}
 	h.peer = h.gate.peer
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
 	}
 	g := e.Group("/api")
-	for _, r := range slices.Concat(h.routes(), h.layoutRoutes(), h.voiceSettingsRoutes()) {
+	for _, r := range slices.Concat(h.routes(), h.layoutRoutes(), h.voiceSettingsRoutes(), h.backupRoutes()) {
 		g.Add(r.method, r.path, r.handle, NoStore, h.guard(r.access))
 	}
 	// The home's resources are the handlers /api/v1 mounts too, behind a

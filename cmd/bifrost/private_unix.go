@@ -69,11 +69,3 @@ func chmodCommand(paths []string) string {
 	}
 	return "chmod go-rwx " + strings.Join(quoted, " ")
 }
-
-// shellQuote quotes s for a POSIX shell, unless it needs no quoting.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:@%+=,") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}

@@ -82,8 +82,9 @@ type Main struct {
 	failed   chan error
 	// unlock drops the data directory's lock (see lockData).
 	unlock func()
-	// backupClock names the scheduled backups; time.Now when nil (tests
-	// set it, to take several in a second).
+	// backups are the backups in DATA/backups; backupClock names them,
+	// time.Now when nil (tests set it, to take several in a second).
+	backups     *backups.Backups
 	backupClock func() time.Time
 }
 
@@ -293,7 +294,7 @@ func (m *Main) startHTTP() error {
 			Audit: m.service, Events: m.service.Events(), Logger: m.Logger}),
 		Streams: stream.Config{Max: m.Config.MaxStreams, PerKey: m.Config.MaxStreamsPerKey,
 			PerSession: m.Config.MaxStreamsPerSession},
-		StreamDeck: m.streamDeckStatus()})
+		StreamDeck: m.streamDeckStatus(), Backups: m.backups})
 	m.server = &http.Server{
 		Handler:           srv.Handler(),
 		ReadHeaderTimeout: readHeaderTimeout,
@@ -366,17 +367,36 @@ func (m *Main) Close() error {
 	return nil
 }
 
-// startBackups writes a backup into DATA/backups every
+// startBackups keeps the backups in DATA/backups: admins take and
+// download them in Settings → Backups, and one is written every
 // Config.Backup.Every, when set. A failed backup is logged; the hub goes on.
 func (m *Main) startBackups(ctx context.Context) {
 	cfg := m.Config.Backup
-	if cfg.Every <= 0 {
-		return
-	}
 	dir := filepath.Join(m.Config.DataDir, "backups")
-	b := backups.New(backups.Config{Store: m.db, Dir: dir, Keep: cfg.Keep, Logger: m.Logger, Now: m.backupClock})
-	m.goRun(ctx, "backups", func(ctx context.Context) error { return b.Run(ctx, cfg.Every) })
-	m.Logger.Info("scheduled backups on", "dir", dir, "every", cfg.Every.String(), "keep", cfg.Keep)
+	m.backups = backups.New(backups.Config{Store: m.db, Dir: dir, Keep: cfg.Keep, Every: cfg.Every,
+		Restore: restoreCommand(m.Config.DataDir), Admins: m.accounts, Audit: m.service, Logger: m.Logger, Now: m.backupClock})
+	m.goRun(ctx, "backups", m.backups.Run)
+	if cfg.Every > 0 {
+		m.Logger.Info("scheduled backups on", "dir", dir, "every", cfg.Every.String(), "keep", cfg.Keep)
+	}
+}
+
+// restoreCommand is the command that restores a backup of the data
+// directory data, NAME standing for the backup's file name, as Settings →
+// Backups shows it.
+func restoreCommand(data string) string {
+	if abs, err := filepath.Abs(data); err == nil {
+		data = abs
+	}
+	return "bifrost restore --data " + shellQuote(data) + " " + shellQuote(filepath.Join(data, "backups", "NAME"))
+}
+
+// shellQuote quotes s for a POSIX shell, unless it needs no quoting.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:@%+=,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // lockData holds the data directory's lock, shared, until Close, so that

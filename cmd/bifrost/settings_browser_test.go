@@ -11,8 +11,8 @@ import (
 
 // TestBrowserSettingsByRole opens Settings in a real, headless chromium as
 // an admin and then as another user: the admin sees every key with its
-// owner, and the audit log; the other user sees only their own keys, and
-// no audit log.
+// owner, the audit log and Backups; the other user sees only their own
+// keys, and neither.
 func TestBrowserSettingsByRole(t *testing.T) {
 	if testing.Short() {
 		t.Skip("drives chromium; skipped with -short")
@@ -41,6 +41,7 @@ func TestBrowserSettingsByRole(t *testing.T) {
 		[...document.querySelectorAll('tr[data-key]')].map((r) => r.textContent))
 		&& [...document.querySelectorAll('th')].some((th) => th.textContent === 'Owner')`)
 	b.waitJS("the audit log", `!!document.querySelector('#audit-title')`)
+	b.waitJS("Backups", `!!document.querySelector('#backups-title')`)
 
 	b.click(`#logout`)
 	b.waitJS("the sign-in page", `document.querySelector('h1')?.textContent === 'Sign in to Bifrost'`)
@@ -54,7 +55,7 @@ func TestBrowserSettingsByRole(t *testing.T) {
 	b.waitJS("bob's key alone", `((rows) => rows.length === 1 && rows[0].includes("bob's phone"))(
 		[...document.querySelectorAll('tr[data-key]')].map((r) => r.textContent))`)
 	page := b.pageText()
-	for _, hidden := range []string{"admin's curl", "from the command line", "Audit log", "Owner"} {
+	for _, hidden := range []string{"admin's curl", "from the command line", "Audit log", "Owner", "Backups", "Back up now"} {
 		if strings.Contains(page, hidden) {
 			t.Errorf("bob's Settings page shows %q:\n%s", hidden, page)
 		}

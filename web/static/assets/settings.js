@@ -1,8 +1,8 @@
 // Settings: your password, API keys (minted, listed, revoked; a key is
-// shown once), users, and for admins integrations and the audit log (each
-// entry as the hub's sentence, who made it and when). An admin manages
-// every key; anyone else sees and revokes only their own (the hub answers
-// each with what they may see). On a phone the tables become stacked rows
+// shown once), users, and for admins integrations, backups and the audit
+// log (each entry as the hub's sentence, who made it and when). An admin
+// manages every key; anyone else sees and revokes only their own (the hub
+// answers each with what they may see). On a phone the tables become stacked rows
 // (settings.css), each cell with its column's name.
 
 import { get, post, put, del, at } from './api.js';
@@ -10,13 +10,14 @@ import { h, field, select, confirmButton, busy, when, replace, toast } from './d
 import { integrationsSection } from './integrations.js';
 import { voiceSection } from './voice-settings.js';
 import { kioskSections, onKioskEvent } from './kiosks.js';
+import { backupsSection } from './backups.js';
 
 let keysBox = null; // the keys table on the page, redrawn on key events
 let owners = new Map(); // user id → username, to say whose each key is
 
 export async function render(app) {
   const admin = app.session.user.admin;
-  const [keys, users, audit, mqtt, hass, location, voice, deck] = await Promise.all([
+  const [keys, users, audit, mqtt, hass, location, voice, deck, backups] = await Promise.all([
     app.run(() => get('/api-keys')),
     app.run(() => get('/users')),
     admin ? app.run(() => get('/audit?limit=100')) : null,
@@ -25,6 +26,7 @@ export async function render(app) {
     admin ? app.run(() => get('/integrations/location')) : null,
     admin ? app.run(() => get('/integrations/voice')) : null,
     app.run(() => get('/streamdeck')),
+    admin ? app.run(() => get('/backups')) : null,
   ]);
   owners = new Map((users || []).map((u) => [u.id, u.username]));
   keysBox = h('div', { class: 'table-wrap' });
@@ -44,6 +46,7 @@ export async function render(app) {
     location ? locationSection(app, location) : null,
     voice ? voiceSection(app, voice) : null,
     deck ? streamDeckSection(deck) : null,
+    backups ? backupsSection(app, backups) : null,
     admin ? auditSection(audit || []) : null);
 }
 
