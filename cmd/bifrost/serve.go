@@ -131,8 +131,12 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	m.db = db
 	warnExposed(m.Logger, m.Config.DataDir)
-	warnUnknownZone(m.Logger, m.cli.Getenv)
-	if useBundledRoots(m.cli.Getenv) {
+	env := m.cli.Getenv
+	if env == nil { // a hub made in process, with no environment
+		env = func(string) (string, bool) { return "", false }
+	}
+	warnUnknownZone(m.Logger, env)
+	if useBundledRoots(env) {
 		m.Logger.Info(ownRoots)
 	}
 	m.registry = devices.NewRegistry(m.Config.DeviceTimeout)
