@@ -49,7 +49,7 @@ deps: ## install what the tests need (Debian; skips what is present)
 	done
 
 test: deps ## run every test, with the race detector (the image test too, when podman is here)
-	go test -race -count=1 ./...
+	go test -race -count=1 -timeout 30m ./...
 	@command -v podman >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] || \
 		echo "image test skipped: it needs podman, buildah and runc, run as root (make deps installs them; then make image-test)"
 
