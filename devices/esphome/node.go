@@ -2,7 +2,8 @@
 // per configured node keeps a connection (Noise-encrypted when a key is
 // given and the node takes it, plaintext otherwise), learns the node's
 // entities, follows their states and sends them commands, and reconnects
-// with backoff when the node goes away. The wire format lives in
+// with backoff when the node goes away. The Adapter makes the entities
+// hub devices, "esphome:<MAC>/<object_id>". The wire format lives in
 // package espwire.
 package esphome
 
@@ -77,13 +78,14 @@ type Node struct {
 	info      espwire.DeviceInfoResponse
 	entities  []espwire.Entity
 	states    map[uint32]espwire.State
+	stateAt   map[uint32]time.Time
 	changed   chan struct{}
 }
 
 // New makes a node from its configuration; a key that is not 32 bytes of
 // base64 is an error.
 func New(cfg Config) (*Node, error) {
-	n := &Node{cfg: cfg, states: map[uint32]espwire.State{}, changed: make(chan struct{})}
+	n := &Node{cfg: cfg, states: map[uint32]espwire.State{}, stateAt: map[uint32]time.Time{}, changed: make(chan struct{})}
 	if _, _, err := net.SplitHostPort(cfg.Addr); err != nil {
 		n.cfg.Addr = net.JoinHostPort(cfg.Addr, strconv.Itoa(espwire.Port))
 	}
@@ -198,6 +200,13 @@ func (n *Node) State(key uint32) espwire.State {
 	return n.states[key]
 }
 
+// StateTime is when the node sent the entity's last state.
+func (n *Node) StateTime(key uint32) time.Time {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.stateAt[key]
+}
+
 // Send sends a command (a LightCommandRequest, …) to the node. The node
 // does not acknowledge commands; the state it sends back is the answer.
 func (n *Node) Send(ctx context.Context, m espwire.Message) error {
@@ -245,6 +254,7 @@ func (n *Node) setState(st espwire.State) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.states[st.StateKey()] = st
+	n.stateAt[st.StateKey()] = time.Now()
 	n.notify()
 }
 

@@ -36,7 +36,13 @@ func (i *EntityInfo) take(f field) bool {
 type Entity interface {
 	Message
 	Entity() *EntityInfo
+	// Hidden reports whether the node marks the entity as configuration,
+	// diagnostics or disabled by default, which Home Assistant keeps out
+	// of sight until asked.
+	Hidden() bool
 }
+
+func hidden(disabled bool, c EntityCategory) bool { return disabled || c != CategoryNone }
 
 func (i *EntityInfo) Entity() *EntityInfo { return i }
 
@@ -98,6 +104,9 @@ type ListEntitiesLightResponse struct {
 	EntityCategory      EntityCategory
 }
 
+func (m *ListEntitiesLightResponse) Hidden() bool {
+	return hidden(m.DisabledByDefault, m.EntityCategory)
+}
 func (*ListEntitiesLightResponse) MessageType() uint16 { return TypeListEntitiesLightResponse }
 
 func (m *ListEntitiesLightResponse) encode(e enc) enc {
@@ -145,6 +154,9 @@ type ListEntitiesSwitchResponse struct {
 	DeviceClass       string // "outlet", "switch"
 }
 
+func (m *ListEntitiesSwitchResponse) Hidden() bool {
+	return hidden(m.DisabledByDefault, m.EntityCategory)
+}
 func (*ListEntitiesSwitchResponse) MessageType() uint16 { return TypeListEntitiesSwitchResponse }
 
 func (m *ListEntitiesSwitchResponse) encode(e enc) enc {
@@ -185,6 +197,7 @@ type ListEntitiesFanResponse struct {
 	PresetModes         []string
 }
 
+func (m *ListEntitiesFanResponse) Hidden() bool      { return hidden(m.DisabledByDefault, m.EntityCategory) }
 func (*ListEntitiesFanResponse) MessageType() uint16 { return TypeListEntitiesFanResponse }
 
 func (m *ListEntitiesFanResponse) encode(e enc) enc {
@@ -230,6 +243,9 @@ type ListEntitiesBinarySensorResponse struct {
 	EntityCategory       EntityCategory
 }
 
+func (m *ListEntitiesBinarySensorResponse) Hidden() bool {
+	return hidden(m.DisabledByDefault, m.EntityCategory)
+}
 func (*ListEntitiesBinarySensorResponse) MessageType() uint16 {
 	return TypeListEntitiesBinarySensorResponse
 }
@@ -282,6 +298,9 @@ type ListEntitiesSensorResponse struct {
 	EntityCategory    EntityCategory
 }
 
+func (m *ListEntitiesSensorResponse) Hidden() bool {
+	return hidden(m.DisabledByDefault, m.EntityCategory)
+}
 func (*ListEntitiesSensorResponse) MessageType() uint16 { return TypeListEntitiesSensorResponse }
 
 func (m *ListEntitiesSensorResponse) encode(e enc) enc {
@@ -325,6 +344,9 @@ type ListEntitiesButtonResponse struct {
 	DeviceClass       string // "restart", "update", "identify"
 }
 
+func (m *ListEntitiesButtonResponse) Hidden() bool {
+	return hidden(m.DisabledByDefault, m.EntityCategory)
+}
 func (*ListEntitiesButtonResponse) MessageType() uint16 { return TypeListEntitiesButtonResponse }
 
 func (m *ListEntitiesButtonResponse) encode(e enc) enc {
