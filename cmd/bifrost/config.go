@@ -59,6 +59,7 @@ type Config struct {
 	TV       TVConfig       // Android TVs and Rokus
 	Location LocationConfig // where the hub is, for sunrise and sunset
 	Neewer   NeewerConfig   // Neewer lights over Bluetooth LE
+	ESPHome  ESPHomeConfig  // ESPHome nodes over their native API
 	MQTT     MQTTConfig     // MQTT devices
 	HASS     HASSConfig     // the Home Assistant bridge
 	Voice    VoiceConfig    // the voice seam's model endpoints
@@ -172,6 +173,9 @@ func (c Config) Validate() error {
 	if err := c.Backup.validate(); err != nil {
 		return err
 	}
+	if err := c.ESPHome.validate(); err != nil {
+		return err
+	}
 	return c.Neewer.validate()
 }
 
@@ -250,7 +254,7 @@ func (c *Config) options() []option {
 			Usage: "how long 5-minute means of sensor readings are kept (a `span` such as 30d; 0 keeps them only until rolled up)"},
 		{Name: "history-hourly", Env: "BIFROST_HISTORY_HOURLY", Value: (*retentionValue)(&c.History.Hourly),
 			Usage: "how long hourly means of sensor readings are kept (a `span` such as 365d; 0 keeps none)"},
-	}, slices.Concat(c.Location.options(), c.Media.options(), c.TV.options(), c.Neewer.options(), c.MQTT.options(), c.HASS.options(), c.Voice.options(), c.StreamDeck.options(), c.Backup.options())...)
+	}, slices.Concat(c.Location.options(), c.Media.options(), c.TV.options(), c.Neewer.options(), c.ESPHome.options(), c.MQTT.options(), c.HASS.options(), c.Voice.options(), c.StreamDeck.options(), c.Backup.options())...)
 }
 
 // pick returns the options named, in the order given.

@@ -244,6 +244,24 @@ func TestRunExitCodes(t *testing.T) {
 	}
 }
 
+func TestESPHomeOptions(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "key")
+	if err := os.WriteFile(file, []byte("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := parseServe(t, []string{"--esphome-hosts", "192.0.2.50, kitchen.local:6053"}, env{"BIFROST_ESPHOME_KEY_FILE": file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := cfg.ESPHome; !reflect.DeepEqual([]string(e.Hosts), []string{"192.0.2.50", "kitchen.local:6053"}) ||
+		e.Key != "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=" {
+		t.Fatalf("esphome config %+v", e)
+	}
+	if _, err := parseServe(t, nil, env{"BIFROST_ESPHOME_KEY": "too short"}); err == nil || !strings.Contains(err.Error(), "esphome-key") {
+		t.Fatalf("a bad key: %v", err)
+	}
+}
+
 func TestMediaOptions(t *testing.T) {
 	cfg, err := parseServe(t, []string{"--onkyo-hosts", "192.0.2.30, 192.0.2.31:60128", "--onkyo-volume-steps", "80"},
 		env{"BIFROST_SONOS_HOSTS": "192.0.2.20", "BIFROST_SONOS_EVENT_ADDR": ""})

@@ -177,6 +177,9 @@ func (m *Main) startAdapters(ctx context.Context) error {
 	}
 	m.startMQTT(ctx)
 	m.startHASS(ctx)
+	if err := m.startESPHome(ctx); err != nil {
+		return err
+	}
 	return m.startNeewer(ctx)
 }
 

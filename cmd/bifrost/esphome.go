@@ -1,0 +1,50 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/bifrost-hub/bifrost/devices/esphome"
+	"github.com/bifrost-hub/bifrost/devices/esphome/espwire"
+)
+
+// ESPHomeConfig configures the ESPHome nodes reached over their native
+// API.
+type ESPHomeConfig struct {
+	Hosts hostList
+	Key   string // the house's API encryption key, base64; "" for none
+}
+
+func (c *ESPHomeConfig) options() []option {
+	return []option{
+		{Name: "esphome-hosts", Env: "BIFROST_ESPHOME_HOSTS", Value: &c.Hosts,
+			Usage: "comma-separated `addresses` of ESPHome nodes, host[:port] (port 6053)"},
+		{Name: "esphome-key", Env: "BIFROST_ESPHOME_KEY", Secret: true, Value: (*stringValue)(&c.Key),
+			Usage: "the nodes' API encryption `key` (base64, as in ESPHome's api: encryption: key:); nodes without encryption are reached in plaintext"},
+	}
+}
+
+func (c ESPHomeConfig) validate() error {
+	if c.Key == "" {
+		return nil
+	}
+	if _, err := espwire.ParseKey(c.Key); err != nil {
+		return fmt.Errorf("esphome-key: %w", err)
+	}
+	return nil
+}
+
+// startESPHome connects to the configured nodes; without any it starts
+// nothing.
+func (m *Main) startESPHome(ctx context.Context) error {
+	c := m.Config.ESPHome
+	if len(c.Hosts) == 0 {
+		return nil
+	}
+	a, err := esphome.NewAdapter(esphome.AdapterConfig{Registry: m.registry, Hosts: c.Hosts, Key: c.Key, Logger: m.Logger})
+	if err != nil {
+		return fmt.Errorf("esphome: %w", err)
+	}
+	m.goRun(ctx, "esphome", a.Run)
+	return nil
+}
