@@ -194,9 +194,13 @@ func TestOpen_RefusesNewerSchema(t *testing.T) {
 	MustExecRaw(t, path, `INSERT INTO goose_db_version (version_id, is_applied) VALUES (?, 1)`, newer)
 
 	_, err = store.Open(ctx, path)
-	want := fmt.Sprintf("database schema version %d is newer than this binary (%d); upgrade bifrost",
+	var tooNew *store.TooNewError
+	if !errors.As(err, &tooNew) || tooNew.Version != newer || tooNew.Newest != newestMigration(t) {
+		t.Fatalf("Open = %v, want a *store.TooNewError for version %d against %d", err, newer, newestMigration(t))
+	}
+	want := fmt.Sprintf("database schema version %d is newer than this binary's newest migration (%d)",
 		newer, newestMigration(t))
-	if err == nil || !strings.Contains(err.Error(), want) {
+	if !strings.Contains(err.Error(), want) {
 		t.Fatalf("Open = %v, want an error containing %q", err, want)
 	}
 }
