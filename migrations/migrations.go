@@ -4,7 +4,9 @@
 // an upgrade that fails leaves the database as it was.
 //
 // A migration, once released, is never edited: a change to the schema is a
-// new file with the next number, with both an Up and a Down section.
+// new file with the next number, with both an Up and a Down section, and
+// an era of rows for its tables in store/upgrade_content_test.go, which
+// upgrades a house written by every earlier release.
 package migrations
 
 import "embed"
