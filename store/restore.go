@@ -26,17 +26,6 @@ var (
 	ErrCorrupt = errors.New("the database is damaged")
 )
 
-// TooNewError is a database whose schema is newer than this binary's
-// newest migration.
-type TooNewError struct {
-	Version int64 // the database's schema version
-	Newest  int64 // this binary's newest migration
-}
-
-func (e *TooNewError) Error() string {
-	return fmt.Sprintf("database schema version %d is newer than this binary's newest migration (%d)", e.Version, e.Newest)
-}
-
 // sqliteHeader opens every SQLite database file.
 const sqliteHeader = "SQLite format 3\x00"
 

@@ -62,11 +62,18 @@ const dsnParams = "_pragma=journal_mode(WAL)" +
 	"&_txlock=immediate"
 
 // Open opens (creating it and its directory if missing) the database at
-// path and brings its schema up to date. It refuses a database whose schema
-// is newer than the newest migration this binary carries. The database
-// file, its -wal and its -shm are readable and writable by their owner
-// only, whatever the umask (see makePrivate).
+// path and brings its schema up to date, all the pending migrations in one
+// transaction (see migrate): an upgrade that fails leaves the database as
+// it was. It refuses a database whose schema is newer than the newest
+// migration this binary carries, with a *TooNewError. The database file,
+// its -wal and its -shm are readable and writable by their owner only,
+// whatever the umask (see makePrivate).
 func Open(ctx context.Context, path string) (*DB, error) {
+	return openWith(ctx, path, migrations.FS)
+}
+
+// openWith is Open with the migrations in fsys.
+func openWith(ctx context.Context, path string, fsys fs.FS) (*DB, error) {
 	if path == "" {
 		return nil, errors.New("open database: no path given")
 	}
@@ -82,7 +89,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	}
 	sqldb.SetMaxOpenConns(1) // one writer; the idle pool keeps it open
 	db := &DB{Now: time.Now, db: sqldb, path: path}
-	if err := db.open(ctx); err != nil {
+	if err := db.open(ctx, fsys); err != nil {
 		sqldb.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
@@ -98,28 +105,12 @@ func dsn(path string) string {
 // uriEscaper escapes the characters a SQLite URI gives meaning to.
 var uriEscaper = strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
 
-// open checks the connection and applies the pending migrations.
-func (db *DB) open(ctx context.Context) error {
+// open checks the connection and applies the pending migrations of fsys.
+func (db *DB) open(ctx context.Context, fsys fs.FS) error {
 	if err := db.db.PingContext(ctx); err != nil {
 		return err
 	}
-	p, err := goose.NewProvider(goose.DialectSQLite3, db.db, migrations.FS,
-		goose.WithDisableGlobalRegistry(true))
-	if err != nil {
-		return fmt.Errorf("load migrations: %w", err)
-	}
-	db.migrations = p
-	current, newest, err := p.GetVersions(ctx)
-	if err != nil {
-		return fmt.Errorf("read schema version: %w", err)
-	}
-	if current > newest {
-		return fmt.Errorf("database schema version %d is newer than this binary (%d); upgrade bifrost", current, newest)
-	}
-	if _, err := p.Up(ctx); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	return nil
+	return db.migrate(ctx, fsys)
 }
 
 // Close closes the database.

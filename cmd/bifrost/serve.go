@@ -443,12 +443,19 @@ func runServe(ctx context.Context, cli CLI, args []string) error {
 }
 
 // openStore opens the database in cfg's data directory, applying any
-// pending migrations.
+// pending migrations (all or none), and explains a database that a newer
+// bifrost has upgraded.
 func openStore(ctx context.Context, cfg Config, logger *slog.Logger) (*store.DB, error) {
 	if strings.TrimSpace(cfg.DataDir) == "" {
 		return nil, errors.New("the data directory (--data, BIFROST_DATA) must not be empty")
 	}
 	db, err := store.Open(ctx, cfg.DBPath())
+	var tooNew *store.TooNewError
+	if errors.As(err, &tooNew) {
+		return nil, fmt.Errorf("the database %s has schema version %d, newer than this bifrost's %d (version %s): "+
+			"a newer bifrost has upgraded it. Run that bifrost or a newer one, or restore a backup made before the upgrade (bifrost restore FILE). Nothing was changed",
+			cfg.DBPath(), tooNew.Version, tooNew.Newest, version)
+	}
 	if err != nil {
 		return nil, err
 	}
