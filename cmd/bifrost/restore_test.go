@@ -247,15 +247,7 @@ func TestRestore_RefusedWhileTheHubRuns(t *testing.T) {
 	house(t, other, "Kitchen")
 	backup := backupOf(t, other)
 
-	m := NewMain(CLI{Stdout: io.Discard, Stderr: io.Discard, Getenv: env{}.lookup})
-	m.Config.Addr = "127.0.0.1:0"
-	m.Config.DataDir = data
-	m.Config.Neewer.BLE = "off"
-	m.Logger = slog.New(slog.DiscardHandler)
-	if err := m.Run(t.Context()); err != nil {
-		m.Close()
-		t.Fatal(err)
-	}
+	m := startQuietHub(t, data)
 	code, _, errOut := runCLI("restore", backup, "--data", data)
 	if code != 1 || !strings.Contains(errOut, "a hub is running on "+data) || !strings.Contains(errOut, "stop it") {
 		t.Errorf("restore beside a running hub: exit %d: %s", code, errOut)
@@ -285,6 +277,23 @@ func TestRestore_RefusedWhileTheHubRuns(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "a restore is under way") {
 		t.Errorf("hub start during a restore = %v", err)
 	}
+}
+
+// startQuietHub runs a hub in process on data, with no Bluetooth, an
+// empty environment and no log, on a free loopback port; the caller
+// closes it.
+func startQuietHub(t *testing.T, data string) *Main {
+	t.Helper()
+	m := NewMain(CLI{Stdout: io.Discard, Stderr: io.Discard, Getenv: env{}.lookup})
+	m.Config.Addr = "127.0.0.1:0"
+	m.Config.DataDir = data
+	m.Config.Neewer.BLE = "off"
+	m.Logger = slog.New(slog.DiscardHandler)
+	if err := m.Run(t.Context()); err != nil {
+		m.Close()
+		t.Fatal(err)
+	}
+	return m
 }
 
 func readFile(t *testing.T, path string) []byte {

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"log/slog"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -41,15 +40,7 @@ func TestServe_UpgradesTheFirstRelease(t *testing.T) {
 			('key_old', 'Old tablet', ?5, ?6, 'control', '2026-03-01T10:00:00.000000000Z', 'alice', '2026-03-02T10:00:00.000000000Z')`,
 		readKey[:12], sha256Hex(readKey), controlKey[:12], sha256Hex(controlKey), revokedKey[:12], sha256Hex(revokedKey))
 
-	m := NewMain(CLI{Stdout: io.Discard, Stderr: io.Discard, Getenv: env{}.lookup})
-	m.Config.Addr = "127.0.0.1:0"
-	m.Config.DataDir = data
-	m.Config.Neewer.BLE = "off"
-	m.Logger = slog.New(slog.DiscardHandler)
-	if err := m.Run(t.Context()); err != nil {
-		m.Close()
-		t.Fatal(err)
-	}
+	m := startQuietHub(t, data)
 	base := "http://" + m.Addr().String() + "/api/v1"
 	for _, c := range []struct {
 		what, key, method, path string
