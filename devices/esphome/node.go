@@ -80,12 +80,66 @@ type Node struct {
 	states    map[uint32]espwire.State
 	stateAt   map[uint32]time.Time
 	changed   chan struct{}
+	listeners map[*Listener]bool
+}
+
+// A Listener follows a node's connection for a client of its own, such
+// as a Bluetooth proxy transport. Up is called when a connection is
+// ready (the entities listed, Send works), Message with each message
+// the node sends that the hub does not handle itself, and Down when the
+// connection ends, whether or not it was ready. They are called on the
+// connection's goroutine, one at a time (but for the Up that Listen
+// itself calls), and must not block for long.
+type Listener struct {
+	Up      func()
+	Message func(espwire.Message)
+	Down    func()
+}
+
+// Listen starts calling l; when the node is connected, Up is called at
+// once. The returned func stops the calls.
+func (n *Node) Listen(l *Listener) (stop func()) {
+	n.mu.Lock()
+	n.listeners[l] = true
+	up := n.connected
+	n.mu.Unlock()
+	if up && l.Up != nil {
+		l.Up()
+	}
+	return func() {
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		delete(n.listeners, l)
+	}
+}
+
+// listening is the listeners now; n.mu is held.
+func (n *Node) listening() []*Listener {
+	ls := make([]*Listener, 0, len(n.listeners))
+	for l := range n.listeners {
+		ls = append(ls, l)
+	}
+	return ls
+}
+
+func (n *Node) tell(m espwire.Message) {
+	n.mu.Lock()
+	ls := n.listening()
+	n.mu.Unlock()
+	for _, l := range ls {
+		if l.Message != nil {
+			l.Message(m)
+		}
+	}
 }
 
 // New makes a node from its configuration; a key that is not 32 bytes of
 // base64 is an error.
 func New(cfg Config) (*Node, error) {
-	n := &Node{cfg: cfg, states: map[uint32]espwire.State{}, stateAt: map[uint32]time.Time{}, changed: make(chan struct{})}
+	n := &Node{
+		cfg: cfg, states: map[uint32]espwire.State{}, stateAt: map[uint32]time.Time{},
+		changed: make(chan struct{}), listeners: map[*Listener]bool{},
+	}
 	if _, _, err := net.SplitHostPort(cfg.Addr); err != nil {
 		n.cfg.Addr = net.JoinHostPort(cfg.Addr, strconv.Itoa(espwire.Port))
 	}
@@ -222,18 +276,32 @@ func (n *Node) Send(ctx context.Context, m espwire.Message) error {
 	return nil
 }
 
+// up marks the node connected and tells the listeners, which it takes
+// under the same lock so that one registering meanwhile is told once.
 func (n *Node) up(s *session) {
 	n.mu.Lock()
-	defer n.mu.Unlock()
 	n.sess, n.connected = s, true
 	n.notify()
+	ls := n.listening()
+	n.mu.Unlock()
+	for _, l := range ls {
+		if l.Up != nil {
+			l.Up()
+		}
+	}
 }
 
 func (n *Node) down(err error) {
 	n.mu.Lock()
-	defer n.mu.Unlock()
 	n.sess, n.connected, n.err = nil, false, err
 	n.notify()
+	ls := n.listening()
+	n.mu.Unlock()
+	for _, l := range ls {
+		if l.Down != nil {
+			l.Down()
+		}
+	}
 }
 
 func (n *Node) setInfo(info espwire.DeviceInfoResponse) {

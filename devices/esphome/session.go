@@ -241,6 +241,8 @@ func (n *Node) handle(ctx context.Context, s *session, m espwire.Message) error 
 		if m.InvalidPassword {
 			return ErrPassword
 		}
+	default:
+		n.tell(m)
 	}
 	return nil
 }

@@ -44,6 +44,9 @@ type Config struct {
 	MAC      string // "AC:BC:32:89:0E:A9"
 	Key      string // base64 API key; "" for a node without encryption
 	Firmware Firmware
+	// BluetoothProxy makes the node a Bluetooth proxy with ProxySlots
+	// connection slots, hearing one Neewer light (LightMAC).
+	BluetoothProxy bool
 }
 
 // Node is the fake node.
@@ -65,6 +68,7 @@ type Node struct {
 	accepted int
 	changed  chan struct{}
 	wg       sync.WaitGroup
+	proxy    proxy
 }
 
 type conn struct {
@@ -73,6 +77,9 @@ type conn struct {
 	wmu        sync.Mutex
 	subscribed bool
 	loggedIn   bool
+	// bleSubscribed: subscribed to advertisements; guarded by Node.mu.
+	bleSubscribed bool
+	closed        chan struct{}
 }
 
 // Start starts a node on a loopback port; the test's end closes it.
@@ -85,6 +92,7 @@ func Start(t testing.TB, cfg Config) *Node {
 		cfg.MAC = "AC:BC:32:89:0E:A9"
 	}
 	n := &Node{cfg: cfg, conns: map[*conn]bool{}, raw: map[net.Conn]bool{}, changed: make(chan struct{}), reading: 21.5}
+	n.proxy.free = ProxySlots
 	n.light = espwire.LightStateResponse{Key: KeyLight, ColorMode: espwire.ColorModeColorTemperature, Brightness: 1, ColorTemperature: 370}
 	if cfg.Key != "" {
 		psk, err := espwire.ParseKey(cfg.Key)
@@ -312,10 +320,15 @@ func (n *Node) serve(nc net.Conn) {
 	n.notify()
 	n.mu.Unlock()
 	defer func() {
+		close(c.closed)
 		n.mu.Lock()
 		delete(n.conns, c)
+		lost := n.proxy.connected == c
 		n.notify()
 		n.mu.Unlock()
+		if lost { // a proxy drops the connections of a client that goes
+			n.disconnectLight(c, 0x16)
+		}
 	}()
 	for {
 		f, err := c.codec.ReadFrame()
@@ -341,7 +354,7 @@ func (n *Node) open(nc net.Conn) (*conn, bool) {
 	if err != nil {
 		return nil, false
 	}
-	c := &conn{c: nc, codec: &espwire.Plain{R: r, W: nc}}
+	c := &conn{c: nc, codec: &espwire.Plain{R: r, W: nc}, closed: make(chan struct{})}
 	switch {
 	case n.psk != nil && first[0] != espwire.IndicatorNoise:
 		_, _ = nc.Write(espwire.AppendReject(nil, espwire.ReasonBadIndicator))
@@ -392,6 +405,9 @@ var errClose = errors.New("close")
 
 // answer answers one message; false closes the connection.
 func (n *Node) answer(c *conn, m espwire.Message) bool {
+	if ok, err := n.answerProxy(c, m); ok {
+		return err == nil
+	}
 	var err error
 	switch m := m.(type) {
 	case *espwire.HelloRequest:
@@ -439,11 +455,16 @@ func (n *Node) helloResponse() *espwire.HelloResponse {
 }
 
 func (n *Node) deviceInfo() *espwire.DeviceInfoResponse {
-	return &espwire.DeviceInfoResponse{
+	info := &espwire.DeviceInfoResponse{
 		Name: n.cfg.Name, FriendlyName: "Kitchen node", MACAddress: n.cfg.MAC,
 		ESPHomeVersion: "2025.8.0", Model: "esp32dev", Manufacturer: "Espressif",
 		SuggestedArea: "Kitchen", APIEncryptionSupported: n.psk != nil,
 	}
+	if n.cfg.BluetoothProxy {
+		info.BluetoothProxyFeatureFlags = ProxyFeatures
+		info.BluetoothMACAddress = n.cfg.MAC[:len(n.cfg.MAC)-1] + "B"
+	}
+	return info
 }
 
 func entities() []espwire.Message {

@@ -236,7 +236,7 @@ func TestColorModeCapabilities(t *testing.T) {
 }
 
 func FuzzDecode(f *testing.F) {
-	for _, c := range messageVectors {
+	for _, c := range append(messageVectors, bluetoothVectors...) {
 		fr := espwire.Encode(c.msg)
 		f.Add(fr.Type, fr.Data)
 	}

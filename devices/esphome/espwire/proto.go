@@ -34,6 +34,21 @@ func (f field) u32() uint32 {
 
 func (f field) i32() int32 { return int32(f.u32()) }
 
+func (f field) u64() uint64 {
+	if f.typ == protowire.BytesType {
+		return 0
+	}
+	return f.u
+}
+
+// sint32 is a zigzag-encoded varint.
+func (f field) sint32() int32 {
+	if f.typ != protowire.VarintType {
+		return 0
+	}
+	return int32(protowire.DecodeZigZag(f.u))
+}
+
 func (f field) float() float32 {
 	if f.typ != protowire.Fixed32Type {
 		return 0
@@ -130,6 +145,21 @@ func (e enc) uint(n protowire.Number, v uint64) enc {
 
 // int32 encodes as proto3's int32 does: a negative value as ten bytes.
 func (e enc) int32(n protowire.Number, v int32) enc { return e.uint(n, uint64(int64(v))) }
+
+func (e enc) sint32(n protowire.Number, v int32) enc {
+	if v == 0 {
+		return e
+	}
+	e = protowire.AppendTag(e, n, protowire.VarintType)
+	return protowire.AppendVarint(e, protowire.EncodeZigZag(int64(v)))
+}
+
+// msg writes a nested message, even an empty one: an element of a
+// repeated field counts.
+func (e enc) msg(n protowire.Number, m enc) enc {
+	e = protowire.AppendTag(e, n, protowire.BytesType)
+	return protowire.AppendBytes(e, m)
+}
 
 func (e enc) boolean(n protowire.Number, v bool) enc {
 	if !v {
