@@ -192,6 +192,7 @@ type judged struct {
 
 var flatSeries = []judged{
 	{"RSS", "MiB", func(s sample) float64 { return s.rss }, func(m float64) float64 { return max(4, 0.10*m) }},
+	{"RSS less SQLite's", "MiB", func(s sample) float64 { return s.rss - s.mem.other }, func(m float64) float64 { return max(4, 0.10*m) }},
 	{"Go live heap", "MiB", func(s sample) float64 { return s.mem.liveHeap }, func(m float64) float64 { return max(2, 0.20*m) }},
 	{"goroutines", "", func(s sample) float64 { return s.goroutines }, func(m float64) float64 { return max(20, 0.10*m) }},
 	{"open files", "", func(s sample) float64 { return s.fds }, func(m float64) float64 { return max(10, 0.10*m) }},
