@@ -136,10 +136,13 @@ func (db *DB) open(ctx context.Context) error {
 
 // Close closes the database.
 func (db *DB) Close() error {
+	err := db.db.Close()
+	// After SQLite's connection: closing the wal-index's descriptor drops
+	// the process's locks on it (see walIndex).
 	db.version.mu.Lock()
 	db.version.wal.close()
 	db.version.mu.Unlock()
-	return db.db.Close()
+	return err
 }
 
 // Ping reports whether the database answers a query.
@@ -155,7 +158,7 @@ type dataVersion struct {
 	raw  int64 // its PRAGMA data_version then
 	n    int64 // what DataVersion returned
 
-	wal     *walIndex           // the wal-index header, mapped; nil when it cannot be
+	wal     *walIndex           // the wal-index header, mapped when it can be
 	header  [walHeaderSize]byte // as read before the pragma was last asked
 	asked   time.Time           // when the pragma was last asked
 	mapping bool                // openWALIndex was tried
