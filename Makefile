@@ -63,7 +63,7 @@ load: ## load a demo hub on loopback against a floor server (GET /api/v1/lights,
 	scripts/load.sh
 
 soak: ## run a 400-device house for DURATION (30m) at 1.5 h a second, check nothing grows (not part of test)
-	go run ./scripts/soak -duration $(DURATION) $(SOAK_FLAGS)
+	go run -tags memory.counters ./scripts/soak -duration $(DURATION) $(SOAK_FLAGS)
 
 check: ## fail if gofmt, go vet or go mod tidy would change or report anything
 	@unformatted="$$(gofmt -l .)"; \

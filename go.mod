@@ -21,6 +21,7 @@ require (
 	golang.org/x/sys v0.50.0
 	google.golang.org/protobuf v1.36.12
 	gopkg.in/yaml.v3 v3.0.1
+	modernc.org/libc v1.80.2
 	modernc.org/sqlite v1.62.0
 	tinygo.org/x/bluetooth v0.16.0
 )
@@ -62,7 +63,6 @@ require (
 	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/text v0.44.0 // indirect
 	golang.org/x/tools v0.52.1-0.20261106145633-d407941a339a // indirect
-	modernc.org/libc v1.80.2 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
 	tinygo.org/x/espradio v0.3.0 // indirect

@@ -20,7 +20,8 @@ func TestDSN_ConfiguresConnection(t *testing.T) {
 		"journal_mode": "wal",
 		"foreign_keys": "1",
 		"busy_timeout": "10000",
-		"synchronous":  "1", // NORMAL
+		"synchronous":  "1",     // NORMAL
+		"cache_size":   "-2000", // KiB: the bound of SQLite's memory
 	} {
 		var got string
 		if err := db.db.QueryRowContext(ctx, "PRAGMA "+pragma).Scan(&got); err != nil {
