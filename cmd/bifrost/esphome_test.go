@@ -68,7 +68,8 @@ func TestESPHomeNode(t *testing.T) {
 // own (BIFROST_BLE=off) and with a fake node that is a Bluetooth proxy:
 // the Neewer light the proxy hears becomes a light of the hub, and a
 // command reaches it through the proxy as the frame of PROTOCOLS.md
-// §1.10 N1, on the one API connection the node's entities use.
+// §1.10 N1, on the one API connection the node's entities use; the
+// light's view names the proxy and its signal.
 func TestNeewerThroughESPHomeProxy(t *testing.T) {
 	fake := esphometest.Start(t, esphometest.Config{Name: "studio", BluetoothProxy: true})
 	h := runHub(t, t.TempDir(), func(c *Config) {
@@ -84,7 +85,7 @@ func TestNeewerThroughESPHomeProxy(t *testing.T) {
 	defer deadline.Stop()
 	for {
 		l, err := h.service.GetLight(sys, id)
-		if err == nil && l.Online && fake.LightConnected() {
+		if err == nil && l.Online && l.Via != nil {
 			break
 		}
 		select {
@@ -93,6 +94,10 @@ func TestNeewerThroughESPHomeProxy(t *testing.T) {
 		case <-deadline.C:
 			t.Fatalf("the light through the proxy: %+v, %v", l, err)
 		}
+	}
+	l, _ := h.service.GetLight(sys, id)
+	if want := (devices.Via{Radio: "esphome:studio", RSSI: esphometest.LightRSSI}); *l.Via != want || !fake.LightConnected() {
+		t.Fatalf("the light is reached via %+v (the proxy connected: %v), want %+v", *l.Via, fake.LightConnected(), want)
 	}
 	on := true
 	if _, err := h.service.SetLight(sys, id, service.LightPatch{On: &on}); err != nil {
