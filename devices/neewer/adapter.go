@@ -97,12 +97,12 @@ func New(cfg Config) *Adapter {
 	if t.WriteTimeout <= 0 && cfg.Registry != nil {
 		t.WriteTimeout = cfg.Registry.Timeout()
 	}
-	var list []Radio
+	var list []radio
 	if cfg.Transport != nil {
-		list = append(list, Radio{Name: cfg.Radio, Transport: cfg.Transport})
+		list = append(list, radio{label: cfg.Radio, tr: cfg.Transport})
 	}
 	for _, p := range cfg.Proxies {
-		list = append(list, Radio{Transport: p})
+		list = append(list, radio{tr: p})
 	}
 	a := &Adapter{
 		reg: cfg.Registry, log: log, timing: t,
@@ -428,8 +428,8 @@ func (a *Adapter) AddRadio(tr ble.Transport) {
 		_ = tr.Close()
 		return
 	}
-	a.tr.add(Radio{Transport: tr})
-	a.log.Info("neewer: radio added", "radio", Radio{Transport: tr}.name())
+	a.tr.add(radio{tr: tr})
+	a.log.Info("neewer: radio added", "radio", radio{tr: tr}.name())
 	a.startScan()
 }
 

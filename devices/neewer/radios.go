@@ -14,23 +14,23 @@ import (
 	"github.com/bifrost-hub/bifrost/devices/neewer/ble"
 )
 
-// Radio names a transport for people: the view says a light is reached
-// through it. The local radio is named by its controller ("hci0"); a
+// radio is a transport and its name for people: the view says a light
+// is reached through it. The local radio is named by its controller ("hci0"); a
 // transport that names itself (a ble.Transport with a Radio method, such
 // as an ESPHome proxy, "esphome:studio") is named so.
-type Radio struct {
-	Name      string
-	Transport ble.Transport
+type radio struct {
+	label string
+	tr    ble.Transport
 }
 
 // namer is a transport that names the radio it reaches.
 type namer interface{ Radio() string }
 
-func (r Radio) name() string {
-	if n, ok := r.Transport.(namer); ok {
+func (r radio) name() string {
+	if n, ok := r.tr.(namer); ok {
 		return n.Radio()
 	}
-	return cmp.Or(r.Name, r.Transport.Name())
+	return cmp.Or(r.label, r.tr.Name())
 }
 
 // radios pools the transports the adapter reaches lights through — the
@@ -49,7 +49,7 @@ type radios struct {
 	settle, heardFor, demoteFor time.Duration
 
 	mu    sync.Mutex
-	list  []Radio
+	list  []radio
 	heard map[string]map[int]sighting // by address, by radio
 	first map[string]time.Time        // when a light was first heard
 	lost  map[string]map[int]time.Time
@@ -72,7 +72,7 @@ type activeScan struct {
 
 var _ ble.Transport = (*radios)(nil)
 
-func newRadios(list []Radio, settle, heardFor time.Duration) *radios {
+func newRadios(list []radio, settle, heardFor time.Duration) *radios {
 	return &radios{
 		settle: settle, heardFor: heardFor, demoteFor: heardFor,
 		list:  slices.Clone(list),
@@ -100,7 +100,7 @@ func (p *radios) count() int {
 }
 
 // add adds a radio; a scan running listens on it too.
-func (p *radios) add(r Radio) {
+func (p *radios) add(r radio) {
 	p.mu.Lock()
 	p.list = append(p.list, r)
 	i, s := len(p.list)-1, p.scan
@@ -141,9 +141,9 @@ func (p *radios) Scan(ctx context.Context, found func(ble.Advertisement)) error 
 	return nil
 }
 
-func (p *radios) scanOn(s *activeScan, i int, r Radio) {
+func (p *radios) scanOn(s *activeScan, i int, r radio) {
 	defer s.wg.Done()
-	err := r.Transport.Scan(s.ctx, func(a ble.Advertisement) {
+	err := r.tr.Scan(s.ctx, func(a ble.Advertisement) {
 		p.saw(i, a)
 		s.found(a)
 	})
@@ -254,7 +254,7 @@ func (p *radios) Connect(ctx context.Context, addr ble.Address) (ble.Link, error
 		r := p.list[i]
 		p.mu.Unlock()
 		actx, cancel := share(ctx, len(order)-k)
-		link, err := r.Transport.Connect(actx, addr)
+		link, err := r.tr.Connect(actx, addr)
 		cancel()
 		if err == nil {
 			rl := &radioLink{Link: link, pool: p, radio: i, name: r.name(), mac: addr.MAC}
@@ -333,7 +333,7 @@ func (p *radios) Close() error {
 	p.mu.Unlock()
 	var errs []error
 	for _, r := range list {
-		errs = append(errs, r.Transport.Close())
+		errs = append(errs, r.tr.Close())
 	}
 	return errors.Join(errs...)
 }
