@@ -568,3 +568,17 @@ type KeyLister interface {
 type KeyHolder interface {
 	HoldKey(ctx context.Context, key string, d time.Duration) error
 }
+
+// Via is the radio a device is reached through, and how loud it hears
+// the device (RSSI in dBm, 0 when not known).
+type Via struct {
+	Radio string `json:"radio"` // "hci0", "esphome:studio"
+	RSSI  int    `json:"rssi,omitempty"`
+}
+
+// Relayed is a device reached through one of several radios (a Neewer
+// light through the hub's Bluetooth or an ESPHome Bluetooth proxy). Via
+// is the one in use; ok is false while none is.
+type Relayed interface {
+	Via() (v Via, ok bool)
+}

@@ -240,7 +240,7 @@ func (s *Service) viewWith(inv inventory, rec DeviceRecord, st deviceState) Devi
 	v := DeviceView{
 		ID: rec.ID, Name: rec.Name, Kind: rec.Kind, Adapter: rec.Adapter, Model: rec.Model,
 		RoomID: rec.RoomID, Room: inv.roomOf[rec.RoomID], Enabled: rec.Enabled, Online: st.online,
-		Pairing: st.pairing, MAC: st.mac, CompanionOf: devices.ID(rec.Settings[settingCompanion]),
+		Pairing: st.pairing, MAC: st.mac, Via: st.via, CompanionOf: devices.ID(rec.Settings[settingCompanion]),
 	}
 	if rec.Kind == devices.KindOther && st.online {
 		v.StateText = st.text

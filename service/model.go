@@ -54,6 +54,9 @@ type deviceState struct {
 	// hub (devices.Pairer), "" for others; mac is a Waker's address.
 	pairing string
 	mac     string
+	// via is the radio a relayed device is reached through, nil when
+	// none is (devices.Relayed).
+	via *devices.Via
 	// keys are the keys a remote takes, when it lists more than
 	// devices.RemoteKeys.
 	keys []string
@@ -270,13 +273,15 @@ const readKey = "read"
 // I/O.
 func (s *Service) readState(ctx context.Context, id devices.ID) {
 	d, ok := s.reg.Get(id)
-	pairing, mac, keys := pairingOf(d), macOf(d), listedKeys(d)
+	pairing, mac, keys, via := pairingOf(d), macOf(d), listedKeys(d), viaOf(d)
 	if !ok || !d.Online() {
-		s.model.update(id, func(st *deviceState) { st.online, st.pairing, st.mac, st.keys = false, pairing, mac, keys })
+		s.model.update(id, func(st *deviceState) {
+			st.online, st.pairing, st.mac, st.keys, st.via = false, pairing, mac, keys, nil
+		})
 		return
 	}
-	if st := s.model.state(id); st.pairing != pairing || st.mac != mac || !slices.Equal(st.keys, keys) {
-		s.model.update(id, func(st *deviceState) { st.pairing, st.mac, st.keys = pairing, mac, keys })
+	if st := s.model.state(id); st.pairing != pairing || st.mac != mac || !slices.Equal(st.keys, keys) || !sameVia(st.via, via) {
+		s.model.update(id, func(st *deviceState) { st.pairing, st.mac, st.keys, st.via = pairing, mac, keys, via })
 	}
 	before := s.model.state(id).answers
 	known := s.model.state(id).reported

@@ -95,6 +95,21 @@ func macOf(d devices.Device) string {
 	return ""
 }
 
+// viaOf is the radio a relayed device is reached through, nil for
+// others and while none is.
+func viaOf(d devices.Device) *devices.Via {
+	if r, ok := d.(devices.Relayed); ok {
+		if v, up := r.Via(); up {
+			return &v
+		}
+	}
+	return nil
+}
+
+func sameVia(a, b *devices.Via) bool {
+	return (a == nil) == (b == nil) && (a == nil || *a == *b)
+}
+
 // settingMAC keeps the Wake-on-LAN address a user gave a device.
 const settingMAC = "mac"
 

@@ -24,6 +24,10 @@ type DeviceView struct {
 	Pairing string `json:"pairing,omitempty"`
 	// MAC is the address a TV is woken at by Wake-on-LAN, when known.
 	MAC string `json:"mac,omitempty"`
+	// Via is the radio a device reached through one of several (a Neewer
+	// light: the hub's Bluetooth or an ESPHome proxy) is reached through
+	// now, with its signal; absent for others and while none is.
+	Via *devices.Via `json:"via,omitempty"`
 	// StateText is the state, as text, of a device of kind other (one the
 	// hub lists but does not control), when known.
 	StateText string `json:"state_text,omitempty"`

@@ -5,7 +5,9 @@ import (
 	"fmt"
 
 	"github.com/bifrost-hub/bifrost/devices/esphome"
+	"github.com/bifrost-hub/bifrost/devices/esphome/bleproxy"
 	"github.com/bifrost-hub/bifrost/devices/esphome/espwire"
+	"github.com/bifrost-hub/bifrost/devices/neewer"
 )
 
 // ESPHomeConfig configures the ESPHome nodes reached over their native
@@ -45,6 +47,21 @@ func (m *Main) startESPHome(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("esphome: %w", err)
 	}
+	m.esphome = a
 	m.goRun(ctx, "esphome", a.Run)
 	return nil
+}
+
+// lendProxies gives the Neewer adapter a radio through each ESPHome node
+// that shows itself a Bluetooth proxy, as it does. The transport shares
+// the node's one API connection with the node's entities.
+func (m *Main) lendProxies(ctx context.Context, ad *neewer.Adapter) {
+	if m.esphome == nil {
+		return
+	}
+	for _, n := range m.esphome.Nodes() {
+		m.background.Go(func() {
+			bleproxy.Follow(ctx, n, func(tr *bleproxy.Transport) { ad.AddRadio(tr) })
+		})
+	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"testing"
 	"time"
@@ -61,4 +62,65 @@ func TestESPHomeNode(t *testing.T) {
 		s, _ := h.service.GetSensor(sys, "Kitchen node Temperature")
 		return len(s.Readings) == 1 && s.Readings[0].Value == 19
 	})
+}
+
+// TestNeewerThroughESPHomeProxy runs the hub without Bluetooth of its
+// own (BIFROST_BLE=off) and with a fake node that is a Bluetooth proxy:
+// the Neewer light the proxy hears becomes a light of the hub, and a
+// command reaches it through the proxy as the frame of PROTOCOLS.md
+// §1.10 N1, on the one API connection the node's entities use; the
+// light's view names the proxy and its signal.
+func TestNeewerThroughESPHomeProxy(t *testing.T) {
+	fake := esphometest.Start(t, esphometest.Config{Name: "studio", BluetoothProxy: true})
+	h := runHub(t, t.TempDir(), func(c *Config) {
+		c.Demo = false
+		c.Neewer.BLE = "off"
+		c.ESPHome.Hosts = hostList{fake.Addr()}
+	})
+	sys := service.WithPrincipal(context.Background(), service.System)
+	events, stop := h.service.Events().Subscribe()
+	defer stop()
+	id := "neewer:" + esphometest.LightMAC
+	deadline := time.NewTimer(10 * time.Second)
+	defer deadline.Stop()
+	for {
+		l, err := h.service.GetLight(sys, id)
+		if err == nil && l.Online && l.Via != nil {
+			break
+		}
+		select {
+		case <-events:
+		case <-fake.Changed():
+		case <-deadline.C:
+			t.Fatalf("the light through the proxy: %+v, %v", l, err)
+		}
+	}
+	l, _ := h.service.GetLight(sys, id)
+	if want := (devices.Via{Radio: "esphome:studio", RSSI: esphometest.LightRSSI}); *l.Via != want || !fake.LightConnected() {
+		t.Fatalf("the light is reached via %+v (the proxy connected: %v), want %+v", *l.Via, fake.LightConnected(), want)
+	}
+	on := true
+	if _, err := h.service.SetLight(sys, id, service.LightPatch{On: &on}); err != nil {
+		t.Fatal(err)
+	}
+	n1 := []byte{0x78, 0x81, 0x01, 0x01, 0xFB}
+	for {
+		found := false
+		for _, m := range fake.Received() {
+			if w, ok := m.(*espwire.BluetoothGATTWriteRequest); ok && w.Handle == esphometest.HandleWrite && bytes.Equal(w.Data, n1) {
+				found = true
+			}
+		}
+		if found {
+			break
+		}
+		select {
+		case <-fake.Changed():
+		case <-deadline.C:
+			t.Fatal("the power-on frame did not reach the light")
+		}
+	}
+	if n := fake.Accepted(); n != 1 {
+		t.Fatalf("the node accepted %d API connections, want one shared by entities and Bluetooth", n)
+	}
 }

@@ -39,7 +39,8 @@ func (c NeewerConfig) validate() error {
 	return nil
 }
 
-// startNeewer opens Bluetooth as configured and runs the Neewer adapter.
+// startNeewer opens Bluetooth as configured and runs the Neewer adapter,
+// with a radio through every ESPHome node that is a Bluetooth proxy.
 // Without a radio the adapter logs why and the hub runs on.
 func (m *Main) startNeewer(ctx context.Context) error {
 	c := m.Config.Neewer
@@ -50,6 +51,7 @@ func (m *Main) startNeewer(ctx context.Context) error {
 	}
 	m.neewer = ad
 	m.scanners = append(m.scanners, ad)
+	m.lendProxies(ctx, ad)
 	m.goRun(ctx, "neewer", ad.Run)
 	return nil
 }

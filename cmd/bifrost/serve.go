@@ -23,6 +23,7 @@ import (
 	"github.com/bifrost-hub/bifrost/backups"
 	"github.com/bifrost-hub/bifrost/dashboard"
 	"github.com/bifrost-hub/bifrost/devices"
+	"github.com/bifrost-hub/bifrost/devices/esphome"
 	"github.com/bifrost-hub/bifrost/devices/neewer"
 	"github.com/bifrost-hub/bifrost/devices/sim"
 	"github.com/bifrost-hub/bifrost/history"
@@ -57,6 +58,7 @@ type Main struct {
 	registry *devices.Registry
 	scanners []devices.Scanner // adapters that can discover devices
 	neewer   *neewer.Adapter
+	esphome  *esphome.Adapter // nil: no ESPHome node configured
 	mqtt     *integrations.Runner[integrations.MQTTSettings]
 	hass     *integrations.Runner[integrations.HASSSettings]
 	service  *service.Service

@@ -32,9 +32,17 @@ var (
 
 // Config configures an Adapter.
 type Config struct {
-	// Transport reaches the radio; nil when Bluetooth is off (configured
-	// lights then list as offline, and Scan says why it cannot).
+	// Transport reaches the local radio; nil when the hub's Bluetooth is
+	// off. Without it and without proxies, configured lights list as
+	// offline and Scan says why it cannot.
 	Transport ble.Transport
+	// Radio names the local radio in the lights' views ("hci0"; the
+	// transport's name when empty).
+	Radio string
+	// Proxies are more radios, such as ESPHome Bluetooth proxies, named by
+	// their Radio method (AddRadio adds more while the adapter runs). A
+	// light is reached through whichever radio hears it best.
+	Proxies []ble.Transport
 	// Registry receives the lights.
 	Registry *devices.Registry
 	Logger   *slog.Logger
@@ -52,7 +60,7 @@ type Config struct {
 
 // Adapter is the Neewer adapter.
 type Adapter struct {
-	tr      ble.Transport
+	tr      *radios
 	reg     *devices.Registry
 	log     *slog.Logger
 	timing  Timing
@@ -89,8 +97,15 @@ func New(cfg Config) *Adapter {
 	if t.WriteTimeout <= 0 && cfg.Registry != nil {
 		t.WriteTimeout = cfg.Registry.Timeout()
 	}
+	var list []radio
+	if cfg.Transport != nil {
+		list = append(list, radio{label: cfg.Radio, tr: cfg.Transport})
+	}
+	for _, p := range cfg.Proxies {
+		list = append(list, radio{tr: p})
+	}
 	a := &Adapter{
-		tr: cfg.Transport, reg: cfg.Registry, log: log, timing: t,
+		reg: cfg.Registry, log: log, timing: t,
 		scanFor: cfg.ScanFor, rescan: cfg.Rescan,
 		configs: map[string]LightConfig{},
 		lights:  map[string]*Light{},
@@ -102,6 +117,12 @@ func New(cfg Config) *Adapter {
 	if a.rescan == 0 {
 		a.rescan = 5 * time.Minute
 	}
+	// A sighting counts until two discoveries have passed without one.
+	heardFor := 10 * time.Minute
+	if a.rescan > 0 {
+		heardFor = max(heardFor, 2*(a.scanFor+a.rescan))
+	}
+	a.tr = newRadios(list, t.withDefaults().Settle, heardFor)
 	for _, c := range cfg.Lights {
 		a.configs[c.Address.MAC] = c
 	}
@@ -128,13 +149,8 @@ func (a *Adapter) Run(ctx context.Context) error {
 			a.log.Error("neewer: light settings", "light", c.Address.MAC, "err", err)
 		}
 	}
-	if a.tr == nil {
-		a.log.Warn("neewer: Bluetooth is off; configured lights list as offline")
-		select {
-		case <-ctx.Done():
-		case <-a.ctx.Done():
-		}
-		return nil
+	if a.tr.count() == 0 {
+		a.log.Warn("neewer: no Bluetooth radio (yet); configured lights list as offline")
 	}
 	for {
 		a.startScan()
@@ -161,8 +177,8 @@ func (a *Adapter) Scan(ctx context.Context) (time.Duration, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	if a.tr == nil {
-		return 0, devices.Unsupported(nil, "Bluetooth is off (BIFROST_BLE)")
+	if a.tr.count() == 0 {
+		return 0, devices.Unsupported(nil, "Bluetooth is off (BIFROST_BLE) and no ESPHome Bluetooth proxy is connected")
 	}
 	a.startScan()
 	return a.scanFor, nil
@@ -243,8 +259,8 @@ func (a *Adapter) Add(ctx context.Context, address string) ([]devices.ID, error)
 	a.mu.Lock()
 	a.configs[addr.MAC] = cfg
 	a.mu.Unlock()
-	if a.tr == nil {
-		a.log.Warn("neewer: Bluetooth is off; the light added lists as offline", "light", addr.MAC)
+	if a.tr.count() == 0 {
+		a.log.Warn("neewer: no Bluetooth radio; the light added lists as offline", "light", addr.MAC)
 	}
 	return []devices.ID{l.info.ID}, nil
 }
@@ -253,7 +269,7 @@ func (a *Adapter) Add(ctx context.Context, address string) ([]devices.ID, error)
 func (a *Adapter) startScan() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.scanning || a.closed {
+	if a.scanning || a.closed || a.tr.count() == 0 {
 		return
 	}
 	a.scanning = true
@@ -398,10 +414,23 @@ func (a *Adapter) Close() error {
 	for _, l := range lights {
 		l.close()
 	}
-	if a.tr != nil {
-		return a.tr.Close()
+	return a.tr.Close()
+}
+
+// AddRadio adds a radio — an ESPHome Bluetooth proxy that came up — and
+// listens on it at once: lights it hears join, and lights it hears best
+// connect through it when they next connect.
+func (a *Adapter) AddRadio(tr ble.Transport) {
+	a.mu.Lock()
+	closed := a.closed
+	a.mu.Unlock()
+	if closed {
+		_ = tr.Close()
+		return
 	}
-	return nil
+	a.tr.add(radio{tr: tr})
+	a.log.Info("neewer: radio added", "radio", radio{tr: tr}.name())
+	a.startScan()
 }
 
 // Options are the settings cmd/bifrost passes from its flags and
@@ -440,9 +469,9 @@ func Open(ctx context.Context, o Options) (*Adapter, error) {
 	case err == nil:
 		log.Info("neewer: Bluetooth ready", "backend", tr.Name())
 	case errors.Is(err, ble.ErrOff) && mode == ble.ModeOff:
-		log.Info("neewer: Bluetooth off (BIFROST_BLE=off)")
+		log.Info("neewer: local Bluetooth off (BIFROST_BLE=off); lights are reached through ESPHome proxies, if any")
 	default:
-		log.Warn("neewer: Bluetooth off; the hub runs without Neewer lights", "mode", string(mode), "err", err)
+		log.Warn("neewer: no local Bluetooth; lights are reached through ESPHome proxies, if any", "mode", string(mode), "err", err)
 	}
-	return New(Config{Transport: tr, Registry: o.Registry, Logger: log, Lights: lights}), nil
+	return New(Config{Transport: tr, Radio: cmp.Or(o.BLEAdapter, "hci0"), Registry: o.Registry, Logger: log, Lights: lights}), nil
 }

@@ -34,6 +34,10 @@ type Timing struct {
 	// WriteTimeout bounds the writes of one coalesced command (default
 	// devices.DefaultTimeout).
 	WriteTimeout time.Duration
+	// Settle is how long a light first heard is listened for, when the
+	// adapter has more than one radio, before the one that hears it best
+	// is chosen (default 1 s).
+	Settle time.Duration
 }
 
 func (t Timing) withDefaults() Timing {
@@ -48,6 +52,7 @@ func (t Timing) withDefaults() Timing {
 	def(&t.ProbeInterval, 20*time.Second)
 	def(&t.Pace, 20*time.Millisecond)
 	def(&t.WriteTimeout, devices.DefaultTimeout)
+	def(&t.Settle, time.Second)
 	if t.ProbeMisses <= 0 {
 		t.ProbeMisses = 3
 	}
@@ -73,6 +78,7 @@ type conn struct {
 
 	mu       sync.Mutex
 	link     ble.Link
+	radio    string // the radio link goes through, or went through last
 	online   bool
 	moved    chan struct{} // closed and replaced whenever link or online change
 	misses   int
@@ -255,13 +261,45 @@ func (c *conn) serve(link ble.Link) error {
 func (c *conn) setLink(link ble.Link) {
 	c.mu.Lock()
 	was := c.online
-	c.link, c.online, c.misses, c.answered = link, true, 0, false
+	radio := radioOf(link)
+	moved := radio != c.radio
+	c.link, c.online, c.misses, c.answered, c.radio = link, true, 0, false, radio
 	c.broadcast()
 	c.mu.Unlock()
 	if !was {
-		c.log.Info("neewer: light reachable again", "light", c.addr.MAC)
+		c.log.Info("neewer: light reachable again", "light", c.addr.MAC, "radio", radio)
+	} else if moved {
+		c.log.Info("neewer: light reached through another radio", "light", c.addr.MAC, "radio", radio)
+	}
+	if !was || moved {
 		c.changed()
 	}
+}
+
+// radioOf names the radio a link goes through.
+func radioOf(link ble.Link) string {
+	if rl, ok := link.(*radioLink); ok {
+		return rl.name
+	}
+	return ""
+}
+
+// via is the radio of the live link and its signal; ok is false without
+// a link.
+func (c *conn) via() (devices.Via, bool) {
+	c.mu.Lock()
+	link := c.link
+	c.mu.Unlock()
+	rl, ok := link.(*radioLink)
+	if !ok {
+		return devices.Via{}, false
+	}
+	select {
+	case <-rl.Done():
+		return devices.Via{}, false
+	default:
+	}
+	return rl.via(), true
 }
 
 func (c *conn) clearLink(link ble.Link, reason error) {

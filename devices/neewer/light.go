@@ -14,7 +14,10 @@ import (
 	"github.com/bifrost-hub/bifrost/devices/neewer/nwproto"
 )
 
-var _ devices.Light = (*Light)(nil)
+var (
+	_ devices.Light   = (*Light)(nil)
+	_ devices.Relayed = (*Light)(nil)
+)
 
 // Light is one Neewer light. Neewer lights cannot report their state, so
 // the state is the last one commanded, corrected by what the light does
@@ -111,6 +114,10 @@ func (l *Light) Info() devices.Info { return l.info }
 
 // Online reports whether the light is reachable as far as known.
 func (l *Light) Online() bool { return l.conn.Online() }
+
+// Via is the radio the light is reached through and how loud that
+// radio hears it; ok is false while the light has no link.
+func (l *Light) Via() (devices.Via, bool) { return l.conn.via() }
 
 // Model is the model the light is driven as.
 func (l *Light) Model() Model { return l.model }

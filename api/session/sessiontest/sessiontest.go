@@ -38,6 +38,8 @@ type Hub struct {
 	Keys     *identity.Keys
 	Accounts *identity.Accounts
 	Handler  http.Handler
+	// Registry holds the simulated home; a test may add devices of its own.
+	Registry *devices.Registry
 }
 
 // NewIdentity is the keys and the accounts beside svc over db, logging to
@@ -75,7 +77,7 @@ func NewHubLogging(t *testing.T, logger *slog.Logger, adjust ...func(*api.Config
 	for _, a := range adjust {
 		a(&cfg)
 	}
-	h := &Hub{Service: svc, Keys: keys, Accounts: acc, Handler: api.New(cfg).Handler()}
+	h := &Hub{Service: svc, Keys: keys, Accounts: acc, Handler: api.New(cfg).Handler(), Registry: reg}
 	code, err := acc.SetupCode(ctx)
 	if err != nil {
 		t.Fatal(err)

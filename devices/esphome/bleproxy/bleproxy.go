@@ -73,6 +73,36 @@ func New(node *esphome.Node) *Transport {
 // Name names the proxy by its address.
 func (t *Transport) Name() string { return "esphome " + t.node.Addr() }
 
+// Radio names the proxy for people, "esphome:<node name>" (its address
+// until the node has said its name).
+func (t *Transport) Radio() string {
+	if name := t.node.Info().Name; name != "" {
+		return "esphome:" + name
+	}
+	return "esphome:" + t.node.Addr()
+}
+
+// Follow waits until node shows itself a Bluetooth proxy that makes
+// active connections (its device info says so), then calls found with a
+// transport through it, once. It returns then, or when ctx ends. The
+// transport shares the node's one API connection with everything else
+// that follows the node.
+func Follow(ctx context.Context, node *esphome.Node, found func(*Transport)) {
+	for {
+		ch := node.Changed()
+		up, _ := node.Status()
+		if up && node.Info().BluetoothProxyFeatureFlags&espwire.ProxyActiveConnections != 0 {
+			found(New(node))
+			return
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
 // Slots is the proxy's free and total connection slots, as it last said;
 // ok is false until it has.
 func (t *Transport) Slots() (free, limit int, ok bool) {

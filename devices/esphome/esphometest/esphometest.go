@@ -47,6 +47,8 @@ type Config struct {
 	// BluetoothProxy makes the node a Bluetooth proxy with ProxySlots
 	// connection slots, hearing one Neewer light (LightMAC).
 	BluetoothProxy bool
+	// LightRSSI is how loud the proxy hears the light (LightRSSI when 0).
+	LightRSSI int
 }
 
 // Node is the fake node.
@@ -90,6 +92,9 @@ func Start(t testing.TB, cfg Config) *Node {
 	}
 	if cfg.MAC == "" {
 		cfg.MAC = "AC:BC:32:89:0E:A9"
+	}
+	if cfg.LightRSSI == 0 {
+		cfg.LightRSSI = LightRSSI
 	}
 	n := &Node{cfg: cfg, conns: map[*conn]bool{}, raw: map[net.Conn]bool{}, changed: make(chan struct{}), reading: 21.5}
 	n.proxy.free = ProxySlots

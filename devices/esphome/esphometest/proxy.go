@@ -201,7 +201,7 @@ func (n *Node) advertise(c *conn) {
 	t := time.NewTicker(advertiseEvery)
 	defer t.Stop()
 	ad := &espwire.BluetoothLERawAdvertisementsResponse{Advertisements: []espwire.BluetoothLERawAdvertisement{{
-		Address: lightAddr, RSSI: LightRSSI,
+		Address: lightAddr, RSSI: int32(n.cfg.LightRSSI),
 		Data: append([]byte{0x02, 0x01, 0x06, byte(1 + len(LightName)), 0x09}, LightName...),
 	}}}
 	for {

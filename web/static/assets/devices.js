@@ -259,7 +259,8 @@ function deviceRow(app, d, roomChoices, names) {
       h('span', { class: `dev-cell dev-room${d.room ? '' : ' none'}`, text: d.room || 'No room' }),
       h('span', { class: 'dev-cell dev-adapter' },
         h('span', { class: 'dev-adapter-name', text: adapterName(d.adapter) }),
-        d.model ? h('span', { class: 'dev-model', text: d.model }) : null),
+        d.model ? h('span', { class: 'dev-model', text: d.model }) : null,
+        d.via ? h('span', { class: 'dev-model dev-via', text: viaText(d.via) }) : null),
       statusCell(app, d),
       h('span', { class: `dev-cell dev-enabled${d.enabled ? '' : ' off'}`, text: d.enabled ? 'Enabled' : 'Disabled' }))),
   detail);
@@ -272,6 +273,13 @@ function deviceRow(app, d, roomChoices, names) {
     else inv.open.delete(d.id);
   });
   return { d, li, check };
+}
+
+// viaText says which radio reaches a light and how loud it hears it:
+// "via ESPHome proxy studio · -58 dBm", "via this hub's Bluetooth (hci0)".
+function viaText(v) {
+  const radio = v.radio.startsWith('esphome:') ? `ESPHome proxy ${v.radio.slice('esphome:'.length)}` : `this hub's Bluetooth (${v.radio})`;
+  return `via ${radio}${v.rssi ? ` · ${v.rssi} dBm` : ''}`;
 }
 
 // statusCell says whether a device is online, or since when it is not;
@@ -451,6 +459,7 @@ function deviceForm(app, d, roomChoices, names) {
       h('code', { text: d.id }),
       h('span', { text: [adapterName(d.adapter), d.model].filter(Boolean).join(' · ') }),
       d.kind === 'other' ? h('span', { text: d.state_text ? `Listed only; state: ${d.state_text}` : 'Listed only: the hub does not control it' }) : null,
+      d.via ? h('span', { class: 'dev-via-detail', text: `Reached ${viaText(d.via)}` }) : null,
       d.companion_of ? h('span', { text: `Merged into ${names.get(d.companion_of) || d.companion_of}, which is controlled instead` }) : null,
       h('span', { text: lastSeen(d) })),
     h('div', { class: 'dev-controls' },
