@@ -372,6 +372,10 @@ func TestBadInputDropsConnection(t *testing.T) {
 		{"bad indicator", "", "07 00 00", false, espwire.ErrBadIndicator},
 		// A Noise frame of 32 bytes that no key opens.
 		{"does not decrypt", houseKey, "01 00 20" + strings.Repeat("5a", 32), false, espwire.ErrBadFrame},
+		// Type 0, which no message has.
+		{"type 0", "", "00 00 00", false, espwire.ErrNotFromNode},
+		// A LightCommandRequest (32), which only a client sends.
+		{"a client's message", "", "00 00 20", false, espwire.ErrNotFromNode},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -388,8 +392,9 @@ func TestBadInputDropsConnection(t *testing.T) {
 }
 
 // TestUnknownMessageSkipped: a message of a type the hub does not know
-// (a text sensor's state) is skipped, as nodes send many; the connection
-// stays.
+// (a text sensor's state) is skipped, as nodes send many, more with every
+// ESPHome release; the connection stays. (A type no node sends is bad
+// input: TestBadInputDropsConnection.)
 func TestUnknownMessageSkipped(t *testing.T) {
 	fake := esphometest.Start(t, esphometest.Config{})
 	n := start(t, fake, "")

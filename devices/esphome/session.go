@@ -193,6 +193,9 @@ func (n *Node) serve(ctx context.Context, s *session, hello *espwire.HelloRespon
 			return reached, err
 		}
 		s.lastRecv.Store(time.Now().UnixNano())
+		if err := espwire.FromNode(f); err != nil {
+			return reached, err
+		}
 		m, err := espwire.Decode(f)
 		if err != nil {
 			return reached, err

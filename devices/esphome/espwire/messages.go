@@ -1,6 +1,9 @@
 package espwire
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Message types: the option (id) of each message in api.proto.
 const (
@@ -140,3 +143,39 @@ func (*PingRequest) MessageType() uint16              { return TypePingRequest }
 func (*PingResponse) MessageType() uint16             { return TypePingResponse }
 func (*DeviceInfoRequest) MessageType() uint16        { return TypeDeviceInfoRequest }
 func (*GetTimeRequest) MessageType() uint16           { return TypeGetTimeRequest }
+
+// clientOnly are the messages only a client sends: a node that sends one
+// (or type 0, which no message has) is not speaking the API, and its
+// connection is dropped. Types the package does not know are not among
+// them: every ESPHome release adds messages (text sensors, covers, logs),
+// which a client skips, as aioesphomeapi does.
+var clientOnly = map[uint16]bool{
+	0:                          true,
+	TypeHelloRequest:           true,
+	TypeConnectRequest:         true,
+	TypeDeviceInfoRequest:      true,
+	TypeListEntitiesRequest:    true,
+	TypeSubscribeStatesRequest: true,
+	TypeFanCommandRequest:      true,
+	TypeLightCommandRequest:    true,
+	TypeSwitchCommandRequest:   true,
+	TypeButtonCommandRequest:   true,
+	TypeSubscribeBluetoothLEAdvertisementsRequest: true,
+	TypeBluetoothDeviceRequest:                    true,
+	TypeBluetoothGATTGetServicesRequest:           true,
+	TypeBluetoothGATTWriteRequest:                 true,
+	TypeBluetoothGATTWriteDescriptorRequest:       true,
+	TypeBluetoothGATTNotifyRequest:                true,
+	TypeSubscribeBluetoothConnectionsFreeRequest:  true,
+}
+
+// ErrNotFromNode is a message a node never sends.
+var ErrNotFromNode = errors.New("the node sent a message only a client sends")
+
+// FromNode refuses a frame whose type a node never sends.
+func FromNode(f Frame) error {
+	if clientOnly[f.Type] {
+		return fmt.Errorf("message type %d: %w", f.Type, ErrNotFromNode)
+	}
+	return nil
+}
