@@ -35,7 +35,7 @@ type inProcessHub struct {
 	once sync.Once
 }
 
-func runHub(t *testing.T, data string, adjust func(*Config)) *inProcessHub {
+func runHub(t testing.TB, data string, adjust func(*Config)) *inProcessHub {
 	t.Helper()
 	h := &inProcessHub{log: newLineLog()}
 	h.Main = NewMain(CLI{Stdout: io.Discard, Stderr: h.log, Getenv: env{}.lookup})
