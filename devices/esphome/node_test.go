@@ -25,7 +25,7 @@ const (
 const waitLimit = 10 * time.Second
 
 // waitFor waits until cond holds, waking at each change changed reports.
-func waitFor(t *testing.T, what string, changed func() <-chan struct{}, cond func() bool) {
+func waitFor(t testing.TB, what string, changed func() <-chan struct{}, cond func() bool) {
 	t.Helper()
 	deadline := time.NewTimer(waitLimit)
 	defer deadline.Stop()
