@@ -1,0 +1,136 @@
+package main
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bifrost-hub/bifrost/devices/esphome/esphometest"
+)
+
+// nodeKey is the fake node's own API encryption key; otherKey is not it.
+const (
+	nodeKey  = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="
+	otherKey = "HxweHRwbGhkYFxYVFBMSERAPDg0MCwoJCAcGBQQDAgE="
+)
+
+// apiError is an error answer of the API.
+type apiError struct {
+	Error, Message, Field string
+}
+
+func decodeError(t *testing.T, b []byte) apiError {
+	t.Helper()
+	var e apiError
+	if err := json.Unmarshal(b, &e); err != nil {
+		t.Fatalf("decoding %s: %v", b, err)
+	}
+	return e
+}
+
+// esphomeHub runs a hub with no configured ESPHome node and no demo home,
+// with secret as BIFROST_SECRET.
+func esphomeHub(t *testing.T, data, secret string) *inProcessHub {
+	return runHub(t, data, func(c *Config) { c.Demo, c.Secret = false, secret })
+}
+
+// onlineESPHome reports whether the session lists the fake node's light
+// online.
+func onlineESPHome(s *uiSession) bool {
+	var list []struct {
+		ID     string
+		Online bool
+	}
+	s.must(http.StatusOK, "GET", "/api/devices", nil, &list)
+	for _, d := range list {
+		if d.ID == "esphome:AC:BC:32:89:0E:A9/ceiling" {
+			return d.Online
+		}
+	}
+	return false
+}
+
+// TestAddESPHomeWithKey adds, through the session API, a node that wants
+// its own key: a wrong key is a 422 naming the field key and saves
+// nothing; the right one adds its entities, is kept only sealed (its
+// text and its bytes are in no database file, nor in the log); a
+// restarted hub opens it and reaches the node again.
+func TestAddESPHomeWithKey(t *testing.T) {
+	fake := esphometest.Start(t, esphometest.Config{Key: nodeKey})
+	data := t.TempDir()
+	h := esphomeHub(t, data, hubSecret)
+	s := signIn(t, h)
+
+	var adapters []adapterInfo
+	s.must(http.StatusOK, "GET", "/api/adapters", nil, &adapters)
+	if !slices.ContainsFunc(adapters, func(a adapterInfo) bool { return a.Name == "esphome" && a.CanAdd && a.TakesKey }) {
+		t.Fatalf("esphome is not offered with a key: %+v", adapters)
+	}
+
+	for _, body := range []map[string]string{
+		{"adapter": "esphome", "address": fake.Addr(), "key": otherKey},
+		{"adapter": "esphome", "address": fake.Addr()},
+		{"adapter": "esphome", "address": fake.Addr(), "key": "not a key"},
+	} {
+		status, b := s.send("POST", "/api/devices", body)
+		e := decodeError(t, b)
+		if status != http.StatusUnprocessableEntity || e.Field != "key" || !strings.Contains(e.Message, "key") {
+			t.Errorf("key %q: %d %s", body["key"], status, b)
+		}
+	}
+	if onlineESPHome(s) {
+		t.Fatal("a refused add left the node's devices behind")
+	}
+
+	var found []struct{ ID string }
+	s.must(http.StatusCreated, "POST", "/api/devices", map[string]string{"adapter": "esphome", "address": fake.Addr(), "key": nodeKey}, &found)
+	if len(found) != 4 {
+		t.Fatalf("added %+v", found)
+	}
+	waitFor(t, "the node's light online", func() bool { return onlineESPHome(s) })
+	raw, _ := base64.StdEncoding.DecodeString(nodeKey)
+	assertNoPlaintext(t, data, nodeKey)
+	assertNoPlaintext(t, data, string(raw))
+	if strings.Contains(h.log.String(), nodeKey) {
+		t.Error("the log holds the key")
+	}
+
+	h.stop()
+	h = esphomeHub(t, data, hubSecret)
+	s = signIn(t, h)
+	waitFor(t, "the node's light online after a restart", func() bool { return onlineESPHome(s) })
+}
+
+// adapterInfo is an entry of GET /api/adapters.
+type adapterInfo struct {
+	Name     string
+	CanAdd   bool `json:"can_add"`
+	TakesKey bool `json:"takes_key"`
+}
+
+// TestAddESPHomeKeyNeedsSecret: without BIFROST_SECRET a node's key is
+// refused before the node is reached, with a 422 naming the field key
+// that says how to set BIFROST_SECRET; without a key the node is added.
+func TestAddESPHomeKeyNeedsSecret(t *testing.T) {
+	fake := esphometest.Start(t, esphometest.Config{Key: nodeKey})
+	plain := esphometest.Start(t, esphometest.Config{MAC: "AC:BC:32:00:00:01"})
+	h := esphomeHub(t, t.TempDir(), "")
+	s := signIn(t, h)
+
+	status, b := s.send("POST", "/api/devices", map[string]string{"adapter": "esphome", "address": fake.Addr(), "key": nodeKey})
+	e := decodeError(t, b)
+	if status != http.StatusUnprocessableEntity || e.Field != "key" || !strings.Contains(e.Message, "set BIFROST_SECRET") {
+		t.Fatalf("%d %s", status, b)
+	}
+	if fake.Attempts() != 0 {
+		t.Errorf("the node was reached %d times for a key that cannot be saved", fake.Attempts())
+	}
+	var found []struct{ ID string }
+	s.must(http.StatusCreated, "POST", "/api/devices", map[string]string{"adapter": "esphome", "address": plain.Addr()}, &found)
+	if len(found) != 4 || !strings.HasPrefix(found[0].ID, "esphome:AC:BC:32:00:00:01/") {
+		t.Fatalf("added %+v", found)
+	}
+}
