@@ -3,10 +3,16 @@ package main
 import (
 	"encoding/base64"
 	"encoding/json"
+	"io"
+	"log"
+	"net"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hashicorp/mdns"
 
 	"github.com/bifrost-hub/bifrost/devices/esphome/esphometest"
 )
@@ -133,4 +139,44 @@ func TestAddESPHomeKeyNeedsSecret(t *testing.T) {
 	if len(found) != 4 || !strings.HasPrefix(found[0].ID, "esphome:AC:BC:32:00:00:01/") {
 		t.Fatalf("added %+v", found)
 	}
+}
+
+// TestScanFindsESPHomeNode: a scan from the session API finds, by mDNS, a
+// node announcing _esphomelib._tcp, and reaches it with the house's key:
+// its entities become devices, online.
+func TestScanFindsESPHomeNode(t *testing.T) {
+	fake := esphometest.Start(t, esphometest.Config{Key: nodeKey, MAC: "AC:BC:32:00:00:02"})
+	host, portText, _ := net.SplitHostPort(fake.Addr())
+	port, _ := strconv.Atoi(portText)
+	zone, err := mdns.NewMDNSService("cmd-scan-test", "_esphomelib._tcp", "local.", "cmd-scan-test.local.", port,
+		[]net.IP{net.ParseIP(host)}, []string{"mac=acbc32000002"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := mdns.NewServer(&mdns.Config{Zone: zone, Logger: log.New(io.Discard, "", 0)})
+	if err != nil {
+		t.Skipf("no multicast here for an mDNS responder: %v", err)
+	}
+	t.Cleanup(func() { _ = srv.Shutdown() })
+	h := runHub(t, t.TempDir(), func(c *Config) { c.Demo, c.ESPHome.Key = false, nodeKey })
+	s := signIn(t, h)
+
+	var res struct{ Adapters []string }
+	s.must(http.StatusOK, "POST", "/api/devices/scan", nil, &res)
+	if !slices.Contains(res.Adapters, "esphome") {
+		t.Fatalf("scanning with %v", res.Adapters)
+	}
+	waitFor(t, "the found node's light online", func() bool {
+		var list []struct {
+			ID     string
+			Online bool
+		}
+		s.must(http.StatusOK, "GET", "/api/devices", nil, &list)
+		return slices.ContainsFunc(list, func(d struct {
+			ID     string
+			Online bool
+		}) bool {
+			return d.ID == "esphome:AC:BC:32:00:00:02/ceiling" && d.Online
+		})
+	})
 }

@@ -327,9 +327,3 @@ func addError(err error, own bool) error {
 	}
 	return devices.Unreachable(err, "")
 }
-
-// Scan does not discover nodes yet; they are configured or added by
-// address.
-func (a *Adapter) Scan(context.Context) (time.Duration, error) {
-	return 0, devices.Unsupported(nil, "ESPHome nodes are not discovered yet; add them by address")
-}
