@@ -341,3 +341,41 @@ func (s *Service) activeScanners() []devices.Scanner {
 	}
 	return out
 }
+
+// AddedKey is the sealed key of the devices added at one address, as a
+// BIFROST_SECRET finds it.
+type AddedKey struct {
+	AddedAt string // "adapter:address"
+	// Problem says why the key does not open; "" when it does.
+	Problem string
+}
+
+// CheckAddedKeys returns the keys devices were added with, in st, and
+// whether keys opens each, as a hub started with it would: for a
+// database restored from a backup onto a hub whose BIFROST_SECRET may
+// not be the one that sealed them.
+func CheckAddedKeys(ctx context.Context, st interface {
+	ListDevices(ctx context.Context) ([]DeviceRecord, error)
+}, keys KeySealer) ([]AddedKey, error) {
+	recs, err := st.ListDevices(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s := &Service{keys: keys}
+	seen := map[string]bool{}
+	var out []AddedKey
+	for _, rec := range recs {
+		at, sealed := rec.Settings[settingAddedAt], rec.Settings[settingAddedKey]
+		if sealed == "" || seen[at] {
+			continue
+		}
+		seen[at] = true
+		k := AddedKey{AddedAt: at}
+		if _, err := s.openKey(at, sealed); err != nil {
+			k.Problem = err.Error()
+		}
+		out = append(out, k)
+	}
+	slices.SortFunc(out, func(a, b AddedKey) int { return strings.Compare(a.AddedAt, b.AddedAt) })
+	return out, nil
+}

@@ -180,3 +180,29 @@ func TestScanFindsESPHomeNode(t *testing.T) {
 		})
 	})
 }
+
+// TestRestoreSaysWhetherDeviceKeysOpen: `bifrost restore` of a backup
+// holding a node's sealed key says the hub's secret opens it, and that
+// another secret does not, naming the device to add again; the backup
+// holds the key nowhere in plain text.
+func TestRestoreSaysWhetherDeviceKeysOpen(t *testing.T) {
+	fake := esphometest.Start(t, esphometest.Config{Key: nodeKey})
+	data := t.TempDir()
+	h := esphomeHub(t, data, hubSecret)
+	s := signIn(t, h)
+	s.must(http.StatusCreated, "POST", "/api/devices", map[string]string{"adapter": "esphome", "address": fake.Addr(), "key": nodeKey}, nil)
+	backup := backupOf(t, data)
+	h.stop()
+	assertHoldsNone(t, backup, nodeKey)
+
+	code, _, errOut := runCLI("restore", backup, "--data", t.TempDir(), "--secret", hubSecret)
+	if code != 0 || !strings.Contains(errOut, "BIFROST_SECRET opens the keys of the devices added by address") || strings.Contains(errOut, "WARN") {
+		t.Errorf("restore with the hub's own secret: exit %d: %s", code, errOut)
+	}
+	code, _, errOut = runCLI("restore", backup, "--data", t.TempDir(), "--secret", otherSecret)
+	want := "the key of a device added by address does not open (the key was encrypted with another BIFROST_SECRET); add it again with its key"
+	if code != 0 || !strings.Contains(errOut, want) || !strings.Contains(errOut, "device=esphome:"+fake.Addr()) {
+		t.Errorf("restore with another secret: exit %d: %s", code, errOut)
+	}
+	assertSaysNone(t, errOut, nodeKey)
+}
