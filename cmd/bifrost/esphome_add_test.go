@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"github.com/hashicorp/mdns"
 
 	"github.com/bifrost-hub/bifrost/devices/esphome/esphometest"
+	"github.com/bifrost-hub/bifrost/service"
 )
 
 // nodeKey is the fake node's own API encryption key; otherKey is not it.
@@ -205,4 +207,37 @@ func TestRestoreSaysWhetherDeviceKeysOpen(t *testing.T) {
 		t.Errorf("restore with another secret: exit %d: %s", code, errOut)
 	}
 	assertSaysNone(t, errOut, nodeKey)
+}
+
+// TestAddESPHomeThroughV1: /api/v1 adds a node with its key as the
+// session API does: a wrong key is a 422 naming the field key, the right
+// one a 201 with the node's devices.
+func TestAddESPHomeThroughV1(t *testing.T) {
+	fake := esphometest.Start(t, esphometest.Config{Key: nodeKey})
+	h := esphomeHub(t, t.TempDir(), hubSecret)
+	k, err := h.keys.CreateKey(service.WithPrincipal(t.Context(), service.System), "script", service.ScopeControl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := func(key string) (int, []byte) {
+		body, _ := json.Marshal(map[string]string{"adapter": "esphome", "address": fake.Addr(), "key": key})
+		req, _ := http.NewRequest("POST", h.URL("/api/v1/devices"), bytes.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+k.Key)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, b
+	}
+	if status, b := post(otherKey); status != http.StatusUnprocessableEntity || decodeError(t, b).Field != "key" {
+		t.Errorf("a wrong key: %d %s", status, b)
+	}
+	status, b := post(nodeKey)
+	var found []struct{ ID string }
+	if err := json.Unmarshal(b, &found); status != http.StatusCreated || err != nil || len(found) != 4 {
+		t.Errorf("the right key: %d %s", status, b)
+	}
 }
