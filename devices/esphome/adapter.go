@@ -96,21 +96,16 @@ func (a *Adapter) newNode(addr, key string) (*Node, error) {
 // Adapter names the adapter.
 func (a *Adapter) Adapter() string { return AdapterName }
 
-// Nodes are the nodes the adapter keeps connected, by address.
+// Nodes are the nodes the adapter keeps connected once Run has begun
+// (those configured, added and found), by address.
 func (a *Adapter) Nodes() []*Node {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	out := make([]*Node, 0, len(a.nodes)+len(a.configured))
-	seen := map[*Node]bool{}
-	for _, n := range a.configured {
-		out, seen[n] = append(out, n), true
-	}
+	out := make([]*Node, 0, len(a.nodes))
 	for _, r := range a.nodes {
-		if !seen[r.node] {
-			out = append(out, r.node)
-		}
+		out = append(out, r.node)
 	}
-	slices.SortStableFunc(out, func(x, y *Node) int { return strings.Compare(x.Addr(), y.Addr()) })
+	slices.SortFunc(out, func(x, y *Node) int { return strings.Compare(x.Addr(), y.Addr()) })
 	return out
 }
 
