@@ -489,6 +489,22 @@ type Adder interface {
 	Add(ctx context.Context, address string) ([]ID, error)
 }
 
+// KeyAdder is an Adder whose devices may need a key of their own to be
+// reached (an ESPHome node's API encryption key). The hub keeps the key
+// sealed, never in plain text, and gives it again when it adds the
+// device at start.
+type KeyAdder interface {
+	Adder
+	// AddWithKey adds as Add does, reaching the device with key ("" for
+	// none). A key the device refuses, or one it needs and was not
+	// given, is an error whose chain holds ErrBadKey (see BadKey).
+	AddWithKey(ctx context.Context, address, key string) ([]ID, error)
+}
+
+// ErrBadKey: a device refused the key it was added with, or needs one
+// that was not given.
+var ErrBadKey = errors.New("the device's key is wrong or missing")
+
 // ErrNeedsPairing: the device takes commands only from a client it has
 // been paired with (a code shown on its screen), and the hub is not, or no
 // longer is. Permanent until the user pairs; the message says how.

@@ -98,3 +98,15 @@ func Refused(cause error, format string, args ...any) error {
 func NeedsPairing(cause error, format string, args ...any) error {
 	return fault(ErrNeedsPairing, cause, format, args)
 }
+
+// BadKey is a *Fault of kind ErrInvalid about the key a device was added
+// with (ErrBadKey is in its chain): format and args say what is wrong
+// with it ("the API encryption key does not match"). cause may be nil.
+func BadKey(cause error, format string, args ...any) error {
+	if cause == nil {
+		cause = ErrBadKey
+	} else {
+		cause = fmt.Errorf("%w: %w", ErrBadKey, cause)
+	}
+	return fault(ErrInvalid, cause, format, args)
+}

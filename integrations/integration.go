@@ -287,9 +287,15 @@ func (k *integration[S, U]) nextSecret(box *secretBox, current []byte, u *U, fix
 // noSecretToSave refuses to store a secret the hub cannot encrypt.
 func (k *integration[S, U]) noSecretToSave() error {
 	a := k.secret.article + " " + k.secret.noun
+	return needsSecret(a, "Settings without "+a+" save without it.").With("field", k.secret.name)
+}
+
+// needsSecret refuses to store what (a password, a key) without
+// BIFROST_SECRET, saying how to set it; then adds.
+func needsSecret(what, then string) *service.Error {
 	return service.Errorf(service.EINVALID, "the hub can save %s only encrypted, and for that it needs BIFROST_SECRET: "+
 		"set BIFROST_SECRET (or BIFROST_SECRET_FILE) to a random string of at least %d characters, e.g. from `openssl rand -base64 32`, "+
-		"and restart the hub. Settings without %s save without it.", a, MinSecretLength, a).With("field", k.secret.name)
+		"and restart the hub. %s", what, MinSecretLength, then)
 }
 
 // unsealed returns the saved settings with the secret opened, and what

@@ -92,6 +92,12 @@ func additionalData(name string) []byte { return []byte("bifrost integration " +
 
 // seal encrypts plaintext for the integration name.
 func (b *secretBox) seal(name string, plaintext []byte) ([]byte, error) {
+	return b.sealFor(additionalData(name), plaintext)
+}
+
+// sealFor encrypts plaintext bound to ad, the additional data naming what
+// it belongs to.
+func (b *secretBox) sealFor(ad, plaintext []byte) ([]byte, error) {
 	if b == nil {
 		return nil, errNoSecretKey
 	}
@@ -103,13 +109,19 @@ func (b *secretBox) seal(name string, plaintext []byte) ([]byte, error) {
 	out = append(out, sealVersion)
 	out = append(out, b.check...)
 	out = append(out, nonce...)
-	return b.aead.Seal(out, nonce, plaintext, additionalData(name)), nil
+	return b.aead.Seal(out, nonce, plaintext, ad), nil
 }
 
 // open decrypts a value seal made for the integration name. It tells a
 // missing key (errNoSecretKey) and another key (errOtherSecret) from a
 // damaged value (errDamaged).
 func (b *secretBox) open(name string, sealed []byte) ([]byte, error) {
+	return b.openFor(additionalData(name), sealed)
+}
+
+// openFor decrypts a value sealFor made for ad, telling its failures
+// apart as open does.
+func (b *secretBox) openFor(ad, sealed []byte) ([]byte, error) {
 	if b == nil {
 		return nil, errNoSecretKey
 	}
@@ -120,7 +132,7 @@ func (b *secretBox) open(name string, sealed []byte) ([]byte, error) {
 	if !b.sealedWithThisKey(sealed) {
 		return nil, errOtherSecret
 	}
-	plain, err := b.aead.Open(nil, sealed[1+keyCheckSize:head], sealed[head:], additionalData(name))
+	plain, err := b.aead.Open(nil, sealed[1+keyCheckSize:head], sealed[head:], ad)
 	if err != nil {
 		return nil, errDamaged
 	}

@@ -2,6 +2,8 @@ package service
 
 import (
 	"context"
+	"encoding/base64"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -59,15 +61,36 @@ func (s *Service) Scan(ctx context.Context) (ScanResult, error) {
 	return res, nil
 }
 
+// KeySealer keeps the keys of devices added by address sealed, each
+// bound to its subject ("adapter:address"), so none is stored in plain
+// text (integrations.DeviceKeys, under BIFROST_SECRET).
+type KeySealer interface {
+	// Seal encrypts key; an error says why it cannot (no BIFROST_SECRET,
+	// and how to set it).
+	Seal(subject string, key []byte) ([]byte, error)
+	// Open decrypts what Seal sealed for subject.
+	Open(subject string, sealed []byte) ([]byte, error)
+}
+
 // AddDevice adds the device at address through the named adapter (e.g.
 // "sonos" and a player's IP address) and returns what was found there,
 // already in the inventory.
 func (s *Service) AddDevice(ctx context.Context, adapter, address string) ([]DeviceView, error) {
+	return s.AddDeviceWithKey(ctx, adapter, address, "")
+}
+
+// AddDeviceWithKey adds the device at address as AddDevice does,
+// reaching it with key ("" for none: the adapter's own, e.g. the house's
+// ESPHome key), which the hub keeps sealed (Config.Keys) to add the
+// device again at start. A key that cannot be sealed, or that the device
+// refuses or needs, is an EINVALID error about the field "key"; then
+// nothing is saved.
+func (s *Service) AddDeviceWithKey(ctx context.Context, adapter, address, key string) ([]DeviceView, error) {
 	if err := authorize(ctx, ScopeControl); err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(address) == "" {
-		return nil, Errorf(EINVALID, "give the device's address")
+		return nil, Errorf(EINVALID, "give the device's address").With("field", "address")
 	}
 	var adders []devices.Adder
 	for _, sc := range s.activeScanners() {
@@ -81,53 +104,133 @@ func (s *Service) AddDevice(ctx context.Context, adapter, address string) ([]Dev
 		return nil, err
 	}
 	address = strings.TrimSpace(address)
-	actx, cancel := context.WithTimeout(ctx, s.reg.Timeout())
-	ids, err := a.Add(actx, address)
-	cancel()
-	s.audit(ctx, "device.add", a.Adapter()+" "+address, err, "")
+	addedAt := a.Adapter() + ":" + address
+	sealed, err := s.sealKey(a, addedAt, strings.TrimSpace(key))
 	if err != nil {
-		return nil, deviceError(address, err)
+		return nil, err
+	}
+	actx, cancel := context.WithTimeout(ctx, s.reg.Timeout())
+	ids, err := addWithKey(actx, a, address, strings.TrimSpace(key))
+	cancel()
+	s.audit(ctx, "device.add", addedAt, err, "")
+	if err != nil {
+		return nil, addError(address, err)
 	}
 	found, err := s.recordFound(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
-	// Remember the address, so the hub adds the device again at start.
-	for _, d := range found {
-		if err := s.store.SetDeviceSetting(ctx, d.ID, settingAddedAt, a.Adapter()+":"+address); err != nil {
-			return nil, err
+	// Remember the address (and the key, sealed), so the hub adds the
+	// device again at start.
+	err = s.store.WriteInventory(ctx, func(w InventoryWriter) error {
+		for _, d := range found {
+			if err := w.SetDeviceSetting(ctx, d.ID, settingAddedKey, sealed); err != nil {
+				return err
+			}
+			if err := w.SetDeviceSetting(ctx, d.ID, settingAddedAt, addedAt); err != nil {
+				return err
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return found, nil
 }
 
-// settingAddedAt keeps the adapter and address a device was added with,
-// as "adapter:address" (the address as given, with any per-device
-// settings, e.g. a Neewer light's model).
-const settingAddedAt = "added_at"
+// sealKey seals the key a device is added with, for its "adapter:address";
+// "" when there is none.
+func (s *Service) sealKey(a devices.Adder, addedAt, key string) (string, error) {
+	if key == "" {
+		return "", nil
+	}
+	if _, ok := a.(devices.KeyAdder); !ok {
+		return "", Errorf(EINVALID, "%s adds devices without a key", a.Adapter()).With("field", "key")
+	}
+	if s.keys == nil {
+		return "", Errorf(EINVALID, "this hub cannot save a device's key").With("field", "key")
+	}
+	sealed, err := s.keys.Seal(addedAt, []byte(key))
+	var e *Error
+	if errors.As(err, &e) {
+		return "", e.With("field", "key")
+	}
+	if err != nil {
+		return "", err
+	}
+	return base64.StdEncoding.EncodeToString(sealed), nil
+}
+
+// openKey opens the sealed key of the devices added as addedAt.
+func (s *Service) openKey(addedAt, sealed string) (string, error) {
+	if sealed == "" {
+		return "", nil
+	}
+	if s.keys == nil {
+		return "", errors.New("this hub cannot open a device's key")
+	}
+	b, err := base64.StdEncoding.DecodeString(sealed)
+	if err != nil {
+		return "", fmt.Errorf("the sealed key is damaged: %w", err)
+	}
+	key, err := s.keys.Open(addedAt, b)
+	return string(key), err
+}
+
+// addWithKey adds address through a, with key when there is one.
+func addWithKey(ctx context.Context, a devices.Adder, address, key string) ([]devices.ID, error) {
+	if ka, ok := a.(devices.KeyAdder); ok && key != "" {
+		return ka.AddWithKey(ctx, address, key)
+	}
+	return a.Add(ctx, address)
+}
+
+// addError is the error of adding the device at address: one about its
+// key names the field "key".
+func addError(address string, err error) error {
+	bad := errors.Is(err, devices.ErrBadKey)
+	err = deviceError(address, err)
+	var e *Error
+	if bad && errors.As(err, &e) {
+		return e.With("field", "key")
+	}
+	return err
+}
+
+// The settings of a device added by address: settingAddedAt keeps the
+// adapter and address it was added with, as "adapter:address" (the
+// address as given, with any per-device settings, e.g. a Neewer light's
+// model); settingAddedKey the key it was added with, sealed (KeySealer)
+// for that "adapter:address", in base64.
+const (
+	settingAddedAt  = "added_at"
+	settingAddedKey = "added_key"
+)
 
 // Longest pause between two tries of an added device that does not answer.
 const addRetryMax = 10 * time.Minute
 
 // RestoreAdded adds again, at start, the devices people added by address
 // (POST /devices, the Devices page), which neither the configuration nor
-// discovery may find. An address whose devices are all known already is
-// left alone; one that does not answer is tried again, with a pause that
-// doubles up to 10 minutes, until it answers or ctx ends. It returns when
-// every address is back or ctx is done. Disabled devices are not added.
+// discovery may find, with the key each was added with. An address whose
+// devices are all known already is left alone; one that does not answer
+// is tried again, with a pause that doubles up to 10 minutes, until it
+// answers or ctx ends. It returns when every address is back or ctx is
+// done. Disabled devices are not added.
 func (s *Service) RestoreAdded(ctx context.Context) error {
 	recs, err := s.store.ListDevices(ctx)
 	if err != nil {
 		return err
 	}
-	type target struct{ adapter, address string }
+	type target struct{ adapter, address, sealed string }
 	missing := map[target]bool{}
 	for _, rec := range recs {
 		adapter, address, ok := strings.Cut(rec.Settings[settingAddedAt], ":")
 		if !ok || address == "" || !rec.Enabled { // a disabled device is left alone
 			continue
 		}
-		t := target{adapter, address}
+		t := target{adapter, address, rec.Settings[settingAddedKey]}
 		_, known := s.reg.Get(rec.ID)
 		missing[t] = missing[t] || !known
 	}
@@ -145,19 +248,24 @@ func (s *Service) RestoreAdded(ctx context.Context) error {
 		case !ok:
 			s.log.Warn("a device added by address belongs to an adapter that is off", "adapter", t.adapter, "address", t.address)
 		default:
-			wg.Go(func() { s.addAgain(ctx, a, t.address) })
+			key, err := s.openKey(t.adapter+":"+t.address, t.sealed)
+			if err != nil {
+				s.log.Warn("the key a device was added with does not open; adding it without", "adapter", t.adapter, "address", t.address, "err", err)
+			}
+			wg.Go(func() { s.addAgain(ctx, a, t.address, key) })
 		}
 	}
 	wg.Wait()
 	return nil
 }
 
-// addAgain adds the devices at address until they answer or ctx ends.
-func (s *Service) addAgain(ctx context.Context, a devices.Adder, address string) {
+// addAgain adds the devices at address, with key when there is one,
+// until they answer or ctx ends.
+func (s *Service) addAgain(ctx context.Context, a devices.Adder, address, key string) {
 	pause := s.addRetry
 	for try := 1; ; try++ {
 		actx, cancel := context.WithTimeout(ctx, s.reg.Timeout())
-		ids, err := a.Add(actx, address)
+		ids, err := addWithKey(actx, a, address, key)
 		cancel()
 		if err == nil {
 			if _, err := s.recordFound(ctx, ids); err != nil {
@@ -201,8 +309,9 @@ func (s *Service) recordFound(ctx context.Context, ids []devices.ID) ([]DeviceVi
 
 // AdapterInfo says what an adapter can do for the people setting up a house.
 type AdapterInfo struct {
-	Name   string `json:"name"`
-	CanAdd bool   `json:"can_add"` // adds a device given its address
+	Name     string `json:"name"`
+	CanAdd   bool   `json:"can_add"`   // adds a device given its address
+	TakesKey bool   `json:"takes_key"` // with a key of its own (AddDeviceWithKey)
 }
 
 // Adapters lists the adapters that can discover devices, and which of them
@@ -215,7 +324,8 @@ func (s *Service) Adapters(ctx context.Context) ([]AdapterInfo, error) {
 	out := make([]AdapterInfo, 0, len(scanners))
 	for _, sc := range scanners {
 		_, canAdd := sc.(devices.Adder)
-		out = append(out, AdapterInfo{Name: sc.Adapter(), CanAdd: canAdd})
+		_, takesKey := sc.(devices.KeyAdder)
+		out = append(out, AdapterInfo{Name: sc.Adapter(), CanAdd: canAdd, TakesKey: takesKey})
 	}
 	return out, nil
 }
@@ -230,4 +340,42 @@ func (s *Service) activeScanners() []devices.Scanner {
 		}
 	}
 	return out
+}
+
+// AddedKey is the sealed key of the devices added at one address, as a
+// BIFROST_SECRET finds it.
+type AddedKey struct {
+	AddedAt string // "adapter:address"
+	// Problem says why the key does not open; "" when it does.
+	Problem string
+}
+
+// CheckAddedKeys returns the keys devices were added with, in st, and
+// whether keys opens each, as a hub started with it would: for a
+// database restored from a backup onto a hub whose BIFROST_SECRET may
+// not be the one that sealed them.
+func CheckAddedKeys(ctx context.Context, st interface {
+	ListDevices(ctx context.Context) ([]DeviceRecord, error)
+}, keys KeySealer) ([]AddedKey, error) {
+	recs, err := st.ListDevices(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s := &Service{keys: keys}
+	seen := map[string]bool{}
+	var out []AddedKey
+	for _, rec := range recs {
+		at, sealed := rec.Settings[settingAddedAt], rec.Settings[settingAddedKey]
+		if sealed == "" || seen[at] {
+			continue
+		}
+		seen[at] = true
+		k := AddedKey{AddedAt: at}
+		if _, err := s.openKey(at, sealed); err != nil {
+			k.Problem = err.Error()
+		}
+		out = append(out, k)
+	}
+	slices.SortFunc(out, func(a, b AddedKey) int { return strings.Compare(a.AddedAt, b.AddedAt) })
+	return out, nil
 }

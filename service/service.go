@@ -44,6 +44,9 @@ type Config struct {
 	// does not answer at start is tried again (RestoreAdded); it doubles
 	// up to 10 minutes. Default 30 s.
 	AddRetry time.Duration
+	// Keys seals the keys of devices added by address with one
+	// (AddDeviceWithKey); nil saves none.
+	Keys KeySealer
 	// Artwork fetches the cover art of players that are not
 	// devices.ArtworkFetchers; a plain GET with a client of its own when
 	// nil.
@@ -98,6 +101,7 @@ type Service struct {
 	events  *Bus
 
 	addRetry time.Duration
+	keys     KeySealer
 
 	scanners []devices.Scanner
 
@@ -142,6 +146,7 @@ func New(cfg Config) *Service {
 		readTTL:   cfg.ReadTimeout,
 		scanners:  cfg.Scanners,
 		addRetry:  cfg.AddRetry,
+		keys:      cfg.Keys,
 		events:    NewBus(),
 		pending:   map[devices.ID]devices.Change{},
 		wake:      make(chan struct{}, 1),

@@ -244,6 +244,7 @@ func scanAndAdd(b *browser, api client) {
 
 	b.selectByText(`#add-adapter`, "Onkyo / Integra / Pioneer")
 	b.waitJS("the receiver's hint", `document.querySelector('#add-address-hint').textContent.includes("receiver's IP address")`)
+	b.waitJS("no key field for a receiver", `document.querySelector('#add-key').closest('.field').hidden`)
 	b.typeInto(`#add-address`, "127.0.0.1:1")
 	b.click(`#add-device`)
 	b.waitJS("the add under way", `document.querySelector('#add-device').disabled`)
@@ -265,6 +266,11 @@ func scanAndAdd(b *browser, api client) {
 	if width := run(b, "measure the page", chromedp.Evaluate[int](`document.documentElement.scrollWidth`)); width > 375 {
 		b.t.Errorf("at 375 px the Devices page is %d px wide: it scrolls sideways", width)
 	}
+	// An ESPHome node is added with its own key, in a password field.
+	b.selectByText(`#add-adapter`, "ESPHome")
+	b.waitJS("the node's key field", `((k) => !k.closest('.field').hidden && k.type === 'password')(document.querySelector('#add-key'))`)
+	b.do("scroll to the key", chromedp.Evaluate[chromedp.Void](`document.querySelector('#add-key').scrollIntoView({block: 'center'})`))
+	b.shot("devices-add-esphome-phone", 375, 812, false, false, phoneViewport...)
 	b.resetViewport()
 }
 

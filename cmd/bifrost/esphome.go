@@ -36,18 +36,17 @@ func (c ESPHomeConfig) validate() error {
 	return nil
 }
 
-// startESPHome connects to the configured nodes; without any it starts
-// nothing.
+// startESPHome connects to the configured nodes, and runs the adapter
+// even without any, so that nodes can be added by address (with a key of
+// their own) and found by a scan.
 func (m *Main) startESPHome(ctx context.Context) error {
 	c := m.Config.ESPHome
-	if len(c.Hosts) == 0 {
-		return nil
-	}
 	a, err := esphome.NewAdapter(esphome.AdapterConfig{Registry: m.registry, Hosts: c.Hosts, Key: c.Key, Logger: m.Logger})
 	if err != nil {
 		return fmt.Errorf("esphome: %w", err)
 	}
 	m.esphome = a
+	m.scanners = append(m.scanners, a)
 	m.goRun(ctx, "esphome", a.Run)
 	return nil
 }

@@ -199,7 +199,7 @@ func assertNoPlaintext(t *testing.T, data, s string) {
 			t.Fatal(err)
 		}
 		if bytes.Contains(b, []byte(s)) {
-			t.Errorf("%s holds the MQTT password in plaintext", filepath.Base(f))
+			t.Errorf("%s holds a secret in plaintext", filepath.Base(f))
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/bifrost-hub/bifrost/integrations"
+	"github.com/bifrost-hub/bifrost/service"
 	"github.com/bifrost-hub/bifrost/store"
 )
 
@@ -197,7 +198,34 @@ func (r restore) migrate(ctx context.Context, src string, before int64, kept str
 	}
 	r.logger.Info("restored", attrs...)
 	r.reportSecrets(ctx, db)
+	r.reportDeviceKeys(ctx, db)
 	return nil
+}
+
+// reportDeviceKeys says whether the hub's BIFROST_SECRET opens the keys
+// devices were added with (an ESPHome node's), and which devices need
+// adding again with theirs. The restore stands either way.
+func (r restore) reportDeviceKeys(ctx context.Context, db *store.DB) {
+	keys, err := integrations.NewDeviceKeys(r.cfg.Secret)
+	if err != nil {
+		return // reportSecrets has said why
+	}
+	added, err := service.CheckAddedKeys(ctx, db, keys)
+	if err != nil {
+		r.logger.Warn("the keys of devices added by address cannot be checked", "err", err)
+		return
+	}
+	var open []string
+	for _, k := range added {
+		if k.Problem == "" {
+			open = append(open, k.AddedAt)
+			continue
+		}
+		r.logger.Warn("the key of a device added by address does not open ("+k.Problem+"); add it again with its key", "device", k.AddedAt)
+	}
+	if len(open) > 0 {
+		r.logger.Info("BIFROST_SECRET opens the keys of the devices added by address", "devices", strings.Join(open, ","))
+	}
 }
 
 // reportSecrets says which integrations' saved secrets the hub's

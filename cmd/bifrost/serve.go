@@ -187,7 +187,12 @@ func (m *Main) startAdapters(ctx context.Context) error {
 
 func (m *Main) startService(ctx, actx context.Context) error {
 	m.startHistory(actx)
-	m.service = service.New(service.Config{Store: m.db, Registry: m.registry, Logger: m.Logger, Scanners: m.scanners, History: m.history})
+	keys, err := integrations.NewDeviceKeys(m.Config.Secret)
+	if err != nil {
+		return err
+	}
+	m.service = service.New(service.Config{Store: m.db, Registry: m.registry, Logger: m.Logger, Scanners: m.scanners,
+		History: m.history, Keys: keys})
 	m.sensorHistory = history.NewReader(m.historyConfig(), m.service)
 	m.keys, m.accounts = newIdentity(m.db, m.service, m.Logger)
 	// The devices are listed from the first request; their state is read

@@ -2,9 +2,12 @@ package esphome
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/bifrost-hub/bifrost/devices"
@@ -20,24 +23,40 @@ type AdapterConfig struct {
 	// Hosts are the nodes, "host" or "host:port".
 	Hosts []string
 	// Key is the API encryption key of the house's nodes (base64), tried
-	// on every node; "" reaches only nodes without encryption.
+	// on every node but those added with a key of their own; "" reaches
+	// only nodes without encryption.
 	Key    string
 	Logger *slog.Logger
 	// Backoff and KeepAlive tune each node's connection (Config).
 	Backoff   devices.Backoff
 	KeepAlive time.Duration
+	// ScanTime is how long a scan listens for nodes announcing
+	// themselves by mDNS (3 s).
+	ScanTime time.Duration
 }
 
-// Adapter keeps the configured nodes connected and their entities in the
-// registry as devices "esphome:<MAC>/<object_id>": lights, switches and
-// fans (power devices), sensors and binary sensors of the kinds the hub
-// reads. Their availability follows the node's connection.
+// Adapter keeps the nodes connected (those configured, those added by
+// address, those a scan found) and their entities in the registry as
+// devices "esphome:<MAC>/<object_id>": lights, switches and fans (power
+// devices), sensors and binary sensors of the kinds the hub reads. Their
+// availability follows the node's connection.
 type Adapter struct {
-	cfg   AdapterConfig
-	log   *slog.Logger
-	nodes []*Node
-	life  devices.Lifetime
+	cfg        AdapterConfig
+	log        *slog.Logger
+	configured []*Node
+	life       devices.Lifetime
+
+	mu    sync.Mutex
+	nodes map[string]*running // by host:port
 }
+
+// running is a node the adapter keeps connected, and how to stop it.
+type running struct {
+	node *Node
+	stop context.CancelFunc
+}
+
+var _ devices.KeyAdder = (*Adapter)(nil)
 
 // NewAdapter checks the configuration (a key must be 32 bytes of base64)
 // and makes the adapter; Run connects.
@@ -46,39 +65,137 @@ func NewAdapter(cfg AdapterConfig) (*Adapter, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	a := &Adapter{cfg: cfg, log: log.With("adapter", AdapterName), life: devices.Lifetime{Name: AdapterName}}
+	if cfg.ScanTime <= 0 {
+		cfg.ScanTime = 3 * time.Second
+	}
+	if cfg.Key != "" {
+		if _, err := espwire.ParseKey(cfg.Key); err != nil {
+			return nil, err
+		}
+	}
+	a := &Adapter{cfg: cfg, log: log.With("adapter", AdapterName), life: devices.Lifetime{Name: AdapterName}, nodes: map[string]*running{}}
 	for _, h := range cfg.Hosts {
 		if h = strings.TrimSpace(h); h == "" {
 			continue
 		}
-		n, err := New(Config{Addr: h, Key: cfg.Key, Backoff: cfg.Backoff, KeepAlive: cfg.KeepAlive,
-			Logf: func(format string, args ...any) { a.log.Debug("connection", "detail", fmt.Sprintf(format, args...)) }})
+		n, err := a.newNode(h, cfg.Key)
 		if err != nil {
 			return nil, err
 		}
-		a.nodes = append(a.nodes, n)
+		a.configured = append(a.configured, n)
 	}
 	return a, nil
+}
+
+// newNode makes the node at addr, reached with key.
+func (a *Adapter) newNode(addr, key string) (*Node, error) {
+	return New(Config{Addr: addr, Key: key, Backoff: a.cfg.Backoff, KeepAlive: a.cfg.KeepAlive,
+		Logf: func(format string, args ...any) { a.log.Debug("connection", "detail", fmt.Sprintf(format, args...)) }})
 }
 
 // Adapter names the adapter.
 func (a *Adapter) Adapter() string { return AdapterName }
 
-// Nodes are the configured nodes.
-func (a *Adapter) Nodes() []*Node { return a.nodes }
+// Nodes are the nodes the adapter keeps connected once Run has begun
+// (those configured, added and found), by address.
+func (a *Adapter) Nodes() []*Node {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make([]*Node, 0, len(a.nodes))
+	for _, r := range a.nodes {
+		out = append(out, r.node)
+	}
+	slices.SortFunc(out, func(x, y *Node) int { return strings.Compare(x.Addr(), y.Addr()) })
+	return out
+}
 
 // Run keeps every node connected and its devices current until ctx ends.
 func (a *Adapter) Run(ctx context.Context) error {
 	if err := a.life.Begin(ctx); err != nil {
 		return err
 	}
-	for _, n := range a.nodes {
-		a.life.Go(func() { n.Run(ctx) })
-		a.life.Go(func() { newMirror(a, n).follow(ctx) })
+	for _, n := range a.configured {
+		if nctx, stop, ok := a.start(ctx, n); ok {
+			a.keep(nctx, stop, n, newMirror(a, n))
+		}
 	}
 	<-ctx.Done()
 	a.life.End()
 	return nil
+}
+
+// start keeps n connected until ctx ends or stop is called; false when
+// the adapter is stopping.
+func (a *Adapter) start(ctx context.Context, n *Node) (context.Context, context.CancelFunc, bool) {
+	nctx, stop := context.WithCancel(ctx)
+	if !a.life.Go(func() { n.Run(nctx) }) {
+		stop()
+		return nil, nil, false
+	}
+	return nctx, stop, true
+}
+
+// keep has m follow n, which start started, until nctx ends, in place of
+// any node at the same address.
+func (a *Adapter) keep(nctx context.Context, stop context.CancelFunc, n *Node, m *mirror) {
+	a.mu.Lock()
+	old := a.nodes[n.Addr()]
+	a.nodes[n.Addr()] = &running{node: n, stop: stop}
+	a.mu.Unlock()
+	if old != nil {
+		old.stop()
+	}
+	a.life.Go(func() { m.follow(nctx) })
+}
+
+// Add connects to the node at address ("host" or "host:port", port
+// 6053) with the house's key (or in plaintext) and returns its devices.
+func (a *Adapter) Add(ctx context.Context, address string) ([]devices.ID, error) {
+	return a.add(ctx, address, a.cfg.Key, false)
+}
+
+// AddWithKey connects to the node at address with its own API
+// encryption key (base64, 32 bytes; "" for the house's) and returns its
+// devices. A key that is not one, that the node refuses, or that it
+// needs and was not given is an error holding devices.ErrBadKey; a node
+// that does not answer, one of kind devices.ErrUnreachable. Either way
+// the node is not kept.
+func (a *Adapter) AddWithKey(ctx context.Context, address, key string) ([]devices.ID, error) {
+	if key == "" {
+		return a.Add(ctx, address)
+	}
+	if _, err := espwire.ParseKey(key); err != nil {
+		return nil, devices.BadKey(err, "the API encryption key must be 32 bytes in base64, as in ESPHome's api: encryption: key:")
+	}
+	return a.add(ctx, address, key, true)
+}
+
+func (a *Adapter) add(ctx context.Context, address, key string, own bool) ([]devices.ID, error) {
+	runCtx, err := a.life.RunningFor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	n, err := a.newNode(strings.TrimSpace(address), key)
+	if err != nil {
+		return nil, devices.Invalid(err, "not an address of the form host or host:port")
+	}
+	nctx, stop, ok := a.start(runCtx, n)
+	if !ok {
+		return nil, devices.Unreachable(nil, "the adapter is stopping")
+	}
+	if err := waitConnected(ctx, n); err != nil {
+		stop()
+		return nil, addError(err, own)
+	}
+	m := newMirror(a, n)
+	m.sync() // the devices are in the registry before Add returns
+	ids := make([]devices.ID, 0, len(m.devs))
+	for id := range m.devs {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	a.keep(nctx, stop, n, m)
+	return ids, nil
 }
 
 // mirror keeps one node's entities in the registry.
@@ -168,4 +285,40 @@ func (m *mirror) rebuild(es []espwire.Entity) {
 			m.a.cfg.Registry.Remove(id)
 		}
 	}
+}
+
+// waitConnected waits until n is connected with its entities listed, or
+// its first attempt ends with an error, or ctx ends.
+func waitConnected(ctx context.Context, n *Node) error {
+	for {
+		ch := n.Changed()
+		up, err := n.Status()
+		switch {
+		case up && n.Info().MACAddress != "":
+			return nil
+		case err != nil:
+			return err
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// addError is what adding a node says of the error its connection ended
+// with; own tells a key given for the node from the house's.
+func addError(err error, own bool) error {
+	switch {
+	case errors.Is(err, ErrKeyMismatch) && own:
+		return devices.BadKey(err, "the node refused the API encryption key; give the one in its api: encryption: key:")
+	case errors.Is(err, ErrKeyMismatch):
+		return devices.BadKey(err, "the node refused the house's API encryption key (BIFROST_ESPHOME_KEY); give its own key")
+	case errors.Is(err, ErrNeedsKey):
+		return devices.BadKey(err, "the node needs its API encryption key; give the one in its api: encryption: key:")
+	case errors.Is(err, ErrPassword):
+		return devices.Invalid(err, "%v", ErrPassword)
+	}
+	return devices.Unreachable(err, "")
 }

@@ -16,7 +16,7 @@ const kindNames = { light: 'Light', media: 'Media', power: 'Power', remote: 'Rem
 const adapterNames = {
   sonos: 'Sonos', onkyo: 'Onkyo / Integra / Pioneer', neewer: 'Neewer (Bluetooth)',
   androidtv: 'Android TV / Google TV', roku: 'Roku',
-  sim: 'Simulated', hass: 'Home Assistant', mqtt: 'MQTT',
+  sim: 'Simulated', hass: 'Home Assistant', mqtt: 'MQTT', esphome: 'ESPHome',
 };
 const adapterName = (a) => adapterNames[a] || a;
 
@@ -27,6 +27,7 @@ const addressHints = {
   sonos: ['192.168.1.20', "Any one player's IP address, like 192.168.1.20; the others in the household come along."],
   onkyo: ['192.168.1.20', "The receiver's IP address, like 192.168.1.20."],
   neewer: ['DF:24:3A:B4:46:5D', "The light's Bluetooth address, like DF:24:3A:B4:46:5D."],
+  esphome: ['kitchen.local', "The node's host name or IP address, like kitchen.local or 192.168.1.50 (add :PORT if its API port is not 6053)."],
 };
 const defaultHint = ['', "The device's address on the network."];
 
@@ -520,19 +521,35 @@ function addForm(app, addable) {
     hint.textContent = text;
   };
   showHint();
+  // A key of the device's own, for the adapters that take one; it is
+  // sent once and kept encrypted by the hub, never shown again.
+  const key = h('input', {
+    type: 'password', id: 'add-key', name: 'key', maxlength: 200,
+    autocomplete: 'off', autocapitalize: 'off', spellcheck: 'false', 'aria-describedby': 'add-key-hint',
+  });
+  const keyField = field('API encryption key (optional)', key,
+    "The node's own key, as in its api: encryption: key:. Leave it empty for a node without encryption or one with the house's key (BIFROST_ESPHOME_KEY).");
+  keyField.querySelector('.hint').id = 'add-key-hint';
+  const takesKey = () => addable.some((a) => a.name === adapter.value && a.takes_key);
+  const showKey = () => {
+    keyField.hidden = !takesKey();
+    if (keyField.hidden) key.value = '';
+  };
+  showKey();
   adapter.addEventListener('change', () => {
     state.adapter = adapter.value;
     showHint();
+    showKey();
   });
   const addButton = h('button', { type: 'submit', class: 'primary', id: 'add-device' });
   const addStatus = h('div', { class: 'discover-status', id: 'add-status', role: 'status' });
   view.addButton = addButton;
   view.addStatus = addStatus;
   const form = h('form', { class: 'add-device', 'aria-label': 'Add a device' },
-    field('Adapter', adapter), addressField, addButton, addStatus);
+    field('Adapter', adapter), addressField, keyField, addButton, addStatus);
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();
-    add(app, adapter.value, address.value.trim());
+    add(app, adapter.value, address.value.trim(), takesKey() ? key.value.trim() : '');
   });
   return form;
 }
@@ -581,7 +598,7 @@ async function scan(app) {
   }, wait * 1000);
 }
 
-async function add(app, adapter, address) {
+async function add(app, adapter, address, key) {
   if (state.adding) return;
   if (!address) {
     state.add = { error: "Give the device's address." };
@@ -591,12 +608,14 @@ async function add(app, adapter, address) {
   state.adding = true;
   state.add = { pending: `Looking for a device at ${address}… this can take a few seconds.` };
   paint();
-  const res = await attempt(app, () => post('/devices', { adapter, address }));
+  const res = await attempt(app, () => post('/devices', key ? { adapter, address, key } : { adapter, address }));
   state.adding = false;
   state.add = res ? (res.error ? { error: res.error } : { address, devices: res.value || [] }) : null;
   if (res && !res.error) {
-    const input = document.getElementById('add-address');
-    if (input) input.value = '';
+    for (const id of ['add-address', 'add-key']) {
+      const input = document.getElementById(id);
+      if (input) input.value = '';
+    }
   }
   paint();
   if (res && !res.error && document.getElementById('devices-discover')) app.refresh();
