@@ -52,15 +52,16 @@ func (m *Main) startESPHome(ctx context.Context) error {
 }
 
 // lendProxies gives the Neewer adapter a radio through each ESPHome node
-// that shows itself a Bluetooth proxy, as it does. The transport shares
-// the node's one API connection with the node's entities.
+// that shows itself a Bluetooth proxy, as it does: those configured, and
+// those added or found later. The transport shares the node's one API
+// connection with the node's entities.
 func (m *Main) lendProxies(ctx context.Context, ad *neewer.Adapter) {
 	if m.esphome == nil {
 		return
 	}
-	for _, n := range m.esphome.Nodes() {
+	m.esphome.EachNode(func(n *esphome.Node) {
 		m.background.Go(func() {
 			bleproxy.Follow(ctx, n, func(tr *bleproxy.Transport) { ad.AddRadio(tr) })
 		})
-	}
+	})
 }

@@ -71,13 +71,25 @@ func TestESPHomeNode(t *testing.T) {
 // §1.10 N1, on the one API connection the node's entities use; the
 // light's view names the proxy and its signal.
 func TestNeewerThroughESPHomeProxy(t *testing.T) {
+	t.Run("configured", func(t *testing.T) { neewerThroughProxy(t, true) })
+	t.Run("added by address", func(t *testing.T) { neewerThroughProxy(t, false) })
+}
+
+func neewerThroughProxy(t *testing.T, configured bool) {
 	fake := esphometest.Start(t, esphometest.Config{Name: "studio", BluetoothProxy: true})
 	h := runHub(t, t.TempDir(), func(c *Config) {
 		c.Demo = false
 		c.Neewer.BLE = "off"
-		c.ESPHome.Hosts = hostList{fake.Addr()}
+		if configured {
+			c.ESPHome.Hosts = hostList{fake.Addr()}
+		}
 	})
 	sys := service.WithPrincipal(context.Background(), service.System)
+	if !configured {
+		if _, err := h.service.AddDevice(sys, "esphome", fake.Addr()); err != nil {
+			t.Fatal(err)
+		}
+	}
 	events, stop := h.service.Events().Subscribe()
 	defer stop()
 	id := "neewer:" + esphometest.LightMAC

@@ -48,6 +48,8 @@ type Adapter struct {
 
 	mu    sync.Mutex
 	nodes map[string]*running // by host:port
+	// watchers are told of every node kept, now and later (EachNode).
+	watchers []func(*Node)
 }
 
 // running is a node the adapter keeps connected, and how to stop it.
@@ -109,6 +111,22 @@ func (a *Adapter) Nodes() []*Node {
 	return out
 }
 
+// EachNode calls fn for every node the adapter keeps connected, now and
+// from now on: configured, added by address or found by a scan. fn must
+// not block.
+func (a *Adapter) EachNode(fn func(*Node)) {
+	a.mu.Lock()
+	a.watchers = append(a.watchers, fn)
+	kept := make([]*Node, 0, len(a.nodes))
+	for _, r := range a.nodes {
+		kept = append(kept, r.node)
+	}
+	a.mu.Unlock()
+	for _, n := range kept {
+		fn(n)
+	}
+}
+
 // Run keeps every node connected and its devices current until ctx ends.
 func (a *Adapter) Run(ctx context.Context) error {
 	if err := a.life.Begin(ctx); err != nil {
@@ -141,9 +159,13 @@ func (a *Adapter) keep(nctx context.Context, stop context.CancelFunc, n *Node, m
 	a.mu.Lock()
 	old := a.nodes[n.Addr()]
 	a.nodes[n.Addr()] = &running{node: n, stop: stop}
+	watchers := slices.Clone(a.watchers)
 	a.mu.Unlock()
 	if old != nil {
 		old.stop()
+	}
+	for _, fn := range watchers {
+		fn(n)
 	}
 	a.life.Go(func() { m.follow(nctx) })
 }
