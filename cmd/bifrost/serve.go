@@ -212,7 +212,7 @@ func (m *Main) startService(ctx, actx context.Context) error {
 		// is garbage now: it goes back to the system at once, not over
 		// the next minutes.
 		debug.FreeOSMemory()
-		releaseStartPages()
+		m.goRun(ctx, "start pages", releaseStartPagesLater)
 		m.goRun(ctx, "automations", m.automations.Run)
 		return m.service.Run(ctx)
 	})
