@@ -3,12 +3,9 @@ package androidtv
 import (
 	"bytes"
 	"crypto/x509"
-	"net"
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/hashicorp/mdns"
 
 	"github.com/bifrost-hub/bifrost/devices"
 )
@@ -121,16 +118,6 @@ func TestIDs(t *testing.T) {
 	}
 	if id := idFor("", addr); id != "androidtv:192.168.1.40" {
 		t.Errorf("id %s", id)
-	}
-}
-
-func TestEntryAddress(t *testing.T) {
-	e := &mdns.ServiceEntry{AddrV4: net.IPv4(192, 168, 1, 40), Port: 6466}
-	if got, ok := entryAddress(e); !ok || got != "192.168.1.40:6466" {
-		t.Errorf("%q, %v", got, ok)
-	}
-	if _, ok := entryAddress(&mdns.ServiceEntry{Port: 6466}); ok {
-		t.Error("an answer without an address was taken")
 	}
 }
 

@@ -2,12 +2,8 @@ package androidtv
 
 import (
 	"context"
-	"io"
-	"log"
-	"net"
-	"strconv"
 
-	"github.com/hashicorp/mdns"
+	"github.com/bifrost-hub/bifrost/devices/mdnsbrowse"
 )
 
 // mdnsService is what Android TVs with the remote service advertise.
@@ -16,38 +12,12 @@ const mdnsService = "_androidtvremote2._tcp"
 // discover asks by mDNS for TVs for ScanTime and adds those that answer
 // (each identified on its pairing port first).
 func (a *Adapter) discover(ctx context.Context) {
-	entries := make(chan *mdns.ServiceEntry, 32)
-	params := mdns.DefaultParams(mdnsService)
-	params.Entries = entries
-	params.Timeout = a.cfg.ScanTime
-	params.DisableIPv6 = true
-	params.Logger = log.New(io.Discard, "", 0)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for e := range entries {
-			if addr, ok := entryAddress(e); ok {
-				a.life.Go(func() { a.addFound(ctx, addr) })
-			}
-		}
-	}()
-	if err := mdns.QueryContext(ctx, params); err != nil {
+	err := mdnsbrowse.Browse(ctx, mdnsService, a.cfg.ScanTime, func(f mdnsbrowse.Found) {
+		a.life.Go(func() { a.addFound(ctx, f.Addr) })
+	})
+	if err != nil {
 		a.log.Warn("TV discovery failed", "err", err)
 	}
-	close(entries)
-	<-done
-}
-
-// entryAddress is the control address an mDNS answer gives.
-func entryAddress(e *mdns.ServiceEntry) (string, bool) {
-	ip := e.AddrV4
-	if ip == nil {
-		ip = e.Addr
-	}
-	if ip == nil || e.Port <= 0 {
-		return "", false
-	}
-	return net.JoinHostPort(ip.String(), strconv.Itoa(e.Port)), true
 }
 
 // addFound identifies and adds a TV found by discovery.

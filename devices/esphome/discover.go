@@ -2,14 +2,10 @@ package esphome
 
 import (
 	"context"
-	"io"
-	"log"
-	"net"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/hashicorp/mdns"
+	"github.com/bifrost-hub/bifrost/devices/mdnsbrowse"
 )
 
 // mdnsService is what ESPHome nodes with the native API announce.
@@ -30,44 +26,18 @@ func (a *Adapter) Scan(ctx context.Context) (time.Duration, error) {
 
 // discover runs one mDNS query and keeps the new nodes it finds.
 func (a *Adapter) discover(ctx context.Context) {
-	entries := make(chan *mdns.ServiceEntry, 32)
-	params := mdns.DefaultParams(mdnsService)
-	params.Entries = entries
-	params.Timeout = a.cfg.ScanTime
-	params.DisableIPv6 = true
-	params.Logger = log.New(io.Discard, "", 0)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for e := range entries {
-			if addr, ok := entryAddress(e); ok {
-				a.found(ctx, addr, entryMAC(e))
-			}
-		}
-	}()
-	if err := mdns.QueryContext(ctx, params); err != nil {
+	err := mdnsbrowse.Browse(ctx, mdnsService, a.cfg.ScanTime, func(f mdnsbrowse.Found) {
+		a.found(ctx, f.Addr, txtMAC(f.Info))
+	})
+	if err != nil {
 		a.log.Warn("node discovery failed", "err", err)
 	}
-	close(entries)
-	<-done
 }
 
-// entryAddress is the API address an mDNS answer gives.
-func entryAddress(e *mdns.ServiceEntry) (string, bool) {
-	ip := e.AddrV4
-	if ip == nil {
-		ip = e.Addr
-	}
-	if ip == nil || e.Port <= 0 {
-		return "", false
-	}
-	return net.JoinHostPort(ip.String(), strconv.Itoa(e.Port)), true
-}
-
-// entryMAC is the node's MAC address as its TXT record gives it
+// txtMAC is the node's MAC address as its TXT record gives it
 // ("mac=acbc32890ea9"), in hex digits only, lower case; "" when none.
-func entryMAC(e *mdns.ServiceEntry) string {
-	for _, f := range e.InfoFields {
+func txtMAC(fields []string) string {
+	for _, f := range fields {
 		if v, ok := strings.CutPrefix(f, "mac="); ok {
 			return macKey(v)
 		}
