@@ -65,7 +65,7 @@ func startAdapter(t *testing.T, fake *esphometest.Node, key string) *watched {
 	done := make(chan struct{})
 	go func() { defer close(done); _ = a.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
-	waitFor(t, "four devices online", reg.Changed, func() bool {
+	esphometest.WaitFor(t, "four devices online", reg.Changed, func() bool {
 		n := 0
 		for _, d := range reg.List() {
 			if d.Online() {
@@ -106,7 +106,7 @@ func TestAdapterDevices(t *testing.T) {
 	temp := mustGet[devices.Sensor](t, reg, tempID)
 	var r []devices.Reading
 	var err error
-	waitFor(t, "the first reading", reg.Changed, func() bool {
+	esphometest.WaitFor(t, "the first reading", reg.Changed, func() bool {
 		r, err = temp.Readings(context.Background())
 		return len(r) > 0 || err != nil
 	})
@@ -201,13 +201,13 @@ func TestAdapterPowerAndReadings(t *testing.T) {
 		}
 		return ok && p
 	}
-	waitFor(t, "the first motion state", reg.Changed, func() bool { r, _ := motion.Readings(ctx); return len(r) == 1 })
+	esphometest.WaitFor(t, "the first motion state", reg.Changed, func() bool { r, _ := motion.Readings(ctx); return len(r) == 1 })
 	if present() {
 		t.Fatal("motion before any")
 	}
 	before := reg.changes(motionID)
 	fake.SetMotion(true)
-	waitFor(t, "the motion change, announced", reg.Changed, func() bool { return reg.changes(motionID) > before && present() })
+	esphometest.WaitFor(t, "the motion change, announced", reg.Changed, func() bool { return reg.changes(motionID) > before && present() })
 }
 
 func TestAdapterAvailability(t *testing.T) {
@@ -215,12 +215,12 @@ func TestAdapterAvailability(t *testing.T) {
 	reg := startAdapter(t, fake, houseKey)
 	lamp, _ := reg.Get(lampID)
 	fake.Close()
-	waitFor(t, "the lamp offline", reg.Changed, func() bool { return !lamp.Online() })
+	esphometest.WaitFor(t, "the lamp offline", reg.Changed, func() bool { return !lamp.Online() })
 	if _, err := lamp.(devices.Light).SetLight(context.Background(), devices.LightChange{On: ptr(true)}); err == nil {
 		t.Fatal("a command to an offline node succeeded")
 	}
 	fake.Restart(t)
-	waitFor(t, "the lamp back", reg.Changed, func() bool { return lamp.Online() })
+	esphometest.WaitFor(t, "the lamp back", reg.Changed, func() bool { return lamp.Online() })
 	if d, _ := reg.Get(lampID); d != lamp {
 		t.Error("the device was replaced although nothing about it changed")
 	}

@@ -89,7 +89,7 @@ func BenchmarkTwentyNodes(b *testing.B) {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() { _ = a.Run(ctx); close(done) }()
-		waitFor(b, "every entity online", reg.Changed, func() bool {
+		esphometest.WaitFor(b, "every entity online", reg.Changed, func() bool {
 			online := 0
 			for _, d := range reg.List() {
 				if d.Online() {

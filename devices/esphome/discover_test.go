@@ -45,7 +45,7 @@ func TestScanFindsNode(t *testing.T) {
 	if err != nil || d != 500*time.Millisecond {
 		t.Fatalf("Scan = %v, %v", d, err)
 	}
-	waitFor(t, "the found node's four devices online", reg.Changed, func() bool {
+	esphometest.WaitFor(t, "the found node's four devices online", reg.Changed, func() bool {
 		for _, id := range []devices.ID{lampID, kettleID, tempID, motionID} {
 			if d, ok := reg.Get(id); !ok || !d.Online() {
 				return false

@@ -20,27 +20,8 @@ const (
 	otherKey = "HxweHRwbGhkYFxYVFBMSERAPDg0MCwoJCAcGBQQDAgE="
 )
 
-// waitLimit bounds every wait on a condition; a passing test waits far
-// less.
-const waitLimit = 10 * time.Second
-
-// waitFor waits until cond holds, waking at each change changed reports.
-func waitFor(t testing.TB, what string, changed func() <-chan struct{}, cond func() bool) {
-	t.Helper()
-	deadline := time.NewTimer(waitLimit)
-	defer deadline.Stop()
-	for {
-		ch := changed()
-		if cond() {
-			return
-		}
-		select {
-		case <-ch:
-		case <-deadline.C:
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
-}
+// waitLimit bounds every wait on a condition.
+const waitLimit = esphometest.WaitLimit
 
 // start runs a client for the fake node until the test ends, with a
 // short backoff.
@@ -79,14 +60,14 @@ func connected(n *esphome.Node) func() bool {
 
 func waitConnected(t *testing.T, n *esphome.Node) {
 	t.Helper()
-	waitFor(t, "the node to connect", n.Changed, connected(n))
+	esphometest.WaitFor(t, "the node to connect", n.Changed, connected(n))
 }
 
 // waitErr waits until the connection has ended with target.
 func waitErr(t *testing.T, n *esphome.Node, target error) error {
 	t.Helper()
 	var err error
-	waitFor(t, "the error "+target.Error(), n.Changed, func() bool {
+	esphometest.WaitFor(t, "the error "+target.Error(), n.Changed, func() bool {
 		_, err = n.Status()
 		return errors.Is(err, target)
 	})
@@ -107,7 +88,7 @@ func received[T espwire.Message](fake *esphometest.Node) []T {
 func waitReceived[T espwire.Message](t *testing.T, fake *esphometest.Node, what string, cond func([]T) bool) []T {
 	t.Helper()
 	var got []T
-	waitFor(t, what, fake.Changed, func() bool {
+	esphometest.WaitFor(t, what, fake.Changed, func() bool {
 		got = received[T](fake)
 		return cond(got)
 	})
@@ -133,7 +114,7 @@ func TestEntitiesAndStates(t *testing.T) {
 	if s := n.Entities()[2].(*espwire.ListEntitiesSensorResponse); s.Unit != "°C" || s.DeviceClass != "temperature" {
 		t.Fatalf("sensor = %+v", s)
 	}
-	waitFor(t, "the device info", n.Changed, func() bool { return n.Info().MACAddress == "AC:BC:32:89:0E:A9" })
+	esphometest.WaitFor(t, "the device info", n.Changed, func() bool { return n.Info().MACAddress == "AC:BC:32:89:0E:A9" })
 
 	reading := func(v float32) func() bool {
 		return func() bool {
@@ -141,11 +122,11 @@ func TestEntitiesAndStates(t *testing.T) {
 			return ok && s.State == v
 		}
 	}
-	waitFor(t, "the first reading", n.Changed, reading(21.5))
+	esphometest.WaitFor(t, "the first reading", n.Changed, reading(21.5))
 	fake.SetReading(23.25)
-	waitFor(t, "the new reading", n.Changed, reading(23.25))
+	esphometest.WaitFor(t, "the new reading", n.Changed, reading(23.25))
 	fake.SetMotion(true)
-	waitFor(t, "motion", n.Changed, func() bool {
+	esphometest.WaitFor(t, "motion", n.Changed, func() bool {
 		s, ok := n.State(esphometest.KeyMotion).(*espwire.BinarySensorStateResponse)
 		return ok && s.State
 	})
@@ -185,7 +166,7 @@ func TestEncryptedCommands(t *testing.T) {
 	ctx := context.Background()
 	lightIs := func(what string, cond func(*espwire.LightStateResponse) bool) {
 		t.Helper()
-		waitFor(t, what, n.Changed, func() bool {
+		esphometest.WaitFor(t, what, n.Changed, func() bool {
 			l, ok := n.State(esphometest.KeyLight).(*espwire.LightStateResponse)
 			return ok && cond(l)
 		})
@@ -226,7 +207,7 @@ func TestEncryptedCommands(t *testing.T) {
 	}
 
 	send(&espwire.SwitchCommandRequest{Key: esphometest.KeySwitch, State: true})
-	waitFor(t, "the switch", n.Changed, func() bool {
+	esphometest.WaitFor(t, "the switch", n.Changed, func() bool {
 		s, ok := n.State(esphometest.KeySwitch).(*espwire.SwitchStateResponse)
 		return ok && s.State
 	})
@@ -270,7 +251,7 @@ func TestFallbackToPlaintextRemembered(t *testing.T) {
 				t.Fatalf("%d connections to fall back", a)
 			}
 			fake.Restart(t)
-			waitFor(t, "the reconnection", fake.Changed, func() bool { return fake.Subscribers() == 1 && fake.Accepted() == 2 })
+			esphometest.WaitFor(t, "the reconnection", fake.Changed, func() bool { return fake.Subscribers() == 1 && fake.Accepted() == 2 })
 			// Remembered: straight to plaintext after the restart.
 			if a := fake.Attempts(); a != 3 {
 				t.Fatalf("%d connections in all; the fallback was not remembered", a)
@@ -287,10 +268,10 @@ func TestRestartSurvived(t *testing.T) {
 	n := startWith(t, esphome.Config{Addr: fake.Addr(), Key: houseKey})
 	waitConnected(t, n)
 	fake.Restart(t)
-	waitFor(t, "the node to come back", fake.Changed, func() bool { return fake.Subscribers() == 1 })
+	esphometest.WaitFor(t, "the node to come back", fake.Changed, func() bool { return fake.Subscribers() == 1 })
 	waitConnected(t, n)
 	fake.SetReading(30)
-	waitFor(t, "a reading after the restart", n.Changed, func() bool {
+	esphometest.WaitFor(t, "a reading after the restart", n.Changed, func() bool {
 		s, ok := n.State(esphometest.KeySensor).(*espwire.SensorStateResponse)
 		return ok && s.State == 30
 	})
@@ -303,7 +284,7 @@ func TestPingsAndTime(t *testing.T) {
 	fake := esphometest.Start(t, esphometest.Config{})
 	n := start(t, fake, "")
 	waitConnected(t, n)
-	waitFor(t, "the subscription", fake.Changed, func() bool { return fake.Subscribers() == 1 })
+	esphometest.WaitFor(t, "the subscription", fake.Changed, func() bool { return fake.Subscribers() == 1 })
 	fake.Ping()
 	waitReceived(t, fake, "a pong", func(p []*espwire.PingResponse) bool { return len(p) == 1 })
 	before := time.Now().Unix()
@@ -337,7 +318,7 @@ func TestGoodbye(t *testing.T) {
 	if ok, err := n.Status(); ok || err != nil {
 		t.Fatalf("after Run: connected %v, %v", ok, err)
 	}
-	waitFor(t, "the node to see the client go", fake.Changed, func() bool { return fake.Subscribers() == 0 })
+	esphometest.WaitFor(t, "the node to see the client go", fake.Changed, func() bool { return fake.Subscribers() == 0 })
 }
 
 func TestSendWhileDown(t *testing.T) {
@@ -382,10 +363,10 @@ func TestBadInputDropsConnection(t *testing.T) {
 			fake := esphometest.Start(t, esphometest.Config{Key: c.key})
 			n := start(t, fake, c.key)
 			waitConnected(t, n)
-			waitFor(t, "the subscription", fake.Changed, func() bool { return fake.Subscribers() == 1 })
+			esphometest.WaitFor(t, "the subscription", fake.Changed, func() bool { return fake.Subscribers() == 1 })
 			fake.SendRaw(unhex(t, c.raw), c.hangUp)
 			waitErr(t, n, c.want)
-			waitFor(t, "a new connection", fake.Changed, func() bool { return fake.Accepted() == 2 && fake.Subscribers() == 1 })
+			esphometest.WaitFor(t, "a new connection", fake.Changed, func() bool { return fake.Accepted() == 2 && fake.Subscribers() == 1 })
 			waitConnected(t, n)
 		})
 	}
@@ -399,10 +380,10 @@ func TestUnknownMessageSkipped(t *testing.T) {
 	fake := esphometest.Start(t, esphometest.Config{})
 	n := start(t, fake, "")
 	waitConnected(t, n)
-	waitFor(t, "the subscription", fake.Changed, func() bool { return fake.Subscribers() == 1 })
+	esphometest.WaitFor(t, "the subscription", fake.Changed, func() bool { return fake.Subscribers() == 1 })
 	fake.SendFrame(espwire.Frame{Type: 27, Data: unhex(t, "0d 01000000 12 02 6f6b")})
 	fake.SetReading(12)
-	waitFor(t, "the reading after it", n.Changed, func() bool {
+	esphometest.WaitFor(t, "the reading after it", n.Changed, func() bool {
 		s, ok := n.State(esphometest.KeySensor).(*espwire.SensorStateResponse)
 		return ok && s.State == 12
 	})

@@ -15,9 +15,8 @@ import (
 	"github.com/bifrost-hub/bifrost/devices/neewer/ble"
 )
 
-// waitLimit bounds every wait on a condition; a passing test waits far
-// less.
-const waitLimit = 10 * time.Second
+// waitLimit bounds every wait on a condition.
+const waitLimit = esphometest.WaitLimit
 
 // Neewer frames of PROTOCOLS.md §1.10: N1, power on, and N14, the
 // light's reply "power on".
@@ -25,23 +24,6 @@ var (
 	powerOn    = []byte{0x78, 0x81, 0x01, 0x01, 0xFB}
 	replyPower = []byte{0x78, 0x02, 0x01, 0x01, 0x7C}
 )
-
-func waitFor(t *testing.T, what string, changed func() <-chan struct{}, cond func() bool) {
-	t.Helper()
-	deadline := time.NewTimer(waitLimit)
-	defer deadline.Stop()
-	for {
-		ch := changed()
-		if cond() {
-			return
-		}
-		select {
-		case <-ch:
-		case <-deadline.C:
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
-}
 
 // setup runs a fake proxy, a client of it and a transport through it
 // until the test ends.
@@ -148,7 +130,7 @@ func TestConnectWriteNotify(t *testing.T) {
 	if err := l.Write(ctx, powerOn); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the write", fake.Changed, func() bool {
+	esphometest.WaitFor(t, "the write", fake.Changed, func() bool {
 		ws, _ := received[*espwire.BluetoothGATTWriteRequest](fake)
 		return len(ws) == 1
 	})
@@ -200,9 +182,9 @@ func TestCloseDisconnects(t *testing.T) {
 	}
 	l.Close()
 	<-l.Done()
-	waitFor(t, "the proxy to disconnect", fake.Changed, func() bool { return !fake.LightConnected() })
+	esphometest.WaitFor(t, "the proxy to disconnect", fake.Changed, func() bool { return !fake.LightConnected() })
 	// The slot comes back, and the light can be connected again.
-	waitFor(t, "the slot back", tr.Changed, func() bool {
+	esphometest.WaitFor(t, "the slot back", tr.Changed, func() bool {
 		free, _, _ := tr.Slots()
 		return free == esphometest.ProxySlots
 	})
@@ -211,9 +193,9 @@ func TestCloseDisconnects(t *testing.T) {
 
 func TestNoFreeSlotIsRefused(t *testing.T) {
 	fake, tr := setup(t)
-	waitFor(t, "the proxy's slots", tr.Changed, func() bool { _, _, ok := tr.Slots(); return ok })
+	esphometest.WaitFor(t, "the proxy's slots", tr.Changed, func() bool { _, _, ok := tr.Slots(); return ok })
 	fake.SetFreeSlots(0)
-	waitFor(t, "no free slot", tr.Changed, func() bool { free, _, _ := tr.Slots(); return free == 0 })
+	esphometest.WaitFor(t, "no free slot", tr.Changed, func() bool { free, _, _ := tr.Slots(); return free == 0 })
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	_, err := tr.Connect(ctx, light())
@@ -225,7 +207,7 @@ func TestNoFreeSlotIsRefused(t *testing.T) {
 		t.Fatalf("the proxy was asked anyway: %+v", reqs)
 	}
 	fake.SetFreeSlots(1)
-	waitFor(t, "a free slot", tr.Changed, func() bool { free, _, _ := tr.Slots(); return free == 1 })
+	esphometest.WaitFor(t, "a free slot", tr.Changed, func() bool { free, _, _ := tr.Slots(); return free == 1 })
 	connect(t, tr)
 }
 

@@ -76,7 +76,7 @@ func proxyNode(t *testing.T, name string, rssi int, before func(*esphometest.Nod
 	if tr == nil {
 		t.Fatal("the node was not seen as a proxy")
 	}
-	waitFor(t, name+" subscribed", tr.Changed, func() bool { _, _, ok := tr.Slots(); return ok })
+	esphometest.WaitFor(t, name+" subscribed", tr.Changed, func() bool { _, _, ok := tr.Slots(); return ok })
 	return fake, tr
 }
 
@@ -152,7 +152,7 @@ func (h *house) command(t *testing.T, on bool) {
 // write characteristic.
 func wrote(t *testing.T, fake *esphometest.Node, b []byte) {
 	t.Helper()
-	waitFor(t, "the frame", fake.Changed, func() bool { return writes(fake, b) > 0 })
+	esphometest.WaitFor(t, "the frame", fake.Changed, func() bool { return writes(fake, b) > 0 })
 }
 
 func writes(fake *esphometest.Node, b []byte) int {
