@@ -163,18 +163,18 @@ func (s *Service) sealKey(a devices.Adder, addedAt, key string) (string, error) 
 }
 
 // openKey opens the sealed key of the devices added as addedAt.
-func (s *Service) openKey(addedAt, sealed string) (string, error) {
+func openKey(keys KeySealer, addedAt, sealed string) (string, error) {
 	if sealed == "" {
 		return "", nil
 	}
-	if s.keys == nil {
+	if keys == nil {
 		return "", errors.New("this hub cannot open a device's key")
 	}
 	b, err := base64.StdEncoding.DecodeString(sealed)
 	if err != nil {
 		return "", fmt.Errorf("the sealed key is damaged: %w", err)
 	}
-	key, err := s.keys.Open(addedAt, b)
+	key, err := keys.Open(addedAt, b)
 	return string(key), err
 }
 
@@ -248,7 +248,7 @@ func (s *Service) RestoreAdded(ctx context.Context) error {
 		case !ok:
 			s.log.Warn("a device added by address belongs to an adapter that is off", "adapter", t.adapter, "address", t.address)
 		default:
-			key, err := s.openKey(t.adapter+":"+t.address, t.sealed)
+			key, err := openKey(s.keys, t.adapter+":"+t.address, t.sealed)
 			if err != nil {
 				s.log.Warn("the key a device was added with does not open; adding it without", "adapter", t.adapter, "address", t.address, "err", err)
 			}
@@ -361,7 +361,6 @@ func CheckAddedKeys(ctx context.Context, st interface {
 	if err != nil {
 		return nil, err
 	}
-	s := &Service{keys: keys}
 	seen := map[string]bool{}
 	var out []AddedKey
 	for _, rec := range recs {
@@ -371,7 +370,7 @@ func CheckAddedKeys(ctx context.Context, st interface {
 		}
 		seen[at] = true
 		k := AddedKey{AddedAt: at}
-		if _, err := s.openKey(at, sealed); err != nil {
+		if _, err := openKey(keys, at, sealed); err != nil {
 			k.Problem = err.Error()
 		}
 		out = append(out, k)

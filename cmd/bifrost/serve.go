@@ -58,7 +58,7 @@ type Main struct {
 	registry *devices.Registry
 	scanners []devices.Scanner // adapters that can discover devices
 	neewer   *neewer.Adapter
-	esphome  *esphome.Adapter // nil: no ESPHome node configured
+	esphome  *esphome.Adapter // the ESPHome nodes: configured, added and found
 	mqtt     *integrations.Runner[integrations.MQTTSettings]
 	hass     *integrations.Runner[integrations.HASSSettings]
 	service  *service.Service
