@@ -53,15 +53,16 @@ func ClassReading(class, unit string, v float64) (r Reading, ok bool) {
 	if typ == "" || math.IsNaN(v) || math.IsInf(v, 0) {
 		return Reading{}, false
 	}
-	v, ok = inReadingUnit(typ, unit, v)
+	v, ok = ToReadingUnit(typ, unit, v)
 	if !ok {
 		return Reading{}, false
 	}
 	return Reading{Type: typ, Value: math.Round(v*1000) / 1000, Unit: ReadingUnits[typ]}, true
 }
 
-// inReadingUnit converts v from unit to the unit of a reading of type typ.
-func inReadingUnit(typ, unit string, v float64) (float64, bool) {
+// ToReadingUnit converts v from unit to the unit of a reading of type
+// typ; ok is false for a unit it does not know.
+func ToReadingUnit(typ, unit string, v float64) (float64, bool) {
 	u := strings.TrimPrefix(unit, "°")
 	switch {
 	case u == "" || unit == ReadingUnits[typ]:
@@ -93,4 +94,18 @@ func BinaryClassReading(class string, on bool) (Reading, bool) {
 		r.Value = 1
 	}
 	return r, true
+}
+
+// SensorClass is the reading type of a numeric device class the hub
+// reads.
+func SensorClass(class string) (typ string, ok bool) {
+	typ, ok = sensorClasses[class]
+	return typ, ok
+}
+
+// BinaryClass is the reading type of a binary device class the hub
+// reads, and whether "on" reads false (an opening that is open).
+func BinaryClass(class string) (typ string, inverted, ok bool) {
+	c, ok := binaryClasses[class]
+	return c.typ, c.inverted, ok
 }

@@ -508,31 +508,6 @@ func (d *discovery) buildPower(e *haEntity, info devices.Info, component string,
 	return nil
 }
 
-// sensorTypes maps sensor device classes to readings.
-var sensorTypes = map[string]string{
-	"temperature": devices.ReadingTemperature,
-	"humidity":    devices.ReadingHumidity,
-	"illuminance": devices.ReadingIlluminance,
-	"power":       devices.ReadingPower,
-	"energy":      devices.ReadingEnergy,
-	"battery":     devices.ReadingBattery,
-}
-
-// binaryTypes maps binary_sensor device classes to readings; contact
-// readings say true for closed, so a door that is "on" (open) reads false.
-var binaryTypes = map[string]struct {
-	reading  string
-	inverted bool
-}{
-	"occupancy":   {devices.ReadingOccupancy, false},
-	"presence":    {devices.ReadingOccupancy, false},
-	"motion":      {devices.ReadingMotion, false},
-	"door":        {devices.ReadingContact, true},
-	"window":      {devices.ReadingContact, true},
-	"opening":     {devices.ReadingContact, true},
-	"garage_door": {devices.ReadingContact, true},
-}
-
 // buildSensor makes a sensor or binary_sensor entity; it joins the sensor
 // device of its Home Assistant device. Device classes outside the hub's
 // reading types are left out (nil entity).
@@ -547,7 +522,7 @@ func (d *discovery) buildSensor(e *haEntity, info devices.Info, component string
 	key := e.configTopic
 	var read func(payload []byte) (devices.Reading, bool)
 	if component == "sensor" {
-		typ, ok := sensorTypes[cfg.DeviceClass]
+		typ, ok := devices.SensorClass(cfg.DeviceClass)
 		if !ok {
 			return nil, nil
 		}
@@ -563,7 +538,7 @@ func (d *discovery) buildSensor(e *haEntity, info devices.Info, component string
 			return valueReading(typ, inReadingUnit(typ, cfg.Unit, x)), true
 		}
 	} else {
-		bt, ok := binaryTypes[cfg.DeviceClass]
+		reading, inverted, ok := devices.BinaryClass(cfg.DeviceClass)
 		if !ok {
 			return nil, nil
 		}
@@ -572,13 +547,13 @@ func (d *discovery) buildSensor(e *haEntity, info devices.Info, component string
 			v, ok := tpl.render(payload)
 			switch {
 			case ok && strings.EqualFold(v, on):
-				return boolReading(bt.reading, !bt.inverted), true
+				return boolReading(reading, !inverted), true
 			case ok && strings.EqualFold(v, off):
-				return boolReading(bt.reading, bt.inverted), true
+				return boolReading(reading, inverted), true
 			}
 			return devices.Reading{}, false
 		}
-		read = withOffDelay(e, read, cfg.OffDelay, bt.inverted)
+		read = withOffDelay(e, read, cfg.OffDelay, inverted)
 	}
 	e.on(cfg.StateTopic, func(payload []byte) {
 		if r, ok := read(payload); ok && e.group != nil {
@@ -638,20 +613,11 @@ func withOffDelay(e *haEntity, read func([]byte) (devices.Reading, bool), delay 
 }
 
 // inReadingUnit converts a value given in unit to the unit of its
-// reading: a temperature in °F or K to °C, a power in kW to W, an energy
-// in Wh or MWh to kWh.
+// reading (a temperature in °F or K to °C, a power in kW to W, an energy
+// in Wh or MWh to kWh); a unit it does not know leaves the value as sent.
 func inReadingUnit(typ, unit string, v float64) float64 {
-	switch u := strings.TrimPrefix(unit, "°"); {
-	case typ == devices.ReadingTemperature && u == "F":
-		return fahrenheitToCelsius(v)
-	case typ == devices.ReadingTemperature && u == "K":
-		return v - 273.15
-	case typ == devices.ReadingPower && u == "kW":
-		return v * 1000
-	case typ == devices.ReadingEnergy && u == "Wh":
-		return v / 1000
-	case typ == devices.ReadingEnergy && u == "MWh":
-		return v * 1000
+	if c, ok := devices.ToReadingUnit(typ, unit, v); ok {
+		return c
 	}
 	return v
 }
