@@ -12,43 +12,39 @@ import (
 )
 
 // common is the middleware every request passes, in this order: the
-// request's log line (logRequests), recovery from a panic
+// request's log line (logRequest), recovery from a panic
 // (recoverPanics), the headers every answer carries (securityHeaders,
 // noStoreKeyed) and the bound on the body (limitBody). It is one
 // middleware rather than five because Echo wraps the handler in its
-// middleware anew for every request.
+// middleware anew for every request, and its steps are plain calls
+// rather than closures, which would be made anew for every request too.
 func (s *Server) common(limit int64, larger map[string]int64) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			return s.logRequests(c, func(c echo.Context) error {
-				return recoverPanics(c, func(c echo.Context) error {
-					securityHeaders(c)
-					noStoreKeyed(c)
-					return limitBody(c, limit, larger, next)
-				})
-			})
+			start := time.Now()
+			if err := recoverPanics(c, limit, larger, next); err != nil {
+				c.Error(err)
+			}
+			s.logRequest(c, start)
+			return nil
 		}
 	}
 }
 
-// logRequests writes one line for the request: method, path (never the
+// logRequest writes one line for the request: method, path (never the
 // query, which may carry a secret; and with any API key in it redacted),
 // status, size and duration. A request answered with success is a debug
-// line, one refused or failed an info line. Errors are rendered here, so
-// the line carries the status the client saw. Nothing of the line is made
-// when the level leaves it out.
-func (s *Server) logRequests(c echo.Context, next echo.HandlerFunc) error {
-	start := time.Now()
-	if err := next(c); err != nil {
-		c.Error(err)
-	}
+// line, one refused or failed an info line. Errors are rendered before
+// (by common), so the line carries the status the client saw. Nothing of
+// the line is made when the level leaves it out.
+func (s *Server) logRequest(c echo.Context, start time.Time) {
 	req, res := c.Request(), c.Response()
 	level := slog.LevelDebug
 	if res.Status >= http.StatusBadRequest {
 		level = slog.LevelInfo
 	}
 	if !s.log.Enabled(req.Context(), level) {
-		return nil
+		return
 	}
 	s.log.LogAttrs(req.Context(), level, "request",
 		slog.String("method", req.Method),
@@ -57,7 +53,6 @@ func (s *Server) logRequests(c echo.Context, next echo.HandlerFunc) error {
 		slog.Int64("bytes", res.Size),
 		slog.Duration("duration", time.Since(start)),
 	)
-	return nil
 }
 
 // keyPrefix begins anything shaped like an API key; keyShown is how many
@@ -119,9 +114,10 @@ func isAlnum(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
-// recoverPanics turns a panic in next into an internal error, which the
-// error renderer logs (with the stack) and answers as a 500.
-func recoverPanics(c echo.Context, next echo.HandlerFunc) (err error) {
+// recoverPanics sets the headers and the body's bound and calls next,
+// turning a panic in it into an internal error, which the error renderer
+// logs (with the stack) and answers as a 500.
+func recoverPanics(c echo.Context, limit int64, larger map[string]int64, next echo.HandlerFunc) (err error) {
 	defer func() {
 		r := recover()
 		if r == nil {
@@ -132,7 +128,9 @@ func recoverPanics(c echo.Context, next echo.HandlerFunc) (err error) {
 		}
 		err = fmt.Errorf("panic: %v\n%s", r, debug.Stack())
 	}()
-	return next(c)
+	securityHeaders(c)
+	noStoreKeyed(c)
+	return limitBody(c, limit, larger, next)
 }
 
 // The values of the headers every answer carries, made once: setting a

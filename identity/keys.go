@@ -347,12 +347,15 @@ func findKey(keys []APIKey, ref string) (APIKey, error) {
 	return APIKey{}, service.Errorf(service.EINVALID, "%q matches %d keys; give the key's id", ref, len(found))
 }
 
-// AuthenticateKey checks a presented key and returns its principal. A
-// malformed key is refused before any lookup; a revoked or unknown one is
-// refused after it. The lookup is in memory (see keyring); the key's last
-// use is written behind the request, at most once a minute.
+// AuthenticateKey checks a presented key and returns its principal. A key
+// of the wrong length or prefix is refused before any lookup; a revoked
+// or unknown one after it, an unknown one as malformed when its letters
+// or checksum are wrong (every key the hub holds is well formed, so the
+// full check, a decoding and a checksum, is left to the keys it does not
+// hold). The lookup is in memory (see keyring); the key's last use is
+// written behind the request, at most once a minute.
 func (ks *Keys) AuthenticateKey(ctx context.Context, key string) (service.Principal, error) {
-	if !WellFormedKey(key) {
+	if len(key) != keyLen || !strings.HasPrefix(key, KeyPrefix) {
 		return service.Principal{}, malformedKey()
 	}
 	hash := hashKey(key)
@@ -361,6 +364,9 @@ func (ks *Keys) AuthenticateKey(ctx context.Context, key string) (service.Princi
 		return service.Principal{}, err
 	}
 	if !ok {
+		if !WellFormedKey(key) {
+			return service.Principal{}, malformedKey()
+		}
 		return service.Principal{}, service.Errorf(service.EUNAUTHORIZED, "the API key is not known; it may have been deleted")
 	}
 	if k.RevokedAt != nil {
