@@ -1,6 +1,7 @@
 package mqtt
 
 import (
+	"bufio"
 	"context"
 	"crypto/tls"
 	"fmt"
@@ -22,12 +23,24 @@ import (
 // (TCP_QUICKACK, re-armed after every read, as the kernel drops it on
 // its own) lets the broker send the state as it arrives.
 
+// The library reads a packet a few bytes at a time: its type, its length
+// a byte at a time, then its body. On a bare socket each of those is a
+// system call (and each re-arms TCP_QUICKACK, another), so a burst of 50
+// state messages, a room's lights answering together, cost some 400
+// system calls read one after another. The hub reads plain TCP through a
+// buffer (readBuffer), so a burst costs one read. A TLS connection
+// buffers its records already.
+
+// readBuffer is the size of the read buffer of a plain TCP connection to
+// the broker: a burst of state messages fits.
+const readBuffer = 16 << 10
+
 // quickAckSchemes are the broker URLs dialled over a connection that
 // acknowledges at once; websockets are left to the library.
 var quickAckSchemes = map[string]bool{"mqtt": true, "tcp": true, "mqtts": true, "ssl": true, "tls": true}
 
 // openConn dials the broker for paho over TCP (and TLS) on a connection
-// that acknowledges at once.
+// that acknowledges at once; plain TCP is read through a buffer.
 func openConn(tlsConf *tls.Config) paho.OpenConnectionFunc {
 	return func(u *url.URL, o paho.ClientOptions) (net.Conn, error) {
 		if !quickAckSchemes[u.Scheme] {
@@ -43,7 +56,7 @@ func openConn(tlsConf *tls.Config) paho.OpenConnectionFunc {
 		}
 		conn := quickAck(c)
 		if u.Scheme == "mqtt" || u.Scheme == "tcp" {
-			return conn, nil
+			return buffered(conn), nil
 		}
 		cfg := tlsConf.Clone()
 		if cfg == nil {
@@ -95,3 +108,15 @@ func (q *quickAckConn) Read(p []byte) (int, error) {
 func (q *quickAckConn) arm() {
 	_ = q.raw.Control(func(fd uintptr) { setQuickAck(fd) })
 }
+
+// bufferedConn is a connection read through a buffer.
+type bufferedConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func buffered(c net.Conn) *bufferedConn {
+	return &bufferedConn{Conn: c, r: bufio.NewReaderSize(c, readBuffer)}
+}
+
+func (b *bufferedConn) Read(p []byte) (int, error) { return b.r.Read(p) }

@@ -1,6 +1,7 @@
 package mqtt
 
 import (
+	"bytes"
 	"io"
 	"net"
 	"net/url"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	paho "github.com/eclipse/paho.mqtt.golang"
+	"github.com/eclipse/paho.mqtt.golang/packets"
 )
 
 // TestBrokerConnectionAcknowledgesAtOnce: the hub dials a plain broker
@@ -33,8 +35,12 @@ func TestBrokerConnectionAcknowledgesAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if _, isQuick := c.(*quickAckConn); isQuick != (runtime.GOOS == "linux") {
-		t.Errorf("on %s the broker connection is %T", runtime.GOOS, c)
+	bc, ok := c.(*bufferedConn)
+	if !ok {
+		t.Fatalf("the plain broker connection is %T, not read through a buffer", c)
+	}
+	if _, isQuick := bc.Conn.(*quickAckConn); isQuick != (runtime.GOOS == "linux") {
+		t.Errorf("on %s the broker connection is %T", runtime.GOOS, bc.Conn)
 	}
 	if _, err := c.Write([]byte("ping")); err != nil {
 		t.Fatal(err)
@@ -45,5 +51,53 @@ func TestBrokerConnectionAcknowledgesAtOnce(t *testing.T) {
 	}
 	if _, err := openConn(nil)(&url.URL{Scheme: "ws", Host: ln.Addr().String()}, *paho.NewClientOptions()); err == nil {
 		t.Error("a websocket URL was dialled as plain TCP")
+	}
+}
+
+// countingConn counts the reads that reach it.
+type countingConn struct {
+	net.Conn
+	reads int
+}
+
+func (c *countingConn) Read(p []byte) (int, error) {
+	c.reads++
+	return c.Conn.Read(p)
+}
+
+// TestBurstOfPacketsIsOneRead: the library reads a packet a few bytes at
+// a time; through the hub's buffer, 50 state messages the broker sends
+// together reach the socket as one read, not some 200.
+func TestBurstOfPacketsIsOneRead(t *testing.T) {
+	hub, broker := net.Pipe()
+	defer hub.Close()
+	defer broker.Close()
+	var burst bytes.Buffer
+	for i := range 50 {
+		p := packets.NewControlPacket(packets.Publish).(*packets.PublishPacket)
+		p.TopicName = "zigbee2mqtt/light-" + string(rune('a'+i%26))
+		p.Payload = []byte(`{"state":"ON","brightness":128}`)
+		if err := p.Write(&burst); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if burst.Len() > readBuffer {
+		t.Fatalf("the burst is %d bytes, more than the buffer", burst.Len())
+	}
+	go func() { _, _ = broker.Write(burst.Bytes()) }()
+
+	counted := &countingConn{Conn: hub}
+	c := buffered(counted)
+	for i := range 50 {
+		cp, err := packets.ReadPacket(c)
+		if err != nil {
+			t.Fatalf("packet %d: %v", i, err)
+		}
+		if p, ok := cp.(*packets.PublishPacket); !ok || string(p.Payload) != `{"state":"ON","brightness":128}` {
+			t.Fatalf("packet %d read as %v", i, cp)
+		}
+	}
+	if counted.reads != 1 {
+		t.Errorf("50 packets sent at once took %d reads of the socket, want 1", counted.reads)
 	}
 }
