@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/bifrost-hub/bifrost/devices"
+	"github.com/bifrost-hub/bifrost/devices/mdnsbrowse"
 	"github.com/bifrost-hub/bifrost/devices/wol"
 )
 
@@ -181,13 +182,14 @@ func (a *Adapter) Run(ctx context.Context) error {
 	return nil
 }
 
-// Scan looks for TVs by mDNS; those that answer are added as they do. It
-// returns how long it listens.
+// Scan looks for TVs by mDNS for ScanTime; those that answered are then
+// identified and added. It returns how long that takes, the time to
+// wait before listing devices.
 func (a *Adapter) Scan(ctx context.Context) (time.Duration, error) {
 	if err := a.life.Spawn(a.discover); err != nil {
 		return 0, err
 	}
-	return a.cfg.ScanTime, nil
+	return a.cfg.ScanTime + mdnsbrowse.Reach, nil
 }
 
 // Add adds the TV at address ("192.168.1.40" or "host:port"), asking it
