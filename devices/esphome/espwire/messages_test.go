@@ -216,21 +216,24 @@ func TestDecodeLeniency(t *testing.T) {
 
 func TestColorModeCapabilities(t *testing.T) {
 	cases := []struct {
-		m                   espwire.ColorMode
-		bright, rgb, kelvin bool
+		m                                    espwire.ColorMode
+		bright, rgb, kelvin, white, coldWarm bool
 	}{
-		{espwire.ColorModeOnOff, false, false, false},
-		{espwire.ColorModeBrightness, true, false, false},
-		{espwire.ColorModeColorTemperature, true, false, true},
-		{espwire.ColorModeColdWarmWhite, true, false, true},
-		{espwire.ColorModeRGB, true, true, false},
-		{espwire.ColorModeRGBWhite, true, true, false},
-		{espwire.ColorModeRGBColorTemperature, true, true, true},
-		{espwire.ColorModeRGBColdWarmWhite, true, true, true},
+		{espwire.ColorModeOnOff, false, false, false, false, false},
+		{espwire.ColorModeBrightness, true, false, false, false, false},
+		{espwire.ColorModeWhite, true, false, false, true, false},
+		{espwire.ColorModeColorTemperature, true, false, true, false, false},
+		{espwire.ColorModeColdWarmWhite, true, false, true, false, true},
+		{espwire.ColorModeRGB, true, true, false, false, false},
+		{espwire.ColorModeRGBWhite, true, true, false, true, false},
+		{espwire.ColorModeRGBColorTemperature, true, true, true, true, false},
+		{espwire.ColorModeRGBColdWarmWhite, true, true, true, false, true},
 	}
 	for _, c := range cases {
-		if c.m.Brightness() != c.bright || c.m.RGB() != c.rgb || c.m.Temperature() != c.kelvin {
-			t.Errorf("mode %d: brightness %v rgb %v temperature %v", c.m, c.m.Brightness(), c.m.RGB(), c.m.Temperature())
+		m := c.m
+		if m.Brightness() != c.bright || m.RGB() != c.rgb || m.Temperature() != c.kelvin || m.White() != c.white || m.ColdWarm() != c.coldWarm {
+			t.Errorf("mode %d: brightness %v rgb %v temperature %v white %v cold/warm %v",
+				m, m.Brightness(), m.RGB(), m.Temperature(), m.White(), m.ColdWarm())
 		}
 	}
 }
