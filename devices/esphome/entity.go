@@ -222,9 +222,11 @@ func (f *speedFan) SetSpeed(ctx context.Context, pct int) error {
 }
 
 // percentLevel and levelPercent map a percentage to one of levels speed
-// levels and back, as Home Assistant's ESPHome fans do: a percentage
-// takes the level it reaches into (rounded up, 1 at least), and a level
-// reads as its share of the levels (rounded).
+// levels and back. A percentage takes the level it reaches into (rounded
+// up, 1 at least), as Home Assistant's ESPHome fans send it; a level
+// reads as its share of the levels to the nearest percent (Home
+// Assistant rounds down: 2 of 3 is 66 % there, 67 % here). Either way a
+// percentage set reads back as at least itself.
 func percentLevel(pct int, levels int32) int32 {
 	l := int32(math.Ceil(float64(pct) * float64(levels) / 100))
 	return min(max(l, 1), levels)
