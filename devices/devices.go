@@ -343,9 +343,12 @@ const (
 	PowerFan     = "fan"
 	PowerToggle  = "toggle"
 	PowerGeneric = "generic"
+	// PowerButton is momentary: switching it on presses it, switching it
+	// off does nothing, and it always reads as off.
+	PowerButton = "button"
 )
 
-// PowerDevice is a switch, plug or fan.
+// PowerDevice is a switch, plug, fan or button.
 type PowerDevice interface {
 	Device
 	PowerKind() string

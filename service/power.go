@@ -133,7 +133,8 @@ func (s *Service) applyPower(ctx context.Context, rec DeviceRecord, on bool) err
 	return wrapDevice(rec.Name, s.reg.Do(ctx, rec.ID, "power", func(ctx context.Context) error {
 		err := p.SetPower(ctx, on)
 		if err == nil {
-			s.record(rec.ID, func(ds *deviceState) { ds.power = &on })
+			now := on && p.PowerKind() != devices.PowerButton // a press is over at once
+			s.record(rec.ID, func(ds *deviceState) { ds.power = &now })
 		}
 		return err
 	}))

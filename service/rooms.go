@@ -244,7 +244,8 @@ func (s *Service) skipsUnlit(rec DeviceRecord, p RoomPatch) bool {
 
 // roomTargets picks which members a room patch may reach: its enabled
 // lights (unlit ones are skipped later, in parallel, when On is not given),
-// plus power devices and media players for a bare {on}.
+// plus power devices and media players for a bare {on}. Buttons are left
+// out: switching a room on must not press them.
 func roomTargets(members []DeviceRecord, p RoomPatch) []DeviceRecord {
 	rest := p
 	rest.On = nil
@@ -257,6 +258,7 @@ func roomTargets(members []DeviceRecord, p RoomPatch) []DeviceRecord {
 		switch {
 		case rec.Kind == devices.KindLight:
 			out = append(out, rec)
+		case bareOn && rec.Kind == devices.KindPower && decodeCaps(rec).PowerKind == devices.PowerButton: // not pressed
 		case bareOn && (rec.Kind == devices.KindPower || rec.Kind == devices.KindMedia):
 			out = append(out, rec)
 		}

@@ -128,6 +128,8 @@ func (c *Commander) power(ctx context.Context, sc scope, members []*thing, on bo
 		switch {
 		case t.light != nil:
 			_, err = c.house.SetLight(ctx, t.id, service.LightPatch{On: &on})
+		case t.power != nil && t.power.PowerKind == devices.PowerButton && len(sc.things) == 0:
+			return errSkip // a button is pressed by its name, never with everything
 		case t.power != nil:
 			_, err = c.house.SetPower(ctx, t.id, on)
 		case t.media != nil:

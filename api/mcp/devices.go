@@ -16,7 +16,7 @@ func (t *tools) powerTools() []mcpserver.ServerTool {
 		{Tool: newTool("list_power_devices", "Switches, plugs and fans, and whether each is on.",
 			reads, noArgs, open(map[string]schema{"power": array("", powerSchema)})),
 			Handler: handle(t, t.listPower)},
-		{Tool: newTool("set_power", "Switch a switch, plug or fan on or off, or set a fan's speed.",
+		{Tool: newTool("set_power", "Switch on or off (a button: on presses it), or set a fan's speed.",
 			writes, object(map[string]schema{
 				"device": str("the device's name or id"),
 				"on":     boolean(""),

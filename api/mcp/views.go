@@ -283,7 +283,10 @@ func powerOf(p service.PowerView) power {
 // line says whether the device is on; withRoom names its room too.
 func (p power) line(withRoom bool) string {
 	state := "offline"
-	if !p.Offline && p.On != nil {
+	switch {
+	case !p.Offline && p.Kind == devices.PowerButton:
+		state = "ready to press"
+	case !p.Offline && p.On != nil:
 		state = onOff(*p.On)
 		if *p.On && p.Speed != nil {
 			state += fmt.Sprintf(", speed %d %%", *p.Speed)

@@ -351,7 +351,7 @@ type power struct {
 	Speed        *int       `json:"speed,omitempty"`
 	provider
 	DeviceID string     `json:"device_id"`
-	Kind     string     `json:"kind"` // switch | outlet | fan | toggle | generic
+	Kind     string     `json:"kind"` // switch | outlet | fan | toggle | generic | button
 	State    powerState `json:"state"`
 }
 

@@ -1107,7 +1107,7 @@ func TestRustGrouping(t *testing.T) {
 
 // ---------------------------------------------------------------- power
 
-var powerKinds = []string{"switch", "outlet", "fan", "toggle", "generic"}
+var powerKinds = []string{"switch", "outlet", "fan", "toggle", "generic", "button"}
 
 func pinPower(t testing.TB, p obj) {
 	t.Helper()

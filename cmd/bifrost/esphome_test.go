@@ -136,3 +136,54 @@ func neewerThroughProxy(t *testing.T, configured bool) {
 		t.Fatalf("the node accepted %d API connections, want one shared by entities and Bluetooth", n)
 	}
 }
+
+// TestESPHomeFanAndButton runs the hub with a fake node that has a fan
+// with three speeds and a button: the fan takes a speed through the
+// service, and the button is a power device that a switch-on presses and
+// that reads as off after.
+func TestESPHomeFanAndButton(t *testing.T) {
+	fake := esphometest.Start(t, esphometest.Config{Entities: []espwire.Entity{
+		&espwire.ListEntitiesFanResponse{EntityInfo: espwire.EntityInfo{ObjectID: "fan", Key: 0x2101, Name: "Fan"},
+			SupportsSpeed: true, SupportedSpeedCount: 3},
+		&espwire.ListEntitiesButtonResponse{EntityInfo: espwire.EntityInfo{ObjectID: "bell", Key: 0x2201, Name: "Bell"}},
+	}})
+	h := runHub(t, t.TempDir(), func(c *Config) {
+		c.Demo = false
+		c.ESPHome.Hosts = hostList{fake.Addr()}
+	})
+	sys := service.WithPrincipal(context.Background(), service.System)
+	events, stop := h.service.Events().Subscribe()
+	defer stop()
+	deadline := time.NewTimer(10 * time.Second)
+	defer deadline.Stop()
+	for _, name := range []string{"Kitchen node Fan", "Kitchen node Bell"} {
+		for p, err := h.service.GetPower(sys, name); err != nil || !p.Online || p.On == nil; p, err = h.service.GetPower(sys, name) {
+			select {
+			case <-events:
+			case <-deadline.C:
+				t.Fatalf("timed out waiting for %s online", name)
+			}
+		}
+	}
+
+	fan, err := h.service.SetFanSpeed(sys, "Kitchen node Fan", 50)
+	if err != nil || !fan.SpeedControl || fan.Speed == nil || *fan.Speed != 67 || fan.On == nil || !*fan.On {
+		t.Fatalf("fan at 50 %%: %+v, %v", fan, err)
+	}
+	if got := fake.Fan(0x2101); !got.State || got.SpeedLevel != 2 {
+		t.Fatalf("the node's fan: %+v", got)
+	}
+
+	bell, err := h.service.SetPower(sys, "Kitchen node Bell", true)
+	if err != nil || bell.PowerKind != devices.PowerButton || bell.On == nil || *bell.On {
+		t.Fatalf("the bell after a press: %+v, %v", bell, err)
+	}
+	esphometest.WaitFor(t, "the press at the node", fake.Changed, func() bool {
+		for _, m := range fake.Received() {
+			if b, ok := m.(*espwire.ButtonCommandRequest); ok && b.Key == 0x2201 {
+				return true
+			}
+		}
+		return false
+	})
+}

@@ -2,6 +2,7 @@ package esphome_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -53,6 +54,13 @@ const (
 
 func startAdapter(t *testing.T, fake *esphometest.Node, key string) *watched {
 	t.Helper()
+	return startAdapterFor(t, fake, key, 4)
+}
+
+// startAdapterFor runs the adapter for fake until want devices are
+// online.
+func startAdapterFor(t *testing.T, fake *esphometest.Node, key string, want int) *watched {
+	t.Helper()
 	reg := newWatched()
 	a, err := esphome.NewAdapter(esphome.AdapterConfig{
 		Registry: reg.Registry, Hosts: []string{fake.Addr()}, Key: key,
@@ -65,14 +73,14 @@ func startAdapter(t *testing.T, fake *esphometest.Node, key string) *watched {
 	done := make(chan struct{})
 	go func() { defer close(done); _ = a.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
-	esphometest.WaitFor(t, "four devices online", reg.Changed, func() bool {
+	esphometest.WaitFor(t, fmt.Sprintf("%d devices online", want), reg.Changed, func() bool {
 		n := 0
 		for _, d := range reg.List() {
 			if d.Online() {
 				n++
 			}
 		}
-		return n == 4
+		return n == want
 	})
 	return reg
 }

@@ -4,12 +4,10 @@ import (
 	"context"
 	"math"
 	"reflect"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/bifrost-hub/bifrost/devices"
-	"github.com/bifrost-hub/bifrost/devices/color"
 	"github.com/bifrost-hub/bifrost/devices/esphome/espwire"
 )
 
@@ -55,7 +53,9 @@ func newEntity(n *Node, info espwire.DeviceInfoResponse, m espwire.Entity) *enti
 		}
 		e.dev = &power{entity: e, kind: kind}
 	case *espwire.ListEntitiesFanResponse:
-		e.dev = &power{entity: e, kind: devices.PowerFan}
+		e.dev = newFan(e, m)
+	case *espwire.ListEntitiesButtonResponse:
+		e.dev = &button{entity: e}
 	case *espwire.ListEntitiesSensorResponse:
 		if _, ok := devices.ClassReading(m.DeviceClass, m.Unit, 0); ok {
 			e.dev = &sensor{entity: e, class: m.DeviceClass, unit: m.Unit}
@@ -135,154 +135,7 @@ func (e *entity) command(ctx context.Context, m espwire.Message, done func(espwi
 	}
 }
 
-// light is a light entity.
-type light struct {
-	*entity
-	meta *espwire.ListEntitiesLightResponse
-}
-
-func (l *light) Info() devices.Info { return l.info(devices.KindLight) }
-
-// LightCaps follow the light's colour modes: brightness, RGB colour and
-// colour temperature (within its mireds) where one of its modes takes
-// them.
-func (l *light) LightCaps() devices.LightCaps {
-	var c devices.LightCaps
-	for _, m := range l.meta.SupportedColorModes {
-		c.Dimmable = c.Dimmable || m.Brightness()
-		c.Color = c.Color || m.RGB()
-		if m.Temperature() && l.meta.MinMireds > 0 && l.meta.MaxMireds >= l.meta.MinMireds {
-			c.KelvinMin = color.MirekToKelvin(int(math.Round(float64(l.meta.MaxMireds))))
-			c.KelvinMax = color.MirekToKelvin(int(math.Round(float64(l.meta.MinMireds))))
-		}
-	}
-	for _, fx := range l.meta.Effects {
-		if fx != "None" {
-			c.Effects = append(c.Effects, fx)
-		}
-	}
-	return c
-}
-
-func (l *light) LightState(context.Context) (devices.LightState, error) {
-	st, _ := l.node.State(l.key).(*espwire.LightStateResponse)
-	if st == nil && !l.Online() {
-		return devices.LightState{}, devices.Unreachable(nil, "not connected")
-	}
-	return lightState(st), nil
-}
-
-// lightState reads a node's light state; nil reads as off.
-func lightState(st *espwire.LightStateResponse) devices.LightState {
-	if st == nil {
-		return devices.LightState{}
-	}
-	s := devices.LightState{On: st.State, Brightness: int(math.Round(float64(st.Brightness) * 100))}
-	rgb, kelvin := st.ColorMode.RGB(), st.ColorMode.Temperature()
-	switch {
-	case st.Effect != "" && st.Effect != "None":
-		s.Mode, s.Effect = devices.ModeEffect, st.Effect
-	case rgb && (!kelvin || st.ColorBrightness > 0):
-		c := color.RGB{R: channel(st.Red), G: channel(st.Green), B: channel(st.Blue)}
-		x, y, _ := c.XY()
-		s.Mode, s.Color = devices.ModeColor, &devices.Color{Hex: c.Hex(), X: round4(x), Y: round4(y)}
-	case kelvin && st.ColorTemperature > 0:
-		s.Mode, s.Kelvin = devices.ModeTemperature, color.MirekToKelvin(int(math.Round(float64(st.ColorTemperature))))
-	}
-	return s
-}
-
-func channel(v float32) uint8 { return uint8(math.Round(float64(min(max(v, 0), 1)) * 255)) }
-
-func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
-
-// Preferred colour modes for a colour temperature and for an RGB colour:
-// the plainest the light has.
-var (
-	temperatureModes = []espwire.ColorMode{espwire.ColorModeColorTemperature, espwire.ColorModeColdWarmWhite,
-		espwire.ColorModeRGBColorTemperature, espwire.ColorModeRGBColdWarmWhite}
-	rgbModes = []espwire.ColorMode{espwire.ColorModeRGB, espwire.ColorModeRGBWhite,
-		espwire.ColorModeRGBColorTemperature, espwire.ColorModeRGBColdWarmWhite}
-)
-
-func (l *light) mode(prefer []espwire.ColorMode) (espwire.ColorMode, bool) {
-	for _, m := range prefer {
-		if slices.Contains(l.meta.SupportedColorModes, m) {
-			return m, true
-		}
-	}
-	return 0, false
-}
-
-// SetLight sends the change as one LightCommandRequest; a brightness, a
-// colour, a temperature or an effect turns the light on.
-func (l *light) SetLight(ctx context.Context, c devices.LightChange) (devices.LightState, error) {
-	cmd, err := l.lightCommand(c)
-	if err != nil {
-		return devices.LightState{}, err
-	}
-	st, err := l.command(ctx, cmd, func(st espwire.State) bool { return lightDone(cmd, st) })
-	if err != nil {
-		return devices.LightState{}, err
-	}
-	ls, _ := st.(*espwire.LightStateResponse)
-	return lightState(ls), nil
-}
-
-// lightDone: st shows cmd performed, as far as its state, colour mode
-// and effect tell.
-func lightDone(cmd *espwire.LightCommandRequest, st espwire.State) bool {
-	l, ok := st.(*espwire.LightStateResponse)
-	switch {
-	case !ok:
-		return false
-	case cmd.State != nil && l.State != *cmd.State:
-		return false
-	case cmd.ColorMode != nil && l.ColorMode != *cmd.ColorMode:
-		return false
-	}
-	return cmd.Effect == nil || l.Effect == *cmd.Effect
-}
-
-func (l *light) lightCommand(c devices.LightChange) (*espwire.LightCommandRequest, error) {
-	cmd := &espwire.LightCommandRequest{Key: l.key, State: c.On}
-	on := c.Brightness != nil || c.Kelvin != nil || c.Color != nil || c.Effect != nil
-	if c.Brightness != nil {
-		cmd.Brightness = ptr(float32(*c.Brightness) / 100)
-	}
-	if c.Kelvin != nil {
-		m, ok := l.mode(temperatureModes)
-		if !ok {
-			return nil, devices.Unsupported(nil, "has no colour temperature")
-		}
-		mired := float32(color.KelvinToMirek(*c.Kelvin))
-		cmd.ColorMode, cmd.ColorTemperature = &m, ptr(min(max(mired, l.meta.MinMireds), l.meta.MaxMireds))
-	}
-	if c.Color != nil {
-		m, ok := l.mode(rgbModes)
-		if !ok {
-			return nil, devices.Unsupported(nil, "takes no colour")
-		}
-		rgb, err := color.ParseHex(c.Color.Hex)
-		if err != nil {
-			return nil, devices.Invalid(err, "%v", err)
-		}
-		cmd.ColorMode = &m
-		cmd.RGB = &espwire.RGB{Red: float32(rgb.R) / 255, Green: float32(rgb.G) / 255, Blue: float32(rgb.B) / 255}
-	}
-	if c.Effect != nil {
-		if *c.Effect != "None" && !slices.Contains(l.meta.Effects, *c.Effect) {
-			return nil, devices.Invalid(nil, "has no effect %q", *c.Effect)
-		}
-		cmd.Effect = c.Effect
-	}
-	if on && cmd.State == nil {
-		cmd.State = ptr(true)
-	}
-	return cmd, nil
-}
-
-// power is a switch or a fan.
+// power is a switch, or a fan without speeds.
 type power struct {
 	*entity
 	kind string
@@ -319,6 +172,94 @@ func (p *power) SetPower(ctx context.Context, on bool) error {
 		return known && got == on
 	})
 	return err
+}
+
+// newFan is a fan's device: one that takes a speed where the node says
+// it has speeds to set.
+func newFan(e *entity, m *espwire.ListEntitiesFanResponse) devices.Device {
+	p := &power{entity: e, kind: devices.PowerFan}
+	if m.SupportsSpeed && m.SupportedSpeedCount > 0 {
+		return &speedFan{power: p, levels: m.SupportedSpeedCount}
+	}
+	return p
+}
+
+// speedFan is a fan with speed levels 1 to levels, which the hub sets and
+// reads as percentages.
+type speedFan struct {
+	*power
+	levels int32
+}
+
+// Speed is the fan's speed level as a percentage of its levels, rounded;
+// 0 while it is off.
+func (f *speedFan) Speed() (int, bool) {
+	st, ok := f.node.State(f.key).(*espwire.FanStateResponse)
+	switch {
+	case !ok:
+		return 0, false
+	case !st.State:
+		return 0, true
+	case st.SpeedLevel < 1:
+		return 0, false // on, at no level it says
+	}
+	return levelPercent(st.SpeedLevel, f.levels), true
+}
+
+// SetSpeed turns the fan on at the level that pct falls in, and waits for
+// the node to report it so.
+func (f *speedFan) SetSpeed(ctx context.Context, pct int) error {
+	if pct < 1 || pct > 100 {
+		return devices.Invalid(nil, "speed %d%% is not between 1 and 100", pct)
+	}
+	level := percentLevel(pct, f.levels)
+	cmd := &espwire.FanCommandRequest{Key: f.key, State: ptr(true), SpeedLevel: &level}
+	_, err := f.command(ctx, cmd, func(st espwire.State) bool {
+		s, ok := st.(*espwire.FanStateResponse)
+		return ok && s.State && s.SpeedLevel == level
+	})
+	return err
+}
+
+// percentLevel and levelPercent map a percentage to one of levels speed
+// levels and back. A percentage takes the level it reaches into (rounded
+// up, 1 at least), as Home Assistant's ESPHome fans send it; a level
+// reads as its share of the levels to the nearest percent (Home
+// Assistant rounds down: 2 of 3 is 66 % there, 67 % here). Either way a
+// percentage set reads back as at least itself.
+func percentLevel(pct int, levels int32) int32 {
+	l := int32(math.Ceil(float64(pct) * float64(levels) / 100))
+	return min(max(l, 1), levels)
+}
+
+func levelPercent(level, levels int32) int {
+	return int(math.Round(float64(min(level, levels)) * 100 / float64(levels)))
+}
+
+// button is a button entity: a momentary power device. Switching it on
+// presses it; switching it off does nothing, since it is never on.
+type button struct{ *entity }
+
+func (b *button) Info() devices.Info { return b.info(devices.KindPower) }
+func (b *button) PowerKind() string  { return devices.PowerButton }
+
+// PowerState is always off: a press is over as soon as it is made.
+func (b *button) PowerState(context.Context) (bool, error) {
+	if !b.Online() {
+		return false, devices.Unreachable(nil, "not connected")
+	}
+	return false, nil
+}
+
+// SetPower presses the button for on. A node reports no state for a
+// button, so a press is done once the node has taken it.
+func (b *button) SetPower(ctx context.Context, on bool) error {
+	if !on {
+		return nil
+	}
+	ctx, cancel := devices.BeforeDeadline(ctx)
+	defer cancel()
+	return b.node.Send(ctx, &espwire.ButtonCommandRequest{Key: b.key})
 }
 
 // sensor is a sensor or binary sensor of a class the hub reads.

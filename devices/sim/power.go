@@ -10,13 +10,15 @@ import (
 var _ devices.PowerDevice = (*Switch)(nil)
 
 // Switch is a simulated on/off device: a wall switch, a smart plug or a
-// fan, as its power kind says.
+// fan, as its power kind says. A button is momentary: on presses it, and
+// it stays off.
 type Switch struct {
 	*link
 	kind string
 
-	mu sync.Mutex // guards on
-	on bool
+	mu      sync.Mutex // guards on and presses
+	on      bool
+	presses int
 }
 
 // NewSwitch makes a switch that is off. powerKind is one of the devices
@@ -43,13 +45,19 @@ func (s *Switch) PowerState(ctx context.Context) (bool, error) {
 	return s.On(), nil
 }
 
-// SetPower switches it on or off.
+// SetPower switches it on or off; a button it presses for on.
 func (s *Switch) SetPower(ctx context.Context, on bool) error {
 	if err := s.io(ctx); err != nil {
 		return err
 	}
 	s.mu.Lock()
-	s.on = on
+	if s.kind == devices.PowerButton {
+		if on {
+			s.presses++
+		}
+	} else {
+		s.on = on
+	}
 	s.mu.Unlock()
 	s.applied()
 	return nil
@@ -60,6 +68,13 @@ func (s *Switch) On() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.on
+}
+
+// Presses is how many times a button has been pressed.
+func (s *Switch) Presses() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.presses
 }
 
 // Toggle flips it by hand, as at the wall, and tells the registry.

@@ -1,8 +1,9 @@
 // Package esphometest is a fake ESPHome node for tests, written from the
 // native API as nodes speak it: plaintext or Noise with a key, the
 // behaviour of firmware of 2024 or of 2025 and later, and four entities
-// (a colour light, a switch, a temperature sensor and a motion sensor)
-// whose states it sends when they change. It can restart, dropping every
+// (a colour light, a switch, a temperature sensor and a motion sensor),
+// and any more lights, fans and buttons a test gives it, whose states it
+// sends when they change. It can restart, dropping every
 // connection and listening again on the same address.
 package esphometest
 
@@ -49,6 +50,10 @@ type Config struct {
 	BluetoothProxy bool
 	// LightRSSI is how loud the proxy hears the light (LightRSSI when 0).
 	LightRSSI int
+	// Entities are more the node lists after its four: lights, which
+	// start off in their first colour mode, fans, which start off, and
+	// buttons. It performs their commands as a node does.
+	Entities []espwire.Entity
 }
 
 // Node is the fake node.
@@ -63,6 +68,8 @@ type Node struct {
 	raw      map[net.Conn]bool // every open connection, settled or not
 	attempts int
 	light    espwire.LightStateResponse
+	lights   map[uint32]*espwire.LightStateResponse // Config.Entities' lights
+	fans     map[uint32]*espwire.FanStateResponse
 	on       bool    // the switch
 	reading  float32 // the sensor
 	motion   bool
@@ -99,6 +106,19 @@ func Start(t testing.TB, cfg Config) *Node {
 	n := &Node{cfg: cfg, conns: map[*conn]bool{}, raw: map[net.Conn]bool{}, changed: make(chan struct{}), reading: 21.5}
 	n.proxy.free = ProxySlots
 	n.light = espwire.LightStateResponse{Key: KeyLight, ColorMode: espwire.ColorModeColorTemperature, Brightness: 1, ColorTemperature: 370}
+	n.lights, n.fans = map[uint32]*espwire.LightStateResponse{KeyLight: &n.light}, map[uint32]*espwire.FanStateResponse{}
+	for _, e := range cfg.Entities {
+		switch e := e.(type) {
+		case *espwire.ListEntitiesLightResponse:
+			st := &espwire.LightStateResponse{Key: e.Key, Brightness: 1, ColorBrightness: 1, Red: 1, Green: 1, Blue: 1, White: 1}
+			if len(e.SupportedColorModes) > 0 {
+				st.ColorMode = e.SupportedColorModes[0]
+			}
+			n.lights[e.Key] = st
+		case *espwire.ListEntitiesFanResponse:
+			n.fans[e.Key] = &espwire.FanStateResponse{Key: e.Key}
+		}
+	}
 	if cfg.Key != "" {
 		psk, err := espwire.ParseKey(cfg.Key)
 		if err != nil {
@@ -215,10 +235,20 @@ func (n *Node) Subscribers() int {
 }
 
 // Light is the light's state.
-func (n *Node) Light() espwire.LightStateResponse {
+func (n *Node) Light() espwire.LightStateResponse { return n.LightOf(KeyLight) }
+
+// LightOf is the state of the light with key.
+func (n *Node) LightOf(key uint32) espwire.LightStateResponse {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return n.light
+	return *n.lights[key]
+}
+
+// Fan is the state of the fan with key.
+func (n *Node) Fan(key uint32) espwire.FanStateResponse {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return *n.fans[key]
 }
 
 // SetReading changes the sensor's reading and sends it.
@@ -428,7 +458,7 @@ func (n *Node) answer(c *conn, m espwire.Message) bool {
 		if n.cfg.Firmware == Firmware2024 && !c.loggedIn {
 			return false // "tried to access without authentication"
 		}
-		err = c.send(append(entities(), &espwire.ListEntitiesDoneResponse{})...)
+		err = c.send(append(n.entities(), &espwire.ListEntitiesDoneResponse{})...)
 	case *espwire.SubscribeStatesRequest:
 		n.mu.Lock()
 		c.subscribed = true
@@ -441,7 +471,13 @@ func (n *Node) answer(c *conn, m espwire.Message) bool {
 		_ = c.send(&espwire.DisconnectResponse{})
 		err = errClose
 	case *espwire.LightCommandRequest:
-		n.broadcast(n.applyLight(m))
+		if st := n.applyLight(m); st != nil {
+			n.broadcast(st)
+		}
+	case *espwire.FanCommandRequest:
+		if st := n.applyFan(m); st != nil {
+			n.broadcast(st)
+		}
 	case *espwire.SwitchCommandRequest:
 		n.mu.Lock()
 		n.on = m.State
@@ -472,8 +508,8 @@ func (n *Node) deviceInfo() *espwire.DeviceInfoResponse {
 	return info
 }
 
-func entities() []espwire.Message {
-	return []espwire.Message{
+func (n *Node) entities() []espwire.Message {
+	es := []espwire.Message{
 		&espwire.ListEntitiesLightResponse{
 			EntityInfo:          espwire.EntityInfo{ObjectID: "ceiling", Key: KeyLight, Name: "Ceiling"},
 			SupportedColorModes: []espwire.ColorMode{espwire.ColorModeColorTemperature, espwire.ColorModeRGB},
@@ -487,38 +523,62 @@ func entities() []espwire.Message {
 		},
 		&espwire.ListEntitiesBinarySensorResponse{EntityInfo: espwire.EntityInfo{ObjectID: "motion", Key: KeyMotion, Name: "Motion"}, DeviceClass: "motion"},
 	}
+	for _, e := range n.cfg.Entities {
+		es = append(es, e)
+	}
+	return es
 }
 
 func (n *Node) states() []espwire.Message {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	l := n.light
-	return []espwire.Message{
+	out := []espwire.Message{
 		&l,
 		&espwire.SwitchStateResponse{Key: KeySwitch, State: n.on},
 		&espwire.SensorStateResponse{Key: KeySensor, State: n.reading},
 		&espwire.BinarySensorStateResponse{Key: KeyMotion, State: n.motion},
 	}
+	for _, e := range n.cfg.Entities {
+		if st, ok := n.lights[e.Entity().Key]; ok {
+			c := *st
+			out = append(out, &c)
+		}
+		if st, ok := n.fans[e.Entity().Key]; ok {
+			c := *st
+			out = append(out, &c)
+		}
+	}
+	return out
 }
 
-// applyLight applies a command as a node does: only what it names.
+// applyLight applies a command as a node does: only what it names, a
+// colour without a mode in RGB mode and a temperature without one in
+// colour temperature mode; a colour's brightness full if it was 0; and in
+// a cold/warm white mode a temperature spread over the two channels,
+// the nearer at full (with a gamma of 1, where a node uses its own).
 func (n *Node) applyLight(m *espwire.LightCommandRequest) *espwire.LightStateResponse {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	l := &n.light
-	if m.State != nil {
-		l.State = *m.State
+	l := n.lights[m.Key]
+	if l == nil {
+		return nil
 	}
-	if m.Brightness != nil {
-		l.Brightness = *m.Brightness
-	}
-	if m.ColorMode != nil {
-		l.ColorMode = *m.ColorMode
-	}
+	set(&l.State, m.State)
+	set(&l.Brightness, m.Brightness)
+	set(&l.ColorMode, m.ColorMode)
+	set(&l.ColorBrightness, m.ColorBrightness)
+	set(&l.White, m.White)
+	set(&l.ColdWhite, m.ColdWhite)
+	set(&l.WarmWhite, m.WarmWhite)
+	set(&l.Effect, m.Effect)
 	if m.RGB != nil {
 		l.Red, l.Green, l.Blue = m.RGB.Red, m.RGB.Green, m.RGB.Blue
 		if m.ColorMode == nil {
 			l.ColorMode = espwire.ColorModeRGB
+		}
+		if m.ColorBrightness == nil && l.ColorBrightness == 0 {
+			l.ColorBrightness = 1
 		}
 	}
 	if m.ColorTemperature != nil {
@@ -526,10 +586,53 @@ func (n *Node) applyLight(m *espwire.LightCommandRequest) *espwire.LightStateRes
 		if m.ColorMode == nil {
 			l.ColorMode = espwire.ColorModeColorTemperature
 		}
-	}
-	if m.Effect != nil {
-		l.Effect = *m.Effect
+		if l.ColorMode.ColdWarm() && !l.ColorMode.White() && m.ColdWhite == nil && m.WarmWhite == nil {
+			l.ColdWhite, l.WarmWhite = n.spread(m.Key, l.ColorTemperature)
+		}
 	}
 	out := *l
 	return &out
+}
+
+// spread is a temperature's cold and warm channels on the light with key.
+func (n *Node) spread(key uint32, mired float32) (cold, warm float32) {
+	for _, e := range n.cfg.Entities {
+		if e, ok := e.(*espwire.ListEntitiesLightResponse); ok && e.Key == key && e.MaxMireds > e.MinMireds {
+			ww := (min(max(mired, e.MinMireds), e.MaxMireds) - e.MinMireds) / (e.MaxMireds - e.MinMireds)
+			top := max(ww, 1-ww)
+			return (1 - ww) / top, ww / top
+		}
+	}
+	return 1, 1
+}
+
+// applyFan applies a command as a node does: a fan turned on at no
+// speed level runs at its highest.
+func (n *Node) applyFan(m *espwire.FanCommandRequest) *espwire.FanStateResponse {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	f := n.fans[m.Key]
+	if f == nil {
+		return nil
+	}
+	set(&f.State, m.State)
+	set(&f.Oscillating, m.Oscillating)
+	set(&f.Direction, m.Direction)
+	set(&f.SpeedLevel, m.SpeedLevel)
+	set(&f.PresetMode, m.PresetMode)
+	if f.State && f.SpeedLevel == 0 {
+		for _, e := range n.cfg.Entities {
+			if e, ok := e.(*espwire.ListEntitiesFanResponse); ok && e.Key == m.Key {
+				f.SpeedLevel = e.SupportedSpeedCount
+			}
+		}
+	}
+	out := *f
+	return &out
+}
+
+func set[T any](to *T, v *T) {
+	if v != nil {
+		*to = *v
+	}
 }

@@ -78,6 +78,7 @@ const (
 // The capability bits of a colour mode.
 const (
 	capabilityBrightness       = 2
+	capabilityWhite            = 4
 	capabilityColorTemperature = 8
 	capabilityColdWarmWhite    = 16
 	capabilityRGB              = 32
@@ -91,6 +92,12 @@ func (m ColorMode) RGB() bool        { return m&capabilityRGB != 0 }
 func (m ColorMode) Temperature() bool {
 	return m&(capabilityColorTemperature|capabilityColdWarmWhite) != 0
 }
+
+// White reports a white channel of its own (white, RGBW, and RGB with a
+// colour-temperature white); ColdWarm reports cold and warm white
+// channels.
+func (m ColorMode) White() bool    { return m&capabilityWhite != 0 }
+func (m ColorMode) ColdWarm() bool { return m&capabilityColdWarmWhite != 0 }
 
 // ListEntitiesLightResponse describes a light.
 type ListEntitiesLightResponse struct {

@@ -141,6 +141,19 @@ var messageVectors = []struct {
 		"0d 01000000 | 30 01 3d 0000803f 4d 0000003f | 90 01 01 9a 01 07 5261696e626f77",
 	},
 	{
+		"LightCommandRequest white channels",
+		&espwire.LightCommandRequest{
+			Key: 1, ColorMode: ptr(espwire.ColorModeRGBWhite), ColorBrightness: ptr[float32](0.5),
+			White: ptr[float32](1), ColdWhite: ptr[float32](0), WarmWhite: ptr[float32](0.25),
+		},
+		// has_white 10 (0x50), white 11 (0x5d): 1.0 |
+		// has_color_brightness 20 (tag 160 = a0 01), color_brightness 21 (tag 173 = ad 01): 0.5 |
+		// has_color_mode 22, color_mode 23: 39 |
+		// has_cold_white 24 (tag 192 = c0 01), cold_white 25 at 0 left out |
+		// has_warm_white 26 (tag 208 = d0 01), warm_white 27 (tag 221 = dd 01): 0.25 = 0x3e800000
+		"0d 01000000 | 50 01 5d 0000803f | a0 01 01 ad 01 0000003f | b0 01 01 b8 01 27 | c0 01 01 | d0 01 01 dd 01 0000803e",
+	},
+	{
 		"LightCommandRequest off",
 		&espwire.LightCommandRequest{Key: 1, State: ptr(false)},
 		// has_state true; state false is left out, and reads back as false
@@ -216,21 +229,24 @@ func TestDecodeLeniency(t *testing.T) {
 
 func TestColorModeCapabilities(t *testing.T) {
 	cases := []struct {
-		m                   espwire.ColorMode
-		bright, rgb, kelvin bool
+		m                                    espwire.ColorMode
+		bright, rgb, kelvin, white, coldWarm bool
 	}{
-		{espwire.ColorModeOnOff, false, false, false},
-		{espwire.ColorModeBrightness, true, false, false},
-		{espwire.ColorModeColorTemperature, true, false, true},
-		{espwire.ColorModeColdWarmWhite, true, false, true},
-		{espwire.ColorModeRGB, true, true, false},
-		{espwire.ColorModeRGBWhite, true, true, false},
-		{espwire.ColorModeRGBColorTemperature, true, true, true},
-		{espwire.ColorModeRGBColdWarmWhite, true, true, true},
+		{espwire.ColorModeOnOff, false, false, false, false, false},
+		{espwire.ColorModeBrightness, true, false, false, false, false},
+		{espwire.ColorModeWhite, true, false, false, true, false},
+		{espwire.ColorModeColorTemperature, true, false, true, false, false},
+		{espwire.ColorModeColdWarmWhite, true, false, true, false, true},
+		{espwire.ColorModeRGB, true, true, false, false, false},
+		{espwire.ColorModeRGBWhite, true, true, false, true, false},
+		{espwire.ColorModeRGBColorTemperature, true, true, true, true, false},
+		{espwire.ColorModeRGBColdWarmWhite, true, true, true, false, true},
 	}
 	for _, c := range cases {
-		if c.m.Brightness() != c.bright || c.m.RGB() != c.rgb || c.m.Temperature() != c.kelvin {
-			t.Errorf("mode %d: brightness %v rgb %v temperature %v", c.m, c.m.Brightness(), c.m.RGB(), c.m.Temperature())
+		m := c.m
+		if m.Brightness() != c.bright || m.RGB() != c.rgb || m.Temperature() != c.kelvin || m.White() != c.white || m.ColdWarm() != c.coldWarm {
+			t.Errorf("mode %d: brightness %v rgb %v temperature %v white %v cold/warm %v",
+				m, m.Brightness(), m.RGB(), m.Temperature(), m.White(), m.ColdWarm())
 		}
 	}
 }

@@ -207,7 +207,7 @@ function deviceTile(app, d) {
     if (v !== undefined) offerUndo(app, d.name);
     return v;
   };
-  const made = make(app, d, d.kind === 'remote' ? write : undoable);
+  const made = make(app, d, d.kind === 'remote' || d.power_kind === 'button' ? write : undoable); // a press is not undone
   update = made.update;
   // A TV is one device with a media face and a remote face: its details
   // have both, the keypad and app launcher under the player's controls.
@@ -333,6 +333,7 @@ function tileLook(kind, v, remote) {
       return { text: parts.join(' · '), on: true, lit, level: 0.35 + (0.65 * (st.brightness || 100)) / 100 };
     }
     case 'power':
+      if (v.power_kind === 'button') return { text: 'Button', on: false };
       return v.on ? { text: v.speed !== undefined && v.speed !== null ? `On · speed ${v.speed} %` : 'On', on: true } : { text: 'Off', on: false };
     case 'media': {
       const st = v.state || {};
@@ -633,9 +634,14 @@ function favorites(app, m) {
   return h('div', { class: 'row' }, menu);
 }
 
-// A switch, plug or fan: power, and a fan's speed where it takes one.
+// A switch, plug or fan: power, and a fan's speed where it takes one. A
+// button is never on: it has no switch, but a Press button in its details.
 function powerRow(app, p, write) {
   const send = (body) => write(() => put(at`/power/devices/${p.id}/state`, body));
+  if (p.power_kind === 'button') {
+    const press = h('button', { type: 'button', id: `power-press-${p.id}`, 'aria-label': `Press ${p.name}`, text: 'Press', onclick: () => send({ on: true }) });
+    return { head: null, body: h('div', { class: 'controls' }, h('div', { class: 'row buttons' }, press)), update: () => {} };
+  }
   const power = toggle(`${p.name} power`, p.on, (on) => send({ on }), { id: `power-${p.id}` });
   const speed = p.speed_control
     ? slider(`${p.name} speed`, p.speed ?? 0, 0, 100, (v) => send({ speed: v }), { unit: '%', id: `power-speed-${p.id}` })

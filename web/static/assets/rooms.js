@@ -17,6 +17,7 @@ const nouns = {
   tv: ['TV', 'TVs'], speaker: ['speaker', 'speakers'], receiver: ['receiver', 'receivers'],
   zone: ['receiver zone', 'receiver zones'], media: ['media player', 'media players'],
   outlet: ['plug', 'plugs'], switch: ['switch', 'switches'], toggle: ['switch', 'switches'], fan: ['fan', 'fans'],
+  button: ['button', 'buttons'],
   power: ['power device', 'power devices'],
   remote: ['remote', 'remotes'], sensor: ['sensor', 'sensors'], other: ['other device', 'other devices'],
 };

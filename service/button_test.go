@@ -1,0 +1,40 @@
+package service_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/bifrost-hub/bifrost/devices"
+	"github.com/bifrost-hub/bifrost/devices/sim"
+	"github.com/bifrost-hub/bifrost/service"
+	"github.com/bifrost-hub/bifrost/service/servicetest"
+)
+
+// A button is pressed by switching it on, reads as off after, and is
+// never pressed by switching its room on.
+func TestButtonIsMomentary(t *testing.T) {
+	reg := devices.NewRegistry(0)
+	t.Cleanup(reg.Close)
+	bell := sim.NewSwitch("bell", "Doorbell", "Hall", devices.PowerButton, sim.Options{})
+	lamp := sim.NewLight("hall-lamp", "Hall Lamp", "Hall", devices.LightCaps{Dimmable: true}, sim.Options{})
+	sim.Register(reg, bell, lamp)
+	svc := servicetest.New(t, reg, 0)
+	ctx := service.WithPrincipal(context.Background(), service.System)
+	until(t, "the bell to be seen", func() bool { d, _ := deviceView(t, svc, ctx, "sim:bell"); return d.Online })
+
+	v := servicetest.Must[service.PowerView](t)(svc.SetPower(ctx, "Doorbell", true))
+	if v.PowerKind != devices.PowerButton || v.On == nil || *v.On {
+		t.Fatalf("after a press: kind %s, on %v", v.PowerKind, v.On)
+	}
+	if bell.Presses() != 1 {
+		t.Fatalf("%d presses reached the device", bell.Presses())
+	}
+	got, err := svc.RoomTargets(ctx, "Hall", service.RoomPatch{On: ptr(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, []devices.ID{"sim:hall-lamp"}) {
+		t.Fatalf("switching the hall on reaches %v", got)
+	}
+}
