@@ -524,6 +524,28 @@ func (p *radios) signal(mac string, i int) (int, bool) {
 	return s.rssi, true
 }
 
+// signal is how loud one radio heard a light.
+type signal struct {
+	radio string
+	rssi  int
+}
+
+// heardBy is every radio that heard the light at mac lately, loudest
+// first.
+func (p *radios) heardBy(mac string) []signal {
+	now := p.now()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []signal
+	for i, s := range p.heard[mac] {
+		if now.Sub(s.at) <= p.heardFor {
+			out = append(out, signal{radio: p.list[i].name(), rssi: s.rssi})
+		}
+	}
+	slices.SortFunc(out, func(a, b signal) int { return cmp.Or(cmp.Compare(b.rssi, a.rssi), strings.Compare(a.radio, b.radio)) })
+	return out
+}
+
 // Close stops listening and closes every radio.
 func (p *radios) Close() error {
 	p.stop()
