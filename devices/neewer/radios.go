@@ -83,10 +83,10 @@ type radios struct {
 	list     []radio
 	heard    map[string]map[int]sighting // by address, by radio
 	first    map[string]time.Time        // when a light was first heard
-	lost     map[string]map[int]time.Time
-	last     map[string]*radioLink // each light's latest link
-	reported map[string]report     // each light's signal as last reported
-	scan     *activeScan           // the scan running, nil when none
+	lost     map[string]map[int]loss     // by address, by radio
+	last     map[string]*radioLink       // each light's latest link
+	reported map[string]report           // each light's signal as last reported
+	scan     *activeScan                 // the scan running, nil when none
 }
 
 // sighting is what a radio last heard of a light. loudFrom and loudAds
@@ -98,6 +98,13 @@ type sighting struct {
 	at       time.Time
 	loudFrom time.Time
 	loudAds  int
+}
+
+// loss is when a radio's link to a light was last lost, and how many
+// times in a row (each within demoteFor of the one before).
+type loss struct {
+	at time.Time
+	n  int
 }
 
 // report is a light's signal as last reported.
@@ -129,7 +136,7 @@ func newRadios(list []radio, t Timing, heardFor time.Duration, signalled func(ma
 		margin: t.RoamMargin, after: t.RoamAfter, signalEvery: t.SignalEvery, now: time.Now,
 		signalled: signalled,
 		heard:     map[string]map[int]sighting{}, first: map[string]time.Time{},
-		lost: map[string]map[int]time.Time{}, last: map[string]*radioLink{}, reported: map[string]report{},
+		lost: map[string]map[int]loss{}, last: map[string]*radioLink{}, reported: map[string]report{},
 	}
 	p.life, p.stop = context.WithCancel(context.Background())
 	for _, r := range list {
@@ -317,10 +324,19 @@ func (p *radios) signalMoved(mac string, i, rssi int, now time.Time) bool {
 
 func abs(n int) int { return max(n, -n) }
 
-// sustained reports whether s is a run of loud advertisements that has
-// lasted: two or more, over after or longer, the last one recent.
-func (p *radios) sustained(s sighting, now time.Time) bool {
-	return s.loudAds >= 2 && now.Sub(s.loudFrom) >= p.after && now.Sub(s.at) <= p.after
+// sustained reports whether s, radio i's sighting of mac, is a run of
+// loud advertisements that has lasted: two or more, over after or
+// longer, the last one recent. A radio whose link to the light was lost
+// lately must hear it loud twice as long for each loss in a row, so a
+// proxy that keeps dropping a light does not keep winning it back.
+func (p *radios) sustained(mac string, i int, s sighting, now time.Time) bool {
+	need := p.after
+	if l, ok := p.lost[mac][i]; ok && now.Sub(l.at) <= p.demoteFor {
+		for k := 1; k < l.n && need < p.demoteFor; k++ {
+			need *= 2
+		}
+	}
+	return s.loudAds >= 2 && now.Sub(s.loudFrom) >= need && now.Sub(s.at) <= p.after
 }
 
 // roamTarget is the radio the light at mac, connected through radio
@@ -339,7 +355,7 @@ func (p *radios) roamTarget(mac string, cur int) (int, bool) {
 	}
 	best, found := 0, false
 	for i, s := range p.heard[mac] {
-		if i == cur || !p.sustained(s, now) || s.rssi < c.rssi+p.margin || !p.free(i) {
+		if i == cur || !p.sustained(mac, i, s, now) || s.rssi < c.rssi+p.margin || !p.free(i) {
 			continue
 		}
 		if !found || s.rssi > p.heard[mac][best].rssi || (s.rssi == p.heard[mac][best].rssi && i < best) {
@@ -385,8 +401,8 @@ func (p *radios) order(mac string) []int {
 	var cs []cand
 	for i, s := range p.heard[mac] {
 		if now.Sub(s.at) <= p.heardFor {
-			lost, ok := p.lost[mac][i]
-			demoted := ok && now.Sub(lost) <= p.demoteFor && !p.sustained(s, now)
+			l, ok := p.lost[mac][i]
+			demoted := ok && now.Sub(l.at) <= p.demoteFor && !p.sustained(mac, i, s, now)
 			cs = append(cs, cand{i: i, rssi: s.rssi, demoted: demoted})
 		}
 	}
@@ -503,10 +519,14 @@ func (p *radios) reap(mac string) {
 func (p *radios) ended(mac string, i int) {
 	m := p.lost[mac]
 	if m == nil {
-		m = map[int]time.Time{}
+		m = map[int]loss{}
 		p.lost[mac] = m
 	}
-	m[i] = p.now()
+	now, l := p.now(), m[i]
+	if now.Sub(l.at) > p.demoteFor {
+		l.n = 0 // the last loss is long past: a first one again
+	}
+	m[i] = loss{at: now, n: l.n + 1}
 	if s, ok := p.heard[mac][i]; ok {
 		s.loudFrom, s.loudAds = time.Time{}, 0
 		p.heard[mac][i] = s

@@ -63,7 +63,7 @@ type pool struct {
 	addr         ble.Address
 	link         *radioLink
 
-	mu      sync.Mutex
+	sigMu   sync.Mutex
 	signals int
 }
 
@@ -78,7 +78,7 @@ func newPool(t *testing.T) *pool {
 	p := &pool{clock: &clock{now: time.Unix(1_000_000, 0)}, hall: mk("hall"), studio: mk("studio"), addr: addr}
 	p.radios = newRadios([]radio{{tr: p.hall}, {tr: p.studio}},
 		Timing{RoamMargin: 10, RoamAfter: 5 * time.Second, SignalEvery: 5 * time.Second}, time.Hour,
-		func(string) { p.mu.Lock(); p.signals++; p.mu.Unlock() })
+		func(string) { p.sigMu.Lock(); p.signals++; p.sigMu.Unlock() })
 	p.radios.now = p.clock.Now
 	t.Cleanup(func() { p.radios.Close() })
 	return p
@@ -117,8 +117,8 @@ func (p *pool) every(i, rssi, n int) {
 func (p *pool) target() (int, bool) { return p.roamTarget(keyMAC, p.link.radio) }
 
 func (p *pool) signalCount() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	p.sigMu.Lock()
+	defer p.sigMu.Unlock()
 	return p.signals
 }
 
@@ -242,5 +242,33 @@ func TestSignalReportsAreFewAndMeaningful(t *testing.T) {
 	}
 	if v := p.link.via(); v.RSSI != -58 || v.Radio != "hall" {
 		t.Fatalf("via %+v, want the hall at -58", v)
+	}
+}
+
+// A radio whose link to the light was lost takes it back only after
+// hearing it loud for RoamAfter, and twice as long for each further loss
+// in a row: a proxy that keeps dropping a light does not keep winning it.
+func TestRoamBackOffAfterLosses(t *testing.T) {
+	p := newPool(t)
+	lose := func() {
+		p.mu.Lock()
+		p.ended(keyMAC, 1)
+		p.mu.Unlock()
+	}
+	p.connectThroughHall(t)
+	for losses, need := range []int{5, 5, 10, 20} {
+		if losses > 0 {
+			lose()
+		}
+		p.every(1, -50, need-1)
+		p.ad(1, -50)
+		if _, ok := p.target(); ok {
+			t.Fatalf("after %d losses, %d s of loud advertisements take the light back; want %d s", losses, need-1, need)
+		}
+		p.clock.add(time.Second)
+		p.ad(1, -50)
+		if i, ok := p.target(); !ok || i != 1 {
+			t.Fatalf("after %d losses, %d s of loud advertisements do not take the light back", losses, need)
+		}
 	}
 }
