@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"sync"
 
+	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/esphome"
 	"github.com/bifrost-hub/bifrost/devices/esphome/bleproxy"
 	"github.com/bifrost-hub/bifrost/devices/esphome/espwire"
@@ -40,15 +43,24 @@ func (c ESPHomeConfig) validate() error {
 // even without any, so that nodes can be added by address (with a key of
 // their own) and found by a scan.
 func (m *Main) startESPHome(ctx context.Context) error {
-	c := m.Config.ESPHome
-	a, err := esphome.NewAdapter(esphome.AdapterConfig{Registry: m.registry, Hosts: c.Hosts, Key: c.Key, Logger: m.Logger})
+	a, err := m.Config.ESPHome.adapter(m.registry, m.Logger)
 	if err != nil {
-		return fmt.Errorf("esphome: %w", err)
+		return err
 	}
 	m.esphome = a
 	m.scanners = append(m.scanners, a)
 	m.goRun(ctx, "esphome", a.Run)
 	return nil
+}
+
+// adapter makes the ESPHome adapter of the configured nodes, for the hub
+// and for `neewer scan`.
+func (c ESPHomeConfig) adapter(reg *devices.Registry, log *slog.Logger) (*esphome.Adapter, error) {
+	a, err := esphome.NewAdapter(esphome.AdapterConfig{Registry: reg, Hosts: c.Hosts, Key: c.Key, Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("esphome: %w", err)
+	}
+	return a, nil
 }
 
 // lendProxies gives the Neewer adapter a radio through each ESPHome node
@@ -59,9 +71,14 @@ func (m *Main) lendProxies(ctx context.Context, ad *neewer.Adapter) {
 	if m.esphome == nil {
 		return
 	}
-	m.esphome.EachNode(func(n *esphome.Node) {
-		m.background.Go(func() {
-			bleproxy.Follow(ctx, n, func(tr *bleproxy.Transport) { ad.AddRadio(tr) })
-		})
+	eachProxy(ctx, m.esphome, &m.background, func(tr *bleproxy.Transport) { ad.AddRadio(tr) })
+}
+
+// eachProxy calls add with a transport through each node of a that shows
+// itself a Bluetooth proxy, once it does, until ctx ends; the waits run
+// in wg.
+func eachProxy(ctx context.Context, a *esphome.Adapter, wg *sync.WaitGroup, add func(*bleproxy.Transport)) {
+	a.EachNode(func(n *esphome.Node) {
+		wg.Go(func() { bleproxy.Follow(ctx, n, add) })
 	})
 }

@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
+	"github.com/bifrost-hub/bifrost/devices"
+	"github.com/bifrost-hub/bifrost/devices/esphome/bleproxy"
 	"github.com/bifrost-hub/bifrost/devices/neewer"
 	"github.com/bifrost-hub/bifrost/devices/neewer/ble"
 )
@@ -67,16 +70,43 @@ func runNeewer(ctx context.Context, cli CLI, args []string) error {
 		return &usageError{err: fmt.Errorf("neewer: the only command is scan"), print: help}
 	}
 	cfg := DefaultConfig()
-	cl := newCmdline("neewer scan", "neewer scan [options]", neewerScanAbout, pick(cfg.options(), "ble", "ble-adapter"))
+	cl := newCmdline("neewer scan", "neewer scan [options]", neewerScanAbout,
+		pick(cfg.options(), "ble", "ble-adapter", "esphome-hosts", "esphome-key"))
 	d := cl.fs.Duration("duration", 10*time.Second, "how long to listen")
 	all := cl.fs.Bool("all", false, "list every advertising device, not only Neewer lights")
 	probe := cl.fs.Bool("probe", false, "connect to each light found and ask whether it is on")
 	if _, err := cl.parse(args[1:], cli.Getenv); err != nil {
 		return err
 	}
-	return neewer.ScanCommand(ctx, cli.Stdout, neewer.ScanOptions{BLE: cfg.Neewer.BLE, BLEAdapter: cfg.Neewer.BLEAdapter,
-		Duration: *d, All: *all, Probe: *probe})
+	if err := cfg.ESPHome.validate(); err != nil {
+		return &usageError{err: err, print: cl.printUsage}
+	}
+	opts := neewer.ScanOptions{BLE: cfg.Neewer.BLE, BLEAdapter: cfg.Neewer.BLEAdapter, Duration: *d, All: *all, Probe: *probe}
+	if len(cfg.ESPHome.Hosts) > 0 {
+		opts.Proxies = func(ctx context.Context, add func(ble.Transport)) {
+			lendScanProxies(ctx, cfg.ESPHome, add)
+		}
+	}
+	return neewer.ScanCommand(ctx, cli.Stdout, opts)
 }
 
-const neewerScanAbout = "List nearby Neewer lights with the model and frame layout the hub would use;\n" +
-	"-probe connects to each and asks whether it is on. Paste the output into bug reports."
+// lendScanProxies connects to the configured ESPHome nodes, as the hub
+// does, and lends add a radio through each that is a Bluetooth proxy,
+// until ctx ends.
+func lendScanProxies(ctx context.Context, c ESPHomeConfig, add func(ble.Transport)) {
+	reg := devices.NewRegistry(devices.DefaultTimeout) // the nodes' entities, unused here
+	defer reg.Close()
+	a, err := c.adapter(reg, nil)
+	if err != nil {
+		return // validated before
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = a.Run(ctx) })
+	eachProxy(ctx, a, &wg, func(tr *bleproxy.Transport) { add(tr) })
+	wg.Wait()
+}
+
+const neewerScanAbout = "List nearby Neewer lights with the radios that hear them (the local one and the\n" +
+	"ESPHome Bluetooth proxies of -esphome-hosts), how loud, and the model and frame layout\n" +
+	"the hub would use; -probe connects to each and asks whether it is on.\n" +
+	"Paste the output into bug reports."

@@ -122,7 +122,7 @@ func New(cfg Config) *Adapter {
 	if a.rescan > 0 {
 		heardFor = max(heardFor, 2*(a.scanFor+a.rescan))
 	}
-	a.tr = newRadios(list, t.withDefaults().Settle, heardFor)
+	a.tr = newRadios(list, t, heardFor, a.signalMoved)
 	for _, c := range cfg.Lights {
 		a.configs[c.Address.MAC] = c
 	}
@@ -371,6 +371,17 @@ func (a *Adapter) addLocked(cfg LightConfig, advertised string, replace bool) (*
 		a.reg.Add(l)
 	}
 	return l, nil
+}
+
+// signalMoved tells the registry that the signal of the light at mac
+// moved, so the view of the radio that reaches it follows.
+func (a *Adapter) signalMoved(mac string) {
+	a.mu.Lock()
+	l := a.lights[mac]
+	a.mu.Unlock()
+	if l != nil {
+		l.changed()
+	}
 }
 
 // Lights returns the adapter's lights in the order they joined.

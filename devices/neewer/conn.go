@@ -38,6 +38,20 @@ type Timing struct {
 	// adapter has more than one radio, before the one that hears it best
 	// is chosen (default 1 s).
 	Settle time.Duration
+	// RoamMargin (dB, default 10) and RoamAfter (default 5 s): a light
+	// connected through one radio moves to another that has heard it at
+	// least RoamMargin louder for RoamAfter, in two advertisements or
+	// more (twice as long for each loss of its own link to the light in
+	// a row), and has a free slot...
+	RoamMargin int
+	RoamAfter  time.Duration
+	// ...once its link has carried no command for RoamIdle (default
+	// 10 s): the link is closed then and made again at once through the
+	// louder radio.
+	RoamIdle time.Duration
+	// SignalEvery is the least time between two reports of a light's
+	// signal moving (by 5 dB or more) to the registry (default 5 s).
+	SignalEvery time.Duration
 }
 
 func (t Timing) withDefaults() Timing {
@@ -53,8 +67,14 @@ func (t Timing) withDefaults() Timing {
 	def(&t.Pace, 20*time.Millisecond)
 	def(&t.WriteTimeout, devices.DefaultTimeout)
 	def(&t.Settle, time.Second)
+	def(&t.RoamAfter, 5*time.Second)
+	def(&t.RoamIdle, 10*time.Second)
+	def(&t.SignalEvery, 5*time.Second)
 	if t.ProbeMisses <= 0 {
 		t.ProbeMisses = 3
+	}
+	if t.RoamMargin <= 0 {
+		t.RoamMargin = 10
 	}
 	t.BackoffMax = max(t.BackoffMax, t.BackoffMin)
 	return t
@@ -84,6 +104,12 @@ type conn struct {
 	misses   int
 	answered bool
 	attempts int
+	// busy counts the commands writing; lastUse is when the link was
+	// made or last carried a command: the link is idle, and may move to
+	// a louder radio, when none writes and RoamIdle has passed since.
+	busy    int
+	lastUse time.Time
+	now     func() time.Time
 
 	writeMu   sync.Mutex // one write on the link at a time
 	lastWrite time.Time
@@ -100,6 +126,7 @@ func newConn(tr ble.Transport, addr ble.Address, t Timing, log *slog.Logger) *co
 	return &conn{
 		tr: tr, addr: addr, t: t.withDefaults(), log: log,
 		online: true,
+		now:    time.Now,
 		moved:  make(chan struct{}),
 		wake:   make(chan struct{}, 1),
 		life:   life,
@@ -226,11 +253,14 @@ func (c *conn) notify(b []byte) {
 	}
 }
 
-// serve watches a live link and probes it until it drops or the manager
-// closes; it returns why the link ended.
+// serve watches a live link and probes it until it drops, the manager
+// closes, or the light moves to a louder radio; it returns why the link
+// ended.
 func (c *conn) serve(link ble.Link) error {
 	t := time.NewTicker(c.t.ProbeInterval)
 	defer t.Stop()
+	roam := time.NewTicker(max(min(c.t.RoamAfter, c.t.RoamIdle)/2, time.Millisecond))
+	defer roam.Stop()
 	for {
 		select {
 		case <-c.quit:
@@ -238,6 +268,12 @@ func (c *conn) serve(link ble.Link) error {
 			return errors.New("closing")
 		case <-link.Done():
 			return errors.New("link lost")
+		case <-roam.C:
+			if to, ok := c.roamDue(link); ok {
+				c.log.Info("neewer: light moves to a louder radio", "light", c.addr.MAC, "from", radioOf(link), "to", to)
+				_ = link.Close()
+				return errors.New("moved to a louder radio")
+			}
 		case <-t.C:
 			c.mu.Lock()
 			silent := c.answered && c.misses >= c.t.ProbeMisses
@@ -258,12 +294,36 @@ func (c *conn) serve(link ble.Link) error {
 	}
 }
 
+// roamDue reports whether the light should leave link for a louder
+// radio now (radios.roamTarget says which), and if so takes the link
+// from writers, who wait for the next one: only when the link is idle,
+// so no command is cut in two.
+func (c *conn) roamDue(link ble.Link) (string, bool) {
+	rl, ok := link.(*radioLink)
+	if !ok {
+		return "", false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.link != link || c.busy > 0 || c.now().Sub(c.lastUse) < c.t.RoamIdle {
+		return "", false
+	}
+	to, ok := rl.pool.roamTarget(rl.mac, rl.radio)
+	if !ok {
+		return "", false
+	}
+	c.link = nil
+	c.broadcast()
+	return rl.pool.nameOf(to), true
+}
+
 func (c *conn) setLink(link ble.Link) {
 	c.mu.Lock()
 	was := c.online
 	radio := radioOf(link)
 	moved := radio != c.radio
 	c.link, c.online, c.misses, c.answered, c.radio = link, true, 0, false, radio
+	c.lastUse = c.now()
 	c.broadcast()
 	c.mu.Unlock()
 	if !was {
@@ -334,6 +394,15 @@ func (c *conn) broadcast() {
 // one is being made. A failed write drops the link and is tried once more
 // on a fresh one.
 func (c *conn) write(ctx context.Context, b []byte) error {
+	c.mu.Lock()
+	c.busy++
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.busy--
+		c.lastUse = c.now()
+		c.mu.Unlock()
+	}()
 	for retry := 0; ; retry++ {
 		link, err := c.awaitLink(ctx)
 		if err != nil {

@@ -26,6 +26,18 @@ type radio struct {
 // namer is a transport that names the radio it reaches.
 type namer interface{ Radio() string }
 
+// slotted is a transport with a limited number of connections, such as
+// an ESPHome proxy, that says how many are free.
+type slotted interface {
+	Slots() (free, limit int, ok bool)
+}
+
+// listener is a transport that hears advertisements all the time, so
+// that listening to it costs nothing (an ESPHome proxy listens whether
+// or not anyone asks): the pool listens to it continuously, to keep
+// each light's signal current.
+type listener interface{ ListensAlways() bool }
+
 func (r radio) name() string {
 	if n, ok := r.tr.(namer); ok {
 		return n.Radio()
@@ -41,26 +53,68 @@ func (r radio) name() string {
 // was just lost comes last), falling back to the next when one has no
 // free slot or fails; a light no radio has heard lately is tried on
 // every radio in turn.
+//
+// A light connected through one radio moves to another that hears it
+// clearly louder (see roamTarget); the light's connection manager picks
+// the quiet moment. Radios that listen all the time are listened to all
+// the time, and a light's signal that moves (signalStep, at most once
+// every signalEvery) is reported through signalled.
 type radios struct {
 	// settle is how long a light first heard is listened to before a
 	// radio is chosen for it, so every radio in range has had its say;
 	// heardFor is how long a sighting counts; demoteFor how long a radio
 	// whose link to a light was lost comes last for that light.
 	settle, heardFor, demoteFor time.Duration
+	// margin (dB) and after are the roaming rule's hysteresis: how much
+	// louder, and for how long, another radio must hear a light.
+	margin int
+	after  time.Duration
+	// signalEvery is the least time between two reports of one light's
+	// signal; signalled gets them.
+	signalEvery time.Duration
+	signalled   func(mac string)
+	now         func() time.Time
 
-	mu    sync.Mutex
-	list  []radio
-	heard map[string]map[int]sighting // by address, by radio
-	first map[string]time.Time        // when a light was first heard
-	lost  map[string]map[int]time.Time
-	last  map[string]*radioLink // each light's latest link
-	scan  *activeScan           // the scan running, nil when none
+	life  context.Context // ends at Close: the continuous listening
+	stop  context.CancelFunc
+	watch sync.WaitGroup
+
+	mu       sync.Mutex
+	list     []radio
+	heard    map[string]map[int]sighting // by address, by radio
+	first    map[string]time.Time        // when a light was first heard
+	lost     map[string]map[int]loss     // by address, by radio
+	last     map[string]*radioLink       // each light's latest link
+	reported map[string]report           // each light's signal as last reported
+	scan     *activeScan                 // the scan running, nil when none
 }
 
+// sighting is what a radio last heard of a light. loudFrom and loudAds
+// are the current run of advertisements the radio heard at least margin
+// louder than the radio the light is connected through: when it began
+// and how many (none while the light is connected through this radio).
 type sighting struct {
-	rssi int
-	at   time.Time
+	rssi     int
+	at       time.Time
+	loudFrom time.Time
+	loudAds  int
 }
+
+// loss is when a radio's link to a light was last lost, and how many
+// times in a row (each within demoteFor of the one before).
+type loss struct {
+	at time.Time
+	n  int
+}
+
+// report is a light's signal as last reported.
+type report struct {
+	radio, rssi int
+	at          time.Time
+}
+
+// signalStep is how far a light's signal must move to be reported.
+const signalStep = 5
 
 // activeScan is a scan in progress, for radios added while it runs.
 type activeScan struct {
@@ -72,13 +126,23 @@ type activeScan struct {
 
 var _ ble.Transport = (*radios)(nil)
 
-func newRadios(list []radio, settle, heardFor time.Duration) *radios {
-	return &radios{
-		settle: settle, heardFor: heardFor, demoteFor: heardFor,
-		list:  slices.Clone(list),
-		heard: map[string]map[int]sighting{}, first: map[string]time.Time{},
-		lost: map[string]map[int]time.Time{}, last: map[string]*radioLink{},
+// newRadios pools list, tuned by t (with its defaults); a sighting
+// counts for heardFor; signalled (if not nil) hears of each light whose
+// signal moved.
+func newRadios(list []radio, t Timing, heardFor time.Duration, signalled func(mac string)) *radios {
+	t = t.withDefaults()
+	p := &radios{
+		settle: t.Settle, heardFor: heardFor, demoteFor: heardFor,
+		margin: t.RoamMargin, after: t.RoamAfter, signalEvery: t.SignalEvery, now: time.Now,
+		signalled: signalled,
+		heard:     map[string]map[int]sighting{}, first: map[string]time.Time{},
+		lost: map[string]map[int]loss{}, last: map[string]*radioLink{}, reported: map[string]report{},
 	}
+	p.life, p.stop = context.WithCancel(context.Background())
+	for _, r := range list {
+		p.add(r)
+	}
+	return p
 }
 
 // Name lists the radios.
@@ -92,6 +156,13 @@ func (p *radios) Name() string {
 	return strings.Join(names, ", ")
 }
 
+// nameOf names radio i.
+func (p *radios) nameOf(i int) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.list[i].name()
+}
+
 // count is how many radios there are.
 func (p *radios) count() int {
 	p.mu.Lock()
@@ -99,7 +170,8 @@ func (p *radios) count() int {
 	return len(p.list)
 }
 
-// add adds a radio; a scan running listens on it too.
+// add adds a radio; a scan running listens on it too, and a radio that
+// listens all the time is listened to from now on.
 func (p *radios) add(r radio) {
 	p.mu.Lock()
 	p.list = append(p.list, r)
@@ -110,6 +182,26 @@ func (p *radios) add(r radio) {
 	p.mu.Unlock()
 	if s != nil {
 		go p.scanOn(s, i, r)
+	}
+	if l, ok := r.tr.(listener); ok && l.ListensAlways() {
+		p.watch.Add(1)
+		go func() {
+			defer p.watch.Done()
+			_ = r.tr.Scan(p.life, func(a ble.Advertisement) { p.overheard(i, a) })
+		}()
+	}
+}
+
+// overheard takes what a radio that listens all the time heard outside
+// a scan (a scan records what it hears itself): sightings of lights
+// already heard, not of every device in range.
+func (p *radios) overheard(i int, a ble.Advertisement) {
+	p.mu.Lock()
+	_, known := p.heard[a.Address.MAC]
+	scanning := p.scan != nil
+	p.mu.Unlock()
+	if known && !scanning {
+		p.saw(i, a)
 	}
 }
 
@@ -155,20 +247,133 @@ func (p *radios) scanOn(s *activeScan, i int, r radio) {
 	}
 }
 
-// saw records that radio i heard a.
+// saw records that radio i heard a, and reports the light's signal if
+// it moved.
 func (p *radios) saw(i int, a ble.Advertisement) {
-	now := time.Now()
+	mac := a.Address.MAC
+	now := p.now()
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	m := p.heard[a.Address.MAC]
+	m := p.heard[mac]
 	if m == nil {
 		m = map[int]sighting{}
-		p.heard[a.Address.MAC] = m
+		p.heard[mac] = m
 	}
 	if p.stale(m, now) { // new, or back after a long silence
-		p.first[a.Address.MAC] = now
+		p.first[mac] = now
 	}
-	m[i] = sighting{rssi: a.RSSI, at: now}
+	m[i] = p.next(mac, i, m, a.RSSI, now)
+	moved := p.signalMoved(mac, i, a.RSSI, now)
+	p.mu.Unlock()
+	if moved && p.signalled != nil {
+		p.signalled(mac)
+	}
+}
+
+// next is radio i's sighting of mac after it heard it at rssi: its run
+// of loud advertisements goes on, begins, or ends; p.mu is held.
+func (p *radios) next(mac string, i int, m map[int]sighting, rssi int, now time.Time) sighting {
+	prev, had := m[i]
+	s := sighting{rssi: rssi, at: now}
+	cur, linked := p.current(mac)
+	switch {
+	case !linked: // nothing to compare with: the run stands as it was
+		s.loudFrom, s.loudAds = prev.loudFrom, prev.loudAds
+	case cur == i:
+	case rssi >= m[cur].rssi+p.margin && m[cur].at != (time.Time{}):
+		s.loudFrom, s.loudAds = now, 1
+		if had && prev.loudAds > 0 && now.Sub(prev.at) <= p.after {
+			s.loudFrom, s.loudAds = prev.loudFrom, prev.loudAds+1
+		}
+	}
+	return s
+}
+
+// current is the radio of the light's live link; p.mu is held.
+func (p *radios) current(mac string) (int, bool) {
+	l := p.last[mac]
+	if l == nil {
+		return 0, false
+	}
+	select {
+	case <-l.Done():
+		return 0, false
+	default:
+		return l.radio, true
+	}
+}
+
+// signalMoved reports whether radio i hearing mac at rssi moves the
+// light's signal enough to be reported (the radio it is connected
+// through, signalStep or more from the last report, signalEvery or more
+// after it), and records the report; p.mu is held.
+func (p *radios) signalMoved(mac string, i, rssi int, now time.Time) bool {
+	cur, linked := p.current(mac)
+	if !linked || cur != i {
+		return false
+	}
+	r, ok := p.reported[mac]
+	if ok && r.radio == i && abs(rssi-r.rssi) < signalStep {
+		return false
+	}
+	if ok && now.Sub(r.at) < p.signalEvery {
+		return false
+	}
+	p.reported[mac] = report{radio: i, rssi: rssi, at: now}
+	return true
+}
+
+func abs(n int) int { return max(n, -n) }
+
+// sustained reports whether s, radio i's sighting of mac, is a run of
+// loud advertisements that has lasted: two or more, over after or
+// longer, the last one recent. A radio whose link to the light was lost
+// lately must hear it loud twice as long for each loss in a row, so a
+// proxy that keeps dropping a light does not keep winning it back.
+func (p *radios) sustained(mac string, i int, s sighting, now time.Time) bool {
+	need := p.after
+	if l, ok := p.lost[mac][i]; ok && now.Sub(l.at) <= p.demoteFor {
+		for k := 1; k < l.n && need < p.demoteFor; k++ {
+			need *= 2
+		}
+	}
+	return s.loudAds >= 2 && now.Sub(s.loudFrom) >= need && now.Sub(s.at) <= p.after
+}
+
+// roamTarget is the radio the light at mac, connected through radio
+// cur, should move to, if any. The rule: another radio that has heard
+// the light at least margin louder than cur, in every advertisement
+// for after or longer (and at least two), that hears it still, and that
+// has a free connection slot; the loudest such. It keeps a light from
+// flapping between radios that hear it about as well.
+func (p *radios) roamTarget(mac string, cur int) (int, bool) {
+	now := p.now()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	c, ok := p.heard[mac][cur]
+	if !ok {
+		return 0, false
+	}
+	best, found := 0, false
+	for i, s := range p.heard[mac] {
+		if i == cur || !p.sustained(mac, i, s, now) || s.rssi < c.rssi+p.margin || !p.free(i) {
+			continue
+		}
+		if !found || s.rssi > p.heard[mac][best].rssi || (s.rssi == p.heard[mac][best].rssi && i < best) {
+			best, found = i, true
+		}
+	}
+	return best, found
+}
+
+// free reports whether radio i has a connection slot free, as far as
+// it says; p.mu is held.
+func (p *radios) free(i int) bool {
+	s, ok := p.list[i].tr.(slotted)
+	if !ok {
+		return true
+	}
+	free, _, known := s.Slots()
+	return known && free > 0
 }
 
 // stale reports whether no sighting in m is recent; p.mu is held.
@@ -181,9 +386,11 @@ func (p *radios) stale(m map[int]sighting, now time.Time) bool {
 	return true
 }
 
-// order is the radios to try for the light at mac, best first.
+// order is the radios to try for the light at mac, best first. A radio
+// whose link to the light was lost comes last for a while, unless it
+// has since heard the light loud long enough to take it (roamTarget).
 func (p *radios) order(mac string) []int {
-	now := time.Now()
+	now := p.now()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	type cand struct {
@@ -194,8 +401,9 @@ func (p *radios) order(mac string) []int {
 	var cs []cand
 	for i, s := range p.heard[mac] {
 		if now.Sub(s.at) <= p.heardFor {
-			lost, ok := p.lost[mac][i]
-			cs = append(cs, cand{i: i, rssi: s.rssi, demoted: ok && now.Sub(lost) <= p.demoteFor})
+			l, ok := p.lost[mac][i]
+			demoted := ok && now.Sub(l.at) <= p.demoteFor && !p.sustained(mac, i, s, now)
+			cs = append(cs, cand{i: i, rssi: s.rssi, demoted: demoted})
 		}
 	}
 	if len(cs) == 0 { // heard by none lately: every radio, in order
@@ -231,7 +439,7 @@ func (p *radios) settled(ctx context.Context, mac string) error {
 	if !ok || !many {
 		return nil
 	}
-	wait := time.Until(first.Add(p.settle))
+	wait := first.Add(p.settle).Sub(p.now())
 	if wait <= 0 {
 		return nil
 	}
@@ -260,6 +468,8 @@ func (p *radios) Connect(ctx context.Context, addr ble.Address) (ble.Link, error
 			rl := &radioLink{Link: link, pool: p, radio: i, name: r.name(), mac: addr.MAC}
 			p.mu.Lock()
 			p.last[addr.MAC] = rl
+			// The link's radio and signal reach the view as it is set.
+			p.reported[addr.MAC] = report{radio: i, rssi: p.heard[addr.MAC][i].rssi, at: p.now()}
 			p.mu.Unlock()
 			return rl, nil
 		}
@@ -304,15 +514,23 @@ func (p *radios) reap(mac string) {
 	}
 }
 
-// ended records that a link through radio i to mac was lost; p.mu is
-// held.
+// ended records that a link through radio i to mac was lost: the
+// radio's run of loud advertisements starts again; p.mu is held.
 func (p *radios) ended(mac string, i int) {
 	m := p.lost[mac]
 	if m == nil {
-		m = map[int]time.Time{}
+		m = map[int]loss{}
 		p.lost[mac] = m
 	}
-	m[i] = time.Now()
+	now, l := p.now(), m[i]
+	if now.Sub(l.at) > p.demoteFor {
+		l.n = 0 // the last loss is long past: a first one again
+	}
+	m[i] = loss{at: now, n: l.n + 1}
+	if s, ok := p.heard[mac][i]; ok {
+		s.loudFrom, s.loudAds = time.Time{}, 0
+		p.heard[mac][i] = s
+	}
 }
 
 // signal is how loud radio i last heard mac, if it did lately.
@@ -320,14 +538,38 @@ func (p *radios) signal(mac string, i int) (int, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	s, ok := p.heard[mac][i]
-	if !ok || time.Since(s.at) > p.heardFor {
+	if !ok || p.now().Sub(s.at) > p.heardFor {
 		return 0, false
 	}
 	return s.rssi, true
 }
 
-// Close closes every radio.
+// signal is how loud one radio heard a light.
+type signal struct {
+	radio string
+	rssi  int
+}
+
+// heardBy is every radio that heard the light at mac lately, loudest
+// first.
+func (p *radios) heardBy(mac string) []signal {
+	now := p.now()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []signal
+	for i, s := range p.heard[mac] {
+		if now.Sub(s.at) <= p.heardFor {
+			out = append(out, signal{radio: p.list[i].name(), rssi: s.rssi})
+		}
+	}
+	slices.SortFunc(out, func(a, b signal) int { return cmp.Or(cmp.Compare(b.rssi, a.rssi), strings.Compare(a.radio, b.radio)) })
+	return out
+}
+
+// Close stops listening and closes every radio.
 func (p *radios) Close() error {
+	p.stop()
+	p.watch.Wait()
 	p.mu.Lock()
 	list := slices.Clone(p.list)
 	p.mu.Unlock()

@@ -1,6 +1,7 @@
 package neewer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -17,9 +18,13 @@ import (
 
 // ScanOptions configure `bifrost neewer scan`.
 type ScanOptions struct {
-	// BLE and BLEAdapter choose the backend, as for the hub.
+	// BLE and BLEAdapter choose the local backend, as for the hub.
 	BLE        string
 	BLEAdapter string
+	// Proxies, when set, lends more radios (ESPHome Bluetooth proxies)
+	// as they come up: it calls add with each until ctx ends, then
+	// returns. The scan listens on them too.
+	Proxies func(ctx context.Context, add func(ble.Transport))
 	// Duration is how long to listen (default 10 s).
 	Duration time.Duration
 	// All lists every advertising device, not only Neewer lights.
@@ -30,31 +35,62 @@ type ScanOptions struct {
 }
 
 // ScanCommand is `bifrost neewer scan`: it listens for Bluetooth LE
-// advertisements and prints the Neewer lights nearby with the model and
-// frame layout the hub would drive them with, for setup and bug reports.
+// advertisements, on the local radio and through the proxies lent, and
+// prints the Neewer lights heard with the radios that heard them and how
+// loud, and the model and frame layout the hub would drive them with,
+// for setup and bug reports.
 func ScanCommand(ctx context.Context, w io.Writer, opts ScanOptions) error {
 	mode, err := ble.ParseMode(opts.BLE)
 	if err != nil {
 		return err
 	}
-	if mode == ble.ModeOff {
-		return errors.New("Bluetooth is off (BIFROST_BLE=off): nothing to scan with")
+	var tr ble.Transport
+	if mode != ble.ModeOff {
+		tr, err = ble.Open(ctx, ble.Options{Mode: mode, Adapter: opts.BLEAdapter})
+		switch {
+		case err != nil && opts.Proxies == nil:
+			return err
+		case err != nil:
+			fmt.Fprintf(w, "No local Bluetooth (%v); listening through the ESPHome proxies only.\n", err)
+		}
 	}
-	tr, err := ble.Open(ctx, ble.Options{Mode: mode, Adapter: opts.BLEAdapter})
-	if err != nil {
-		return err
+	if tr == nil && opts.Proxies == nil {
+		return errors.New("Bluetooth is off (BIFROST_BLE=off) and no ESPHome proxy is configured (BIFROST_ESPHOME_HOSTS): nothing to scan with")
 	}
-	defer tr.Close()
 	return ScanReport(ctx, tr, w, opts)
 }
 
-// ScanReport is ScanCommand on a transport already open.
+// ScanReport is ScanCommand on a local transport already open (nil for
+// none), which it closes.
 func ScanReport(ctx context.Context, tr ble.Transport, w io.Writer, opts ScanOptions) error {
 	if opts.Duration <= 0 {
 		opts.Duration = 10 * time.Second
 	}
-	fmt.Fprintf(w, "Listening for %s with %s…\n", opts.Duration, tr.Name())
-	heard, err := listen(ctx, tr, opts.Duration, opts.All)
+	var list []radio
+	if tr != nil {
+		list = append(list, radio{label: cmp.Or(opts.BLEAdapter, "hci0"), tr: tr})
+	}
+	pool := newRadios(list, Timing{}, time.Hour, nil)
+	defer pool.Close()
+	lctx, stop := context.WithCancel(ctx)
+	lent := make(chan struct{})
+	go func() {
+		defer close(lent)
+		if opts.Proxies != nil {
+			opts.Proxies(lctx, func(p ble.Transport) { pool.add(radio{tr: p}) })
+		}
+	}()
+	defer func() { stop(); <-lent }() // no radio joins the pool once it closes
+
+	what := "the local radio"
+	switch {
+	case opts.Proxies != nil && tr != nil:
+		what = "the local radio and the ESPHome proxies as they come up"
+	case opts.Proxies != nil:
+		what = "the ESPHome proxies as they come up"
+	}
+	fmt.Fprintf(w, "Listening for %s with %s…\n", opts.Duration, what)
+	heard, err := listen(ctx, pool, opts.Duration, opts.All)
 	if err != nil {
 		return err
 	}
@@ -63,7 +99,7 @@ func ScanReport(ctx context.Context, tr ble.Transport, w io.Writer, opts ScanOpt
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	header := "ADDRESS\tNAME\tRSSI\tMODEL\tTYPE\tKELVIN\tCOLOUR\tEFFECTS\tVARIANT"
+	header := "ADDRESS\tNAME\tRSSI\tHEARD BY\tMODEL\tTYPE\tKELVIN\tCOLOUR\tEFFECTS\tVARIANT"
 	if opts.Probe {
 		header += "\tANSWERS"
 	}
@@ -74,11 +110,15 @@ func ScanReport(ctx context.Context, tr ble.Transport, w io.Writer, opts ScanOpt
 		if !m.Known {
 			model, typ = m.Name+" (unknown: defaults)", "-"
 		}
-		line := fmt.Sprintf("%s\t%s\t%d\t%s\t%s\t%d–%d\t%s\t%d\t%s",
-			adv.Address.MAC, adv.Name, adv.RSSI, model, typ, m.KelvinMin, m.KelvinMax,
+		by := pool.heardBy(adv.Address.MAC)
+		if len(by) == 0 {
+			by = []signal{{radio: "?", rssi: adv.RSSI}}
+		}
+		line := fmt.Sprintf("%s\t%s\t%d\t%s\t%s\t%s\t%d–%d\t%s\t%d\t%s",
+			adv.Address.MAC, adv.Name, by[0].rssi, heardBy(by), model, typ, m.KelvinMin, m.KelvinMax,
 			yesNo(m.RGB), len(m.Effects()), m.Variant)
 		if opts.Probe {
-			line += "\t" + probe(ctx, tr, adv.Address, m)
+			line += "\t" + probe(ctx, pool, adv.Address, m)
 		}
 		fmt.Fprintln(tw, line)
 	}
@@ -156,6 +196,16 @@ func probe(ctx context.Context, tr ble.Transport, addr ble.Address, m Model) str
 	case <-ctx.Done():
 		return "no answer"
 	}
+}
+
+// heardBy lists the radios that heard a light and how loud, loudest
+// first: "esphome:studio -50, hci0 -71".
+func heardBy(by []signal) string {
+	parts := make([]string, len(by))
+	for i, s := range by {
+		parts[i] = fmt.Sprintf("%s %d", s.radio, s.rssi)
+	}
+	return strings.Join(parts, ", ")
 }
 
 func yesNo(b bool) string {

@@ -486,7 +486,7 @@ func TestScanReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := out.String()
-	for _, want := range []string{keyMAC, "RGB660 PRO", "power=classic cct=5 hsi=classic fx=fx9", fillMAC, "SL90 Pro", "cct=mac", "power: standby", "BIFROST_NEEWER_LIGHTS"} {
+	for _, want := range []string{keyMAC, "RGB660 PRO", "power=classic cct=5 hsi=classic fx=fx9", fillMAC, "SL90 Pro", "cct=mac", "power: standby", "hci0 -60", "BIFROST_NEEWER_LIGHTS"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("report lacks %q:\n%s", want, text)
 		}

@@ -255,6 +255,11 @@ func (t *Transport) Scan(ctx context.Context, found func(ble.Advertisement)) err
 	return nil
 }
 
+// ListensAlways says that the proxy hears advertisements all the time,
+// whether or not anyone scans: listening to it costs nothing, so the
+// Neewer adapter does, to follow each light's signal.
+func (t *Transport) ListensAlways() bool { return true }
+
 // Connect connects through the proxy to the peripheral at addr and finds
 // its Neewer service. It waits for the proxy's connection while ctx
 // lasts, and refuses at once when the proxy has no free slot.

@@ -81,20 +81,25 @@ func proxyNode(t *testing.T, name string, rssi int, before func(*esphometest.Nod
 }
 
 // newHouse starts both proxies (studio at -50 dBm, hall at -72), then
-// the adapter with both as its radios and no local one.
-func newHouse(t *testing.T, studioSetup func(*esphometest.Node)) *house {
+// the adapter with both as its radios and no local one, its timing as
+// tune leaves it (roaming and signal reports at their defaults, of
+// seconds, unless tuned).
+func newHouse(t *testing.T, studioSetup func(*esphometest.Node), tune ...func(*neewer.Timing)) *house {
 	t.Helper()
 	studio, trS := proxyNode(t, "studio", -50, studioSetup)
 	hall, trH := proxyNode(t, "hall", -72, nil)
 	reg := devices.NewRegistry(waitLimit)
 	h := &house{studio: studio, hall: hall, changes: &signal{ch: make(chan struct{})}}
 	reg.Subscribe(func(devices.Change) { h.changes.fire() })
+	timing := neewer.Timing{
+		Settle: 200 * time.Millisecond, ConnectTimeout: waitLimit,
+		BackoffMin: 5 * time.Millisecond, BackoffMax: 50 * time.Millisecond, ProbeInterval: time.Hour,
+	}
+	for _, f := range tune {
+		f(&timing)
+	}
 	h.ad = neewer.New(neewer.Config{
-		Proxies: []ble.Transport{trS, trH}, Registry: reg, ScanFor: time.Hour, Rescan: -1,
-		Timing: neewer.Timing{
-			Settle: 200 * time.Millisecond, ConnectTimeout: waitLimit,
-			BackoffMin: 5 * time.Millisecond, BackoffMax: 50 * time.Millisecond, ProbeInterval: time.Hour,
-		},
+		Proxies: []ble.Transport{trS, trH}, Registry: reg, ScanFor: time.Hour, Rescan: -1, Timing: timing,
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -234,5 +239,39 @@ func TestLightMovesToTheNextProxy(t *testing.T) {
 				t.Fatal("the command went to the proxy that lost the light")
 			}
 		})
+	}
+}
+
+// quickRoam makes roaming take a fraction of a second: a radio 10 dB
+// louder for 100 ms, a link idle for 200 ms.
+func quickRoam(t *neewer.Timing) {
+	t.RoamAfter, t.RoamIdle = 100*time.Millisecond, 200*time.Millisecond
+}
+
+// The louder proxy goes away and the light moves to the other; when it
+// returns and hears the light loud again, the light moves back once its
+// link is idle, and the next command goes through it (the proxy shows
+// the connection and the frame); the other proxy lets the light go.
+func TestLightMovesBackToTheLouderProxy(t *testing.T) {
+	h := newHouse(t, nil, quickRoam)
+	h.via(t, "esphome:studio")
+	h.command(t, true)
+	wrote(t, h.studio, powerOn)
+
+	h.studio.Close() // the studio's proxy goes away
+	h.via(t, "esphome:hall")
+	h.command(t, false)
+	wrote(t, h.hall, powerOff)
+
+	h.studio.Restart(t) // and comes back, hearing the light at -50 dBm
+	if v := h.via(t, "esphome:studio"); v.RSSI != -50 {
+		t.Fatalf("via %+v, want the studio's -50 dBm", v)
+	}
+	esphometest.WaitFor(t, "the hall to let the light go", h.hall.Changed, func() bool { return !h.hall.LightConnected() })
+	h.command(t, true)
+	esphometest.WaitFor(t, "the frame through the studio", h.studio.Changed, func() bool { return writes(h.studio, powerOn) == 2 })
+	if !h.studio.LightConnected() || writes(h.hall, powerOn) != 0 {
+		t.Fatalf("studio connected %v, hall asked to switch on %d times: want the studio only",
+			h.studio.LightConnected(), writes(h.hall, powerOn))
 	}
 }

@@ -48,7 +48,8 @@ type Config struct {
 	// BluetoothProxy makes the node a Bluetooth proxy with ProxySlots
 	// connection slots, hearing one Neewer light (LightMAC).
 	BluetoothProxy bool
-	// LightRSSI is how loud the proxy hears the light (LightRSSI when 0).
+	// LightRSSI is how loud the proxy hears the light (LightRSSI when 0)
+	// until SetLightRSSI changes it.
 	LightRSSI int
 	// Entities are more the node lists after its four: lights, which
 	// start off in their first colour mode, fans, which start off, and

@@ -56,6 +56,14 @@ func (n *Node) SetFreeSlots(free int) {
 	n.broadcastBLE(m)
 }
 
+// SetLightRSSI sets how loud the proxy hears the light from its next
+// advertisement on, as when the light or the proxy is moved.
+func (n *Node) SetLightRSSI(rssi int) {
+	n.mu.Lock()
+	n.cfg.LightRSSI = rssi
+	n.mu.Unlock()
+}
+
 // LightConnected reports whether a client holds a connection to the light.
 func (n *Node) LightConnected() bool {
 	n.mu.Lock()
@@ -200,11 +208,14 @@ func (n *Node) advertise(c *conn) {
 	defer n.wg.Done()
 	t := time.NewTicker(advertiseEvery)
 	defer t.Stop()
-	ad := &espwire.BluetoothLERawAdvertisementsResponse{Advertisements: []espwire.BluetoothLERawAdvertisement{{
-		Address: lightAddr, RSSI: int32(n.cfg.LightRSSI),
-		Data: append([]byte{0x02, 0x01, 0x06, byte(1 + len(LightName)), 0x09}, LightName...),
-	}}}
 	for {
+		n.mu.Lock()
+		rssi := n.cfg.LightRSSI
+		n.mu.Unlock()
+		ad := &espwire.BluetoothLERawAdvertisementsResponse{Advertisements: []espwire.BluetoothLERawAdvertisement{{
+			Address: lightAddr, RSSI: int32(rssi),
+			Data: append([]byte{0x02, 0x01, 0x06, byte(1 + len(LightName)), 0x09}, LightName...),
+		}}}
 		if c.send(ad) != nil {
 			return
 		}
