@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/sim"
@@ -36,5 +37,40 @@ func TestButtonIsMomentary(t *testing.T) {
 	}
 	if !slices.Equal(got, []devices.ID{"sim:hall-lamp"}) {
 		t.Fatalf("switching the hall on reaches %v", got)
+	}
+}
+
+// Presses made while one is under way all reach the button, and an off
+// does not take the place of a press that waits.
+func TestButtonPressesAreNotMerged(t *testing.T) {
+	reg := devices.NewRegistry(0)
+	t.Cleanup(reg.Close)
+	bell := sim.NewSwitch("bell", "Doorbell", "Hall", devices.PowerButton, sim.Options{})
+	sim.Register(reg, bell)
+	svc := servicetest.New(t, reg, 0)
+	ctx := service.WithPrincipal(context.Background(), service.System)
+	until(t, "the bell to be seen", func() bool { d, _ := deviceView(t, svc, ctx, "sim:bell"); return d.Online })
+
+	bell.SetLatency(100 * time.Millisecond) // a press stays under way while the next queue
+	errs := make(chan error, 3)
+	press := func() {
+		_, err := svc.SetPower(ctx, "Doorbell", true)
+		errs <- err
+	}
+	go press()
+	go press()
+	until(t, "a press to wait", func() bool { return reg.Waiting("sim:bell") >= 1 })
+	go press()
+	until(t, "two presses to wait", func() bool { return reg.Waiting("sim:bell") >= 2 })
+	if _, err := svc.SetPower(ctx, "Doorbell", false); err != nil {
+		t.Fatalf("off: %v", err)
+	}
+	for range 3 {
+		if err := <-errs; err != nil {
+			t.Fatalf("a press: %v", err)
+		}
+	}
+	if bell.Presses() != 3 {
+		t.Fatalf("%d of 3 presses reached the button", bell.Presses())
 	}
 }
