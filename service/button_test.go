@@ -74,3 +74,28 @@ func TestButtonPressesAreNotMerged(t *testing.T) {
 		t.Fatalf("%d of 3 presses reached the button", bell.Presses())
 	}
 }
+
+// A scene keeps no state of a button: it has none.
+func TestSceneSkipsButtons(t *testing.T) {
+	reg := devices.NewRegistry(0)
+	t.Cleanup(reg.Close)
+	bell := sim.NewSwitch("bell", "Doorbell", "Hall", devices.PowerButton, sim.Options{})
+	plug := sim.NewSwitch("plug", "Hall Plug", "Hall", devices.PowerOutlet, sim.Options{})
+	sim.Register(reg, bell, plug)
+	svc := servicetest.New(t, reg, 0)
+	ctx := service.WithPrincipal(context.Background(), service.System)
+	until(t, "the hall to be seen", func() bool {
+		b, _ := deviceView(t, svc, ctx, "sim:bell")
+		p, _ := deviceView(t, svc, ctx, "sim:plug")
+		return b.Online && p.Online
+	})
+	servicetest.Must[service.PowerView](t)(svc.SetPower(ctx, "Doorbell", true))
+	sc := servicetest.Must[service.SceneView](t)(svc.CaptureScene(ctx, "Hall", "Hall"))
+	var ids []devices.ID
+	for _, e := range sc.Entries {
+		ids = append(ids, e.DeviceID)
+	}
+	if !slices.Equal(ids, []devices.ID{"sim:plug"}) || len(sc.Skipped) != 0 {
+		t.Fatalf("the scene keeps %v, skips %+v", ids, sc.Skipped)
+	}
+}
