@@ -80,6 +80,7 @@ type radios struct {
 	watch sync.WaitGroup
 
 	mu       sync.Mutex
+	closed   bool // no radio joins once Close began
 	list     []radio
 	heard    map[string]map[int]sighting // by address, by radio
 	first    map[string]time.Time        // when a light was first heard
@@ -171,25 +172,36 @@ func (p *radios) count() int {
 }
 
 // add adds a radio; a scan running listens on it too, and a radio that
-// listens all the time is listened to from now on.
-func (p *radios) add(r radio) {
+// listens all the time is listened to from now on. Once the pool is
+// closing it closes the radio instead, and reports false.
+func (p *radios) add(r radio) bool {
+	l, ok := r.tr.(listener)
+	listens := ok && l.ListensAlways()
 	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		_ = r.tr.Close()
+		return false
+	}
 	p.list = append(p.list, r)
 	i, s := len(p.list)-1, p.scan
 	if s != nil {
 		s.wg.Add(1)
 	}
+	if listens {
+		p.watch.Add(1) // before Close can wait
+	}
 	p.mu.Unlock()
 	if s != nil {
 		go p.scanOn(s, i, r)
 	}
-	if l, ok := r.tr.(listener); ok && l.ListensAlways() {
-		p.watch.Add(1)
+	if listens {
 		go func() {
 			defer p.watch.Done()
 			_ = r.tr.Scan(p.life, func(a ble.Advertisement) { p.overheard(i, a) })
 		}()
 	}
+	return true
 }
 
 // overheard takes what a radio that listens all the time heard outside
@@ -566,13 +578,14 @@ func (p *radios) heardBy(mac string) []signal {
 	return out
 }
 
-// Close stops listening and closes every radio.
+// Close stops listening and closes every radio, and any added after.
 func (p *radios) Close() error {
-	p.stop()
-	p.watch.Wait()
 	p.mu.Lock()
+	p.closed = true
 	list := slices.Clone(p.list)
 	p.mu.Unlock()
+	p.stop()
+	p.watch.Wait()
 	var errs []error
 	for _, r := range list {
 		errs = append(errs, r.tr.Close())
