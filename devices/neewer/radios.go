@@ -291,13 +291,22 @@ func (p *radios) next(mac string, i int, m map[int]sighting, rssi int, now time.
 	case !linked: // nothing to compare with: the run stands as it was
 		s.loudFrom, s.loudAds = prev.loudFrom, prev.loudAds
 	case cur == i:
-	case rssi >= m[cur].rssi+p.margin && m[cur].at != (time.Time{}):
+	case rssi >= m[cur].rssi+p.margin && p.recent(m[cur], now):
 		s.loudFrom, s.loudAds = now, 1
 		if had && prev.loudAds > 0 && now.Sub(prev.at) <= p.after {
 			s.loudFrom, s.loudAds = prev.loudFrom, prev.loudAds+1
 		}
 	}
 	return s
+}
+
+// recent reports whether s, the sighting of the radio a light is
+// connected through, is recent enough to compare others with: heard
+// within twice after. An older one (the local radio reports a light it
+// is connected to rarely, if at all) says nothing of how loud it hears
+// the light now, so no radio is louder than it.
+func (p *radios) recent(s sighting, now time.Time) bool {
+	return !s.at.IsZero() && now.Sub(s.at) <= 2*p.after
 }
 
 // current is the radio of the light's live link; p.mu is held.
@@ -356,13 +365,14 @@ func (p *radios) sustained(mac string, i int, s sighting, now time.Time) bool {
 // the light at least margin louder than cur, in every advertisement
 // for after or longer (and at least two), that hears it still, and that
 // has a free connection slot; the loudest such. It keeps a light from
-// flapping between radios that hear it about as well.
+// flapping between radios that hear it about as well. While cur has not
+// heard the light recently, how loud it hears it is unknown: no move.
 func (p *radios) roamTarget(mac string, cur int) (int, bool) {
 	now := p.now()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	c, ok := p.heard[mac][cur]
-	if !ok {
+	if !ok || !p.recent(c, now) {
 		return 0, false
 	}
 	best, found := 0, false
