@@ -348,8 +348,10 @@ func abs(n int) int { return max(n, -n) }
 // sustained reports whether s, radio i's sighting of mac, is a run of
 // loud advertisements that has lasted: two or more, over after or
 // longer, the last one recent. A radio whose link to the light was lost
-// lately must hear it loud twice as long for each loss in a row, so a
-// proxy that keeps dropping a light does not keep winning it back.
+// lately must hear it loud for after once, then twice as long for each
+// further loss in a row (after, after, 2×after, 4×after…, up to
+// demoteFor), so a proxy that keeps dropping a light does not keep
+// winning it back.
 func (p *radios) sustained(mac string, i int, s sighting, now time.Time) bool {
 	need := p.after
 	if l, ok := p.lost[mac][i]; ok && now.Sub(l.at) <= p.demoteFor {
