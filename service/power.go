@@ -129,8 +129,16 @@ func (s *Service) applyPower(ctx context.Context, rec DeviceRecord, on bool) err
 	if !ok {
 		return aboutf(EUNSUPPORTED, "%s cannot be switched", rec.Name)
 	}
-	// Only the last on/off matters: a waiting switch is superseded.
-	return wrapDevice(rec.Name, s.reg.Do(ctx, rec.ID, "power", func(ctx context.Context) error {
+	// Only the last on/off matters: a waiting switch is superseded. A
+	// button's every press counts, and off is no command at all.
+	key := "power"
+	if p.PowerKind() == devices.PowerButton {
+		if !on {
+			return nil
+		}
+		key = ""
+	}
+	return wrapDevice(rec.Name, s.reg.Do(ctx, rec.ID, key, func(ctx context.Context) error {
 		err := p.SetPower(ctx, on)
 		if err == nil {
 			now := on && p.PowerKind() != devices.PowerButton // a press is over at once

@@ -68,14 +68,14 @@ func (s *Service) CaptureScene(ctx context.Context, name, roomRef string) (Scene
 }
 
 // captureEntries takes every capturable member's last known state (lights,
-// power devices, and TVs' power); those the model has none of are skipped,
-// and named.
+// power devices but buttons, which have none to keep, and TVs' power);
+// those the model has none of are skipped, and named.
 func (s *Service) captureEntries(inv inventory, members []DeviceRecord) ([]SceneEntry, []Outcome) {
 	var out []SceneEntry
 	var skipped []Outcome
 	for _, rec := range members {
 		tv := rec.Kind == devices.KindMedia && inv.capsOf(rec).Remote
-		if !rec.Enabled || (rec.Kind != devices.KindLight && rec.Kind != devices.KindPower && !tv) {
+		if !capturable(inv, rec, tv) {
 			continue
 		}
 		if e, ok := s.knownEntry(rec, false, tv); ok {
@@ -85,6 +85,18 @@ func (s *Service) captureEntries(inv inventory, members []DeviceRecord) ([]Scene
 		skipped = append(skipped, Outcome{ID: rec.ID, Name: rec.Name, Code: EUNREACHABLE, Error: rec.Name + " is offline", named: true})
 	}
 	return out, skipped
+}
+
+// capturable reports whether a scene keeps rec's state: an enabled light,
+// power device other than a button (a press is no state), or TV.
+func capturable(inv inventory, rec DeviceRecord, tv bool) bool {
+	switch {
+	case !rec.Enabled:
+		return false
+	case rec.Kind == devices.KindPower:
+		return inv.capsOf(rec).PowerKind != devices.PowerButton
+	}
+	return rec.Kind == devices.KindLight || tv
 }
 
 // ActivateScene re-applies every entry of a scene in parallel and reports

@@ -167,7 +167,7 @@ func TestESPHomeFanAndButton(t *testing.T) {
 	}
 
 	fan, err := h.service.SetFanSpeed(sys, "Kitchen node Fan", 50)
-	if err != nil || !fan.SpeedControl || fan.Speed == nil || *fan.Speed != 67 || fan.On == nil || !*fan.On {
+	if err != nil || !fan.SpeedControl || fan.Speed == nil || *fan.Speed != 66 || fan.On == nil || !*fan.On {
 		t.Fatalf("fan at 50 %%: %+v, %v", fan, err)
 	}
 	if got := fake.Fan(0x2101); !got.State || got.SpeedLevel != 2 {

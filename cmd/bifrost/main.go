@@ -34,6 +34,10 @@ type CLI struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Getenv Getenv
+
+	// scanEnough, for tests, ends `neewer scan` early (see
+	// neewer.ScanOptions.Enough).
+	scanEnough func(mac string, radios int) bool
 }
 
 // A command is one subcommand of bifrost.

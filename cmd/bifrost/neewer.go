@@ -81,7 +81,8 @@ func runNeewer(ctx context.Context, cli CLI, args []string) error {
 	if err := cfg.ESPHome.validate(); err != nil {
 		return &usageError{err: err, print: cl.printUsage}
 	}
-	opts := neewer.ScanOptions{BLE: cfg.Neewer.BLE, BLEAdapter: cfg.Neewer.BLEAdapter, Duration: *d, All: *all, Probe: *probe}
+	opts := neewer.ScanOptions{BLE: cfg.Neewer.BLE, BLEAdapter: cfg.Neewer.BLEAdapter, Duration: *d, All: *all, Probe: *probe,
+		Enough: cli.scanEnough}
 	if len(cfg.ESPHome.Hosts) > 0 {
 		opts.Proxies = func(ctx context.Context, add func(ble.Transport)) {
 			lendScanProxies(ctx, cfg.ESPHome, add)

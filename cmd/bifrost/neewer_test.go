@@ -18,10 +18,14 @@ func TestNeewerScanThroughProxies(t *testing.T) {
 	studio := esphometest.Start(t, esphometest.Config{Name: "studio", BluetoothProxy: true, LightRSSI: -50})
 	hall := esphometest.Start(t, esphometest.Config{Name: "hall", MAC: "AC:BC:32:89:0E:B0", BluetoothProxy: true, LightRSSI: -72})
 	var out bytes.Buffer
+	// The scan listens until both proxies have come up and heard the
+	// light, however long that takes, within a generous limit.
 	err := runNeewer(context.Background(), CLI{Stdout: &out, Stderr: io.Discard, Getenv: env{
 		"BIFROST_BLE":           "off",
 		"BIFROST_ESPHOME_HOSTS": studio.Addr() + "," + hall.Addr(),
-	}.lookup}, []string{"scan", "-duration", "2s"})
+	}.lookup, scanEnough: func(mac string, radios int) bool {
+		return mac == esphometest.LightMAC && radios == 2
+	}}, []string{"scan", "-duration", "30s"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/color"
+	"github.com/bifrost-hub/bifrost/devices/esphome"
 	"github.com/bifrost-hub/bifrost/devices/esphome/esphometest"
 	"github.com/bifrost-hub/bifrost/devices/esphome/espwire"
 )
@@ -295,7 +296,7 @@ func TestFanSpeeds(t *testing.T) {
 		pct        int
 		level      int32
 		readsAsPct int
-	}{{50, 2, 67}, {1, 1, 33}, {33, 1, 33}, {34, 2, 67}, {67, 3, 100}, {100, 3, 100}} {
+	}{{50, 2, 66}, {1, 1, 33}, {33, 1, 33}, {34, 2, 66}, {66, 2, 66}, {67, 3, 100}, {100, 3, 100}} {
 		if err := speeder.SetSpeed(ctx, c.pct); err != nil {
 			t.Fatalf("%d%%: %v", c.pct, err)
 		}
@@ -348,5 +349,18 @@ func TestButtons(t *testing.T) {
 	presses := waitReceived(t, fake, "two presses", func(p []*espwire.ButtonCommandRequest) bool { return len(p) >= 2 })
 	if len(presses) != 2 || presses[0].Key != keyButton || presses[1].Key != keyButton {
 		t.Fatalf("the node got %+v", presses)
+	}
+}
+
+// A fan's speed read back and set again keeps its level, whatever the
+// number of levels.
+func TestSpeedRoundTrip(t *testing.T) {
+	for _, levels := range []int32{1, 2, 3, 4, 5, 6, 7, 10, 99} {
+		for level := int32(1); level <= levels; level++ {
+			pct := esphome.LevelPercent(level, levels)
+			if got := esphome.PercentLevel(pct, levels); got != level {
+				t.Errorf("%d levels: level %d reads %d%%, which sets level %d", levels, level, pct, got)
+			}
+		}
 	}
 }

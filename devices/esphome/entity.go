@@ -222,18 +222,18 @@ func (f *speedFan) SetSpeed(ctx context.Context, pct int) error {
 }
 
 // percentLevel and levelPercent map a percentage to one of levels speed
-// levels and back. A percentage takes the level it reaches into (rounded
-// up, 1 at least), as Home Assistant's ESPHome fans send it; a level
-// reads as its share of the levels to the nearest percent (Home
-// Assistant rounds down: 2 of 3 is 66 % there, 67 % here). Either way a
-// percentage set reads back as at least itself.
+// levels and back, as Home Assistant's ESPHome fans do. A percentage
+// takes the level it reaches into (rounded up, 1 at least); a level
+// reads as its share of the levels rounded down (2 of 3 is 66 %). So a
+// speed read back and set again keeps its level, for fewer than 100
+// levels: level·100/levels, rounded down, is still above level-1 shares.
 func percentLevel(pct int, levels int32) int32 {
 	l := int32(math.Ceil(float64(pct) * float64(levels) / 100))
 	return min(max(l, 1), levels)
 }
 
 func levelPercent(level, levels int32) int {
-	return int(math.Round(float64(min(level, levels)) * 100 / float64(levels)))
+	return int(min(level, levels) * 100 / levels)
 }
 
 // button is a button entity: a momentary power device. Switching it on

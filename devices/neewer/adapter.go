@@ -432,14 +432,9 @@ func (a *Adapter) Close() error {
 // listens on it at once: lights it hears join, and lights it hears best
 // connect through it when they next connect.
 func (a *Adapter) AddRadio(tr ble.Transport) {
-	a.mu.Lock()
-	closed := a.closed
-	a.mu.Unlock()
-	if closed {
-		_ = tr.Close()
+	if !a.tr.add(radio{tr: tr}) { // closed: so is tr
 		return
 	}
-	a.tr.add(radio{tr: tr})
 	a.log.Info("neewer: radio added", "radio", radio{tr: tr}.name())
 	a.startScan()
 }

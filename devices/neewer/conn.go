@@ -41,8 +41,9 @@ type Timing struct {
 	// RoamMargin (dB, default 10) and RoamAfter (default 5 s): a light
 	// connected through one radio moves to another that has heard it at
 	// least RoamMargin louder for RoamAfter, in two advertisements or
-	// more (twice as long for each loss of its own link to the light in
-	// a row), and has a free slot...
+	// more (a radio that lost its own link to the light: RoamAfter after
+	// one loss, twice as long for each further loss in a row), and has a
+	// free slot...
 	RoamMargin int
 	RoamAfter  time.Duration
 	// ...once its link has carried no command for RoamIdle (default

@@ -80,6 +80,7 @@ type radios struct {
 	watch sync.WaitGroup
 
 	mu       sync.Mutex
+	closed   bool // no radio joins once Close began
 	list     []radio
 	heard    map[string]map[int]sighting // by address, by radio
 	first    map[string]time.Time        // when a light was first heard
@@ -171,25 +172,36 @@ func (p *radios) count() int {
 }
 
 // add adds a radio; a scan running listens on it too, and a radio that
-// listens all the time is listened to from now on.
-func (p *radios) add(r radio) {
+// listens all the time is listened to from now on. Once the pool is
+// closing it closes the radio instead, and reports false.
+func (p *radios) add(r radio) bool {
+	l, ok := r.tr.(listener)
+	listens := ok && l.ListensAlways()
 	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		_ = r.tr.Close()
+		return false
+	}
 	p.list = append(p.list, r)
 	i, s := len(p.list)-1, p.scan
 	if s != nil {
 		s.wg.Add(1)
 	}
+	if listens {
+		p.watch.Add(1) // before Close can wait
+	}
 	p.mu.Unlock()
 	if s != nil {
 		go p.scanOn(s, i, r)
 	}
-	if l, ok := r.tr.(listener); ok && l.ListensAlways() {
-		p.watch.Add(1)
+	if listens {
 		go func() {
 			defer p.watch.Done()
 			_ = r.tr.Scan(p.life, func(a ble.Advertisement) { p.overheard(i, a) })
 		}()
 	}
+	return true
 }
 
 // overheard takes what a radio that listens all the time heard outside
@@ -279,13 +291,22 @@ func (p *radios) next(mac string, i int, m map[int]sighting, rssi int, now time.
 	case !linked: // nothing to compare with: the run stands as it was
 		s.loudFrom, s.loudAds = prev.loudFrom, prev.loudAds
 	case cur == i:
-	case rssi >= m[cur].rssi+p.margin && m[cur].at != (time.Time{}):
+	case rssi >= m[cur].rssi+p.margin && p.recent(m[cur], now):
 		s.loudFrom, s.loudAds = now, 1
 		if had && prev.loudAds > 0 && now.Sub(prev.at) <= p.after {
 			s.loudFrom, s.loudAds = prev.loudFrom, prev.loudAds+1
 		}
 	}
 	return s
+}
+
+// recent reports whether s, the sighting of the radio a light is
+// connected through, is recent enough to compare others with: heard
+// within twice after. An older one (the local radio reports a light it
+// is connected to rarely, if at all) says nothing of how loud it hears
+// the light now, so no radio is louder than it.
+func (p *radios) recent(s sighting, now time.Time) bool {
+	return !s.at.IsZero() && now.Sub(s.at) <= 2*p.after
 }
 
 // current is the radio of the light's live link; p.mu is held.
@@ -327,8 +348,10 @@ func abs(n int) int { return max(n, -n) }
 // sustained reports whether s, radio i's sighting of mac, is a run of
 // loud advertisements that has lasted: two or more, over after or
 // longer, the last one recent. A radio whose link to the light was lost
-// lately must hear it loud twice as long for each loss in a row, so a
-// proxy that keeps dropping a light does not keep winning it back.
+// lately must hear it loud for after once, then twice as long for each
+// further loss in a row (after, after, 2×after, 4×after…, up to
+// demoteFor), so a proxy that keeps dropping a light does not keep
+// winning it back.
 func (p *radios) sustained(mac string, i int, s sighting, now time.Time) bool {
 	need := p.after
 	if l, ok := p.lost[mac][i]; ok && now.Sub(l.at) <= p.demoteFor {
@@ -344,13 +367,14 @@ func (p *radios) sustained(mac string, i int, s sighting, now time.Time) bool {
 // the light at least margin louder than cur, in every advertisement
 // for after or longer (and at least two), that hears it still, and that
 // has a free connection slot; the loudest such. It keeps a light from
-// flapping between radios that hear it about as well.
+// flapping between radios that hear it about as well. While cur has not
+// heard the light recently, how loud it hears it is unknown: no move.
 func (p *radios) roamTarget(mac string, cur int) (int, bool) {
 	now := p.now()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	c, ok := p.heard[mac][cur]
-	if !ok {
+	if !ok || !p.recent(c, now) {
 		return 0, false
 	}
 	best, found := 0, false
@@ -566,13 +590,14 @@ func (p *radios) heardBy(mac string) []signal {
 	return out
 }
 
-// Close stops listening and closes every radio.
+// Close stops listening and closes every radio, and any added after.
 func (p *radios) Close() error {
-	p.stop()
-	p.watch.Wait()
 	p.mu.Lock()
+	p.closed = true
 	list := slices.Clone(p.list)
 	p.mu.Unlock()
+	p.stop()
+	p.watch.Wait()
 	var errs []error
 	for _, r := range list {
 		errs = append(errs, r.tr.Close())

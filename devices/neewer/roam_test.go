@@ -272,3 +272,23 @@ func TestRoamBackOffAfterLosses(t *testing.T) {
 		}
 	}
 }
+
+// A light does not move on the strength of an old reading of the radio
+// it is connected through: how loud that radio hears it now is unknown.
+func TestRoamNeedsARecentReadingOfTheCurrentRadio(t *testing.T) {
+	p := newPool(t)
+	p.connectThroughHall(t)
+	p.clock.add(9 * time.Second) // the hall's reading is 11 s old
+	for range 8 {                // the studio hears it loud, the hall says nothing
+		p.ad(1, -50)
+		p.clock.add(time.Second)
+	}
+	p.ad(1, -50)
+	if i, ok := p.target(); ok {
+		t.Fatalf("a light moves to radio %d against a reading of its radio 19 s old", i)
+	}
+	p.every(1, -50, 6) // the hall hears it again, quieter than the studio
+	if i, ok := p.target(); !ok || i != 1 {
+		t.Fatalf("target %d, %v once the hall hears the light again; want the studio", i, ok)
+	}
+}

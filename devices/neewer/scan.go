@@ -32,6 +32,11 @@ type ScanOptions struct {
 	// Probe connects to each light found and asks for its power state,
 	// to show whether it answers (and so which lights need settings).
 	Probe bool
+	// Enough, when set, ends the listening before Duration is over once
+	// it says so. It is asked after each advertisement, one call at a
+	// time, with the address heard and how many radios heard that
+	// address during the scan.
+	Enough func(mac string, radios int) bool
 }
 
 // ScanCommand is `bifrost neewer scan`: it listens for Bluetooth LE
@@ -90,7 +95,13 @@ func ScanReport(ctx context.Context, tr ble.Transport, w io.Writer, opts ScanOpt
 		what = "the ESPHome proxies as they come up"
 	}
 	fmt.Fprintf(w, "Listening for %s with %s…\n", opts.Duration, what)
-	heard, err := listen(ctx, pool, opts.Duration, opts.All)
+	var enough func(ble.Advertisement) bool
+	if opts.Enough != nil {
+		enough = func(a ble.Advertisement) bool {
+			return opts.Enough(a.Address.MAC, len(pool.heardBy(a.Address.MAC)))
+		}
+	}
+	heard, err := listen(ctx, pool, opts.Duration, opts.All, enough)
 	if err != nil {
 		return err
 	}
@@ -131,9 +142,9 @@ func ScanReport(ctx context.Context, tr ble.Transport, w io.Writer, opts ScanOpt
 	return nil
 }
 
-// listen collects advertisements, the last one per address, in address
-// order.
-func listen(ctx context.Context, tr ble.Transport, d time.Duration, all bool) ([]ble.Advertisement, error) {
+// listen collects advertisements for d, or until enough (if not nil)
+// says so after one, the last one per address, in address order.
+func listen(ctx context.Context, tr ble.Transport, d time.Duration, all bool, enough func(ble.Advertisement) bool) ([]ble.Advertisement, error) {
 	var mu sync.Mutex
 	seen := map[string]ble.Advertisement{}
 	sctx, cancel := context.WithTimeout(ctx, d)
@@ -145,8 +156,11 @@ func listen(ctx context.Context, tr ble.Transport, d time.Duration, all bool) ([
 			a.Name = old.Name
 		}
 		seen[a.Address.MAC] = a
+		if enough != nil && enough(a) {
+			cancel()
+		}
 	})
-	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 		return nil, err
 	}
 	mu.Lock()

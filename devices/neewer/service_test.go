@@ -481,7 +481,13 @@ func TestScanReport(t *testing.T) {
 	radio.Add(fillMAC, "NW-20220057&00000000")
 	radio.Add("C4:10:00:00:00:09", "JBL Flip 5")
 	var out bytes.Buffer
-	err := neewer.ScanReport(context.Background(), radio, &out, neewer.ScanOptions{Duration: 50 * time.Millisecond, Probe: true})
+	// The scan ends once all three are heard (by the one radio).
+	heard := map[string]bool{}
+	enough := func(mac string, radios int) bool {
+		heard[mac] = radios == 1
+		return len(heard) == 3 && heard[keyMAC] && heard[fillMAC] && heard["C4:10:00:00:00:09"]
+	}
+	err := neewer.ScanReport(context.Background(), radio, &out, neewer.ScanOptions{Duration: 30 * time.Second, Probe: true, Enough: enough})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -103,15 +103,22 @@ func Follow(ctx context.Context, node *esphome.Node, found func(*Transport)) {
 	}
 }
 
-// Slots is the proxy's free and total connection slots, as it last said;
-// ok is false until it has.
+// Slots is the proxy's free and total connection slots, as it last said,
+// less the slots of links being connected that it has not counted yet
+// (so free is 0 when Connect would find none); ok is false until it has
+// said.
 func (t *Transport) Slots() (free, limit int, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.slots == nil {
 		return 0, 0, false
 	}
-	return int(t.slots.Free), int(t.slots.Limit), true
+	return t.free(), int(t.slots.Limit), true
+}
+
+// free is how many slots a link can take now; t.mu is held.
+func (t *Transport) free() int {
+	return max(int(t.slots.Free)-t.connecting, 0)
 }
 
 // Changed is closed at the transport's next change: subscribed, the
@@ -310,12 +317,13 @@ func (t *Transport) claim(a uint64) (*link, error) {
 	if t.links[a] != nil {
 		return nil, errors.New("already connected through this proxy")
 	}
-	if int(t.slots.Free)-t.connecting <= 0 {
+	if t.free() == 0 {
 		return nil, fmt.Errorf("%w (%d in use)", ErrNoSlot, t.slots.Limit)
 	}
 	t.connecting++
 	l := &link{t: t, addr: a, done: make(chan struct{}), pending: true}
 	t.links[a] = l
+	t.notify() // a slot fewer free
 	return l, nil
 }
 
