@@ -504,6 +504,28 @@ type KeyAdder interface {
 	AddWithKey(ctx context.Context, address, key string) ([]ID, error)
 }
 
+// KeyWanted is a device a scan found that the hub cannot reach without
+// a key of its own: an ESPHome node whose API encryption key is not the
+// house's. The hub does not try it again until someone adds it with its
+// key (KeyAdder.AddWithKey at Address).
+type KeyWanted struct {
+	Address string `json:"address"`        // as AddWithKey takes it: "192.168.1.40:6053"
+	Name    string `json:"name,omitempty"` // as it announces itself: "kitchen"
+	MAC     string `json:"mac,omitempty"`  // "AC:BC:32:89:0E:A9", when it announces one
+	// Refused: the device refused the key the hub tried (the house's);
+	// otherwise it wants a key and the hub had none to try.
+	Refused bool `json:"refused,omitempty"`
+}
+
+// KeyWanter is a KeyAdder whose scans can find devices that need a key
+// of their own.
+type KeyWanter interface {
+	KeyAdder
+	// KeysWanted lists the devices found that wait for their key, by
+	// address, without I/O; a device leaves the list once added.
+	KeysWanted() []KeyWanted
+}
+
 // ErrBadKey: a device refused the key it was added with, or needs one
 // that was not given.
 var ErrBadKey = errors.New("the device's key is wrong or missing")

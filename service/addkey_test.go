@@ -133,3 +133,60 @@ func TestAddDeviceWithKey(t *testing.T) {
 		t.Errorf("after a restart: back %v, keys given %q", ok, again.given())
 	}
 }
+
+// waitingAdder is a keyAdder whose scan found a lamp at 10.0.0.40 that
+// waits for its key, until it is added with it.
+type waitingAdder struct {
+	keyAdder
+	added bool
+}
+
+func (a *waitingAdder) AddWithKey(ctx context.Context, addr, key string) ([]devices.ID, error) {
+	ids, err := a.keyAdder.AddWithKey(ctx, addr, key)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.added = a.added || (err == nil && addr == "10.0.0.40")
+	return ids, err
+}
+
+func (a *waitingAdder) KeysWanted() []devices.KeyWanted {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.added {
+		return nil
+	}
+	return []devices.KeyWanted{{Address: "10.0.0.40", Name: "porch", MAC: "AC:BC:32:89:0E:A9", Refused: true}}
+}
+
+// TestAdaptersListKeysWanted: the adapters a person who may read is
+// shown carry the devices their scans found that wait for a key of their
+// own; added at its address with its key, a device leaves the list.
+func TestAdaptersListKeysWanted(t *testing.T) {
+	ctx := context.Background()
+	db, err := store.Open(ctx, filepath.Join(t.TempDir(), "bifrost.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	reg := devices.NewRegistry(time.Second)
+	defer reg.Close()
+	adder := &waitingAdder{keyAdder: keyAdder{lampAdder: lampAdder{reg: reg}}}
+	svc := service.New(service.Config{Store: db, Registry: reg, Scanners: []devices.Scanner{adder}, Keys: testSealer{}})
+	reader := service.WithPrincipal(ctx, service.Principal{Kind: "user", ID: "u2", Name: "reader", Scope: service.ScopeRead})
+	user := service.WithPrincipal(ctx, service.Principal{Kind: "user", ID: "u1", Name: "tester", Scope: service.ScopeControl})
+
+	as := servicetest.Must[[]service.AdapterInfo](t)(svc.Adapters(reader))
+	want := devices.KeyWanted{Address: "10.0.0.40", Name: "porch", MAC: "AC:BC:32:89:0E:A9", Refused: true}
+	if len(as) != 1 || len(as[0].KeysWanted) != 1 || as[0].KeysWanted[0] != want {
+		t.Fatalf("adapters %+v", as)
+	}
+	_, err = svc.AddDeviceWithKey(user, "lamps", "10.0.0.40", "open up")
+	wantField(t, err, service.EINVALID, "key")
+	if as := servicetest.Must[[]service.AdapterInfo](t)(svc.Adapters(reader)); len(as[0].KeysWanted) != 1 {
+		t.Fatalf("a refused key cleared the list: %+v", as)
+	}
+	servicetest.Must[[]service.DeviceView](t)(svc.AddDeviceWithKey(user, "lamps", " 10.0.0.40 ", "sesame"))
+	if as := servicetest.Must[[]service.AdapterInfo](t)(svc.Adapters(reader)); len(as[0].KeysWanted) != 0 {
+		t.Errorf("added with its key, still listed: %+v", as)
+	}
+}

@@ -312,10 +312,15 @@ type AdapterInfo struct {
 	Name     string `json:"name"`
 	CanAdd   bool   `json:"can_add"`   // adds a device given its address
 	TakesKey bool   `json:"takes_key"` // with a key of its own (AddDeviceWithKey)
+	// KeysWanted are the devices its scans found that wait for a key of
+	// their own (an ESPHome node whose API encryption key is not the
+	// house's): the hub does not try them again until one is added at
+	// its address with its key, and then it leaves the list.
+	KeysWanted []devices.KeyWanted `json:"keys_wanted,omitempty"`
 }
 
-// Adapters lists the adapters that can discover devices, and which of them
-// add a device by address.
+// Adapters lists the adapters that can discover devices, which of them
+// add a device by address, and the devices found that wait for their key.
 func (s *Service) Adapters(ctx context.Context) ([]AdapterInfo, error) {
 	if err := authorize(ctx, ScopeRead); err != nil {
 		return nil, err
@@ -325,7 +330,11 @@ func (s *Service) Adapters(ctx context.Context) ([]AdapterInfo, error) {
 	for _, sc := range scanners {
 		_, canAdd := sc.(devices.Adder)
 		_, takesKey := sc.(devices.KeyAdder)
-		out = append(out, AdapterInfo{Name: sc.Adapter(), CanAdd: canAdd, TakesKey: takesKey})
+		info := AdapterInfo{Name: sc.Adapter(), CanAdd: canAdd, TakesKey: takesKey}
+		if kw, ok := sc.(devices.KeyWanter); ok {
+			info.KeysWanted = kw.KeysWanted()
+		}
+		out = append(out, info)
 	}
 	return out, nil
 }

@@ -241,3 +241,97 @@ func TestAddESPHomeThroughV1(t *testing.T) {
 		t.Errorf("the right key: %d %s", status, b)
 	}
 }
+
+// TestScanListsESPHomeNodeWantingKey: a node a scan finds that refuses
+// the house's key is listed, by GET /api/adapters as the Devices page
+// reads it, as waiting for its key, with its name, address and MAC
+// address, and none of its devices; added at that address with its key
+// it leaves the list and its light comes online.
+func TestScanListsESPHomeNodeWantingKey(t *testing.T) {
+	fake := esphometest.Start(t, esphometest.Config{Key: nodeKey, MAC: "AC:BC:32:00:00:03"})
+	instance := announceNode(t, "cmd-key-test", fake.Addr(), "acbc32000003")
+	h := runHub(t, t.TempDir(), func(c *Config) { c.Demo, c.Secret, c.ESPHome.Key = false, hubSecret, otherKey })
+	s := signIn(t, h)
+
+	s.must(http.StatusOK, "POST", "/api/devices/scan", nil, nil)
+	var w keyWanted
+	waitFor(t, "the node listed as waiting for its key", func() bool {
+		var ok bool
+		w, ok = wantedAt(s, fake.Addr())
+		return ok
+	})
+	if want := (keyWanted{Address: fake.Addr(), Name: instance, MAC: "AC:BC:32:00:00:03", Refused: true}); w != want {
+		t.Errorf("listed %+v, want %+v", w, want)
+	}
+	light := "esphome:AC:BC:32:00:00:03/ceiling"
+	if online, known := onlineDevice(s, light); known {
+		t.Errorf("the node waiting for its key has devices (online: %v)", online)
+	}
+
+	s.must(http.StatusCreated, "POST", "/api/devices", map[string]string{"adapter": "esphome", "address": w.Address, "key": nodeKey}, nil)
+	if _, ok := wantedAt(s, fake.Addr()); ok {
+		t.Error("the node added with its key is still listed as waiting for it")
+	}
+	waitFor(t, "the node's light online", func() bool { online, _ := onlineDevice(s, light); return online })
+}
+
+// keyWanted is an entry of an adapter's keys_wanted.
+type keyWanted struct {
+	Address, Name, MAC string
+	Refused            bool
+}
+
+// wantedAt is the node GET /api/adapters lists as waiting for its key at
+// addr, if it does.
+func wantedAt(s *uiSession, addr string) (keyWanted, bool) {
+	var adapters []struct {
+		Name       string
+		KeysWanted []keyWanted `json:"keys_wanted"`
+	}
+	s.must(http.StatusOK, "GET", "/api/adapters", nil, &adapters)
+	for _, a := range adapters {
+		for _, w := range a.KeysWanted {
+			if a.Name == "esphome" && w.Address == addr {
+				return w, true
+			}
+		}
+	}
+	return keyWanted{}, false
+}
+
+// onlineDevice says whether the session lists the device id, and online.
+func onlineDevice(s *uiSession, id string) (online, known bool) {
+	var list []struct {
+		ID     string
+		Online bool
+	}
+	s.must(http.StatusOK, "GET", "/api/devices", nil, &list)
+	for _, d := range list {
+		if d.ID == id {
+			return d.Online, true
+		}
+	}
+	return false, false
+}
+
+// announceNode answers mDNS queries for _esphomelib._tcp with addr as a
+// node announces itself (its MAC in the TXT record) until the test ends,
+// as the instance name and the port ("cmd-key-test-40123"), which it
+// returns. Without multicast it skips the test.
+func announceNode(t testing.TB, name, addr, mac string) string {
+	t.Helper()
+	host, portText, _ := net.SplitHostPort(addr)
+	port, _ := strconv.Atoi(portText)
+	name += "-" + portText
+	zone, err := mdns.NewMDNSService(name, "_esphomelib._tcp", "local.", name+".local.", port,
+		[]net.IP{net.ParseIP(host)}, []string{"mac=" + mac})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := mdns.NewServer(&mdns.Config{Zone: zone, Logger: log.New(io.Discard, "", 0)})
+	if err != nil {
+		t.Skipf("no multicast here for an mDNS responder: %v", err)
+	}
+	t.Cleanup(func() { _ = srv.Shutdown() })
+	return name
+}

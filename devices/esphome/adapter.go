@@ -48,6 +48,14 @@ type Adapter struct {
 
 	mu    sync.Mutex
 	nodes map[string]*running // by host:port
+	// trying are the nodes a scan found and tries, until they connect
+	// (kept) or refuse the house's key (wanted): their MAC by host:port.
+	trying map[string]string
+	// wanted are the nodes a scan found that need a key of their own,
+	// by host:port, until they are added with it.
+	wanted map[string]devices.KeyWanted
+	// wantedCh is closed at each change of wanted.
+	wantedCh chan struct{}
 	// watchers are told of every node kept, now and later (EachNode).
 	watchers []func(*Node)
 }
@@ -58,7 +66,7 @@ type running struct {
 	stop context.CancelFunc
 }
 
-var _ devices.KeyAdder = (*Adapter)(nil)
+var _ devices.KeyWanter = (*Adapter)(nil)
 
 // NewAdapter checks the configuration (a key must be 32 bytes of base64)
 // and makes the adapter; Run connects.
@@ -75,7 +83,8 @@ func NewAdapter(cfg AdapterConfig) (*Adapter, error) {
 			return nil, err
 		}
 	}
-	a := &Adapter{cfg: cfg, log: log.With("adapter", AdapterName), life: devices.Lifetime{Name: AdapterName}, nodes: map[string]*running{}}
+	a := &Adapter{cfg: cfg, log: log.With("adapter", AdapterName), life: devices.Lifetime{Name: AdapterName},
+		nodes: map[string]*running{}, trying: map[string]string{}, wanted: map[string]devices.KeyWanted{}, wantedCh: make(chan struct{})}
 	for _, h := range cfg.Hosts {
 		if h = strings.TrimSpace(h); h == "" {
 			continue
@@ -159,6 +168,7 @@ func (a *Adapter) keep(nctx context.Context, stop context.CancelFunc, n *Node, m
 	a.mu.Lock()
 	old := a.nodes[n.Addr()]
 	a.nodes[n.Addr()] = &running{node: n, stop: stop}
+	a.unwant(n)
 	watchers := slices.Clone(a.watchers)
 	a.mu.Unlock()
 	if old != nil {

@@ -9,59 +9,79 @@ import (
 	"log"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/mdns"
 )
 
 // Reach is how long a scan should wait, after a browse of wait ends, for
-// the instances found to be reached: Browse hands them over when the
-// query ends, and a device is connected and asked who it is (a TLS or
+// the instances found to be reached: an answer is handed over at the end
+// of its round, and a device is connected and asked who it is (a TLS or
 // Noise handshake on the local network) before it can be listed. A
 // scanner reports wait+Reach as its time to wait.
 const Reach = time.Second
 
-// Found is one instance that answered: the address of its service
-// (host:port, IPv4 when it gives one) and its TXT record's fields.
+// Found is one instance that answered: its name ("kitchen"), the
+// address of its service (host:port, IPv4 when it gives one) and its TXT
+// record's fields.
 type Found struct {
+	Name string
 	Addr string
 	Info []string
 }
 
-// Browse asks for service ("_esphomelib._tcp") for wait, or until ctx
-// ends, then calls fn for each instance that answered with an address,
-// in the order they answered. It returns the query's error, if any.
-//
-// The answers are read only once the query is over: the library hands
-// an instance over as soon as it has an address, a port and a TXT
-// record, and goes on filling the same entry in as more of its records
-// arrive, so reading it before the query ends races with the library.
+// round is how long one query listens before its answers are read.
+// hashicorp/mdns goes on writing to an answer it has handed over when the
+// same instance answers again (on another socket, say), so an answer is
+// read only once its query has ended.
+const round = time.Second
+
+// Browse asks for service ("_esphomelib._tcp") for wait and calls fn for
+// each instance that answers with an address, once per address, at the
+// end of the round of at most a second in which it answered, until wait
+// has passed or ctx ends. It returns a query's error, if any.
 func Browse(ctx context.Context, service string, wait time.Duration, fn func(Found)) error {
+	seen := map[string]bool{}
+	end := time.Now().Add(wait)
+	for left := wait; left > 0 && ctx.Err() == nil; left = time.Until(end) {
+		entries, err := query(ctx, service, min(round, left))
+		for _, e := range entries {
+			if addr, ok := address(e); ok && !seen[addr] {
+				seen[addr] = true
+				fn(Found{Name: instance(e.Name, service), Addr: addr, Info: e.InfoFields})
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// query asks for service once, for wait, and returns the answers heard.
+func query(ctx context.Context, service string, wait time.Duration) ([]*mdns.ServiceEntry, error) {
 	entries := make(chan *mdns.ServiceEntry, 32)
 	params := mdns.DefaultParams(service)
 	params.Entries = entries
 	params.Timeout = wait
 	params.DisableIPv6 = true
 	params.Logger = log.New(io.Discard, "", 0)
-	var answered []*mdns.ServiceEntry
+	var heard []*mdns.ServiceEntry
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		for e := range entries { // kept, not read: see above
-			answered = append(answered, e)
+		for e := range entries {
+			heard = append(heard, e) // read once the query has ended
 		}
 	}()
 	err := mdns.QueryContext(ctx, params)
 	close(entries)
 	<-done
-	for _, e := range answered {
-		if addr, ok := address(e); ok {
-			fn(Found{Addr: addr, Info: e.InfoFields})
-		}
-	}
-	return err
+	return heard, err
 }
 
+// address is the service address an answer gives.
 func address(e *mdns.ServiceEntry) (string, bool) {
 	ip := e.AddrV4
 	if ip == nil {
@@ -71,4 +91,13 @@ func address(e *mdns.ServiceEntry) (string, bool) {
 		return "", false
 	}
 	return net.JoinHostPort(ip.String(), strconv.Itoa(e.Port)), true
+}
+
+// instance is the instance's own label of its full name
+// ("kitchen._esphomelib._tcp.local." → "kitchen").
+func instance(name, service string) string {
+	if i := strings.Index(name, "."+service+"."); i >= 0 {
+		return name[:i]
+	}
+	return ""
 }

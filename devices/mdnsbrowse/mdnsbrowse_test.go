@@ -23,3 +23,12 @@ func TestAddress(t *testing.T) {
 		t.Error("an answer without a port was taken")
 	}
 }
+
+func TestInstance(t *testing.T) {
+	if got := instance("kitchen._esphomelib._tcp.local.", "_esphomelib._tcp"); got != "kitchen" {
+		t.Errorf("%q", got)
+	}
+	if got := instance("kitchen.local.", "_esphomelib._tcp"); got != "" {
+		t.Errorf("%q", got)
+	}
+}

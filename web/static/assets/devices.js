@@ -2,8 +2,8 @@
 // and filter (stacked cards on a phone). A row opens to rename the device,
 // assign a room, enable or disable it, pair a TV and set its Wake-on-LAN
 // address; selected rows move to a room or are enabled or disabled
-// together. Below, a scan for new devices and a form to add one by its
-// address.
+// together. Below, a scan for new devices, the devices it found that wait
+// for a key of their own, and a form to add one by its address.
 
 import { get, post, patch, at, ApiError } from './api.js';
 import { h, field, select, toggle, busy, when, replace, toast } from './dom.js';
@@ -497,12 +497,52 @@ function discover(app, adapters) {
         h('h3', { text: 'Scan' }),
         h('p', { class: 'note', text: 'Look for devices on the network and over Bluetooth. New ones join the inventory above.' }),
         scanButton,
-        scanStatus),
+        scanStatus,
+        keysWanted(addable)),
       h('div', { class: 'discover-part' },
         h('h3', { text: 'Add a device' }),
         addPart)));
   paint();
   return card;
+}
+
+// keysWanted lists the devices a scan found that wait for a key of their
+// own (an ESPHome node whose API encryption key is not the house's), each
+// with a button that fills the add form in, so only the key is left to
+// type. Nothing when there are none.
+function keysWanted(addable) {
+  const waiting = addable.flatMap((a) => (a.keys_wanted || []).map((w) => ({ ...w, adapter: a.name })));
+  if (waiting.length === 0) return null;
+  return h('div', { class: 'keys-wanted', id: 'keys-wanted' },
+    h('h3', { text: 'Found, needs a key' }),
+    h('ul', { class: 'keys-wanted-list' }, waiting.map((w) => h('li', { class: 'key-wanted', 'data-address': w.address },
+      h('p', { class: 'key-wanted-text', text: wantedText(w) }),
+      h('button', { type: 'button', class: 'add-with-key', text: 'Add with key', 'aria-label': `Add ${w.name || w.address} with its key`, onclick: () => fillAdd(w) })))));
+}
+
+// wantedText says what a device found waits for and what to do:
+// "ESPHome node 'kitchen' at 192.168.1.40 needs its API encryption key;
+// add it with its key."
+function wantedText(w) {
+  const at = w.address.replace(/:6053$/, '');
+  const what = w.adapter === 'esphome' ? 'ESPHome node' : `${adapterName(w.adapter)} device`;
+  const who = w.name ? `${what} '${w.name}' at ${at}` : `${what} at ${at}`;
+  if (w.refused) return `${who} refused the house's API encryption key (BIFROST_ESPHOME_KEY); add it with its own key.`;
+  return `${who} needs its API encryption key; add it with its key.`;
+}
+
+// fillAdd puts a found device's adapter and address in the add form and
+// leaves the cursor in its key field.
+function fillAdd(w) {
+  const adapter = document.getElementById('add-adapter');
+  const address = document.getElementById('add-address');
+  const key = document.getElementById('add-key');
+  if (!adapter || !address || !key) return;
+  adapter.value = w.adapter;
+  adapter.dispatchEvent(new Event('change'));
+  address.value = w.address;
+  key.scrollIntoView({ block: 'center' });
+  key.focus({ preventScroll: true });
 }
 
 function addForm(app, addable) {
