@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"runtime/debug"
 	"time"
 )
 
@@ -13,10 +12,7 @@ import (
 const startPagesDelay = 5 * time.Second
 
 // releaseStartPagesLater calls releaseStartPages once the start has
-// settled, unless ctx ends first, and hands back the heap the start
-// grew too (reading the house, the migrations, the first answers), at
-// once rather than as the runtime's background scavenger would, a page
-// at a time while the first requests are served.
+// settled, unless ctx ends first.
 func releaseStartPagesLater(ctx context.Context) error {
 	t := time.NewTimer(startPagesDelay)
 	defer t.Stop()
@@ -24,7 +20,6 @@ func releaseStartPagesLater(ctx context.Context) error {
 	case <-ctx.Done():
 	case <-t.C:
 		releaseStartPages()
-		debug.FreeOSMemory()
 	}
 	return nil
 }
