@@ -21,6 +21,7 @@ import (
 func (s *Server) common(limit int64, larger map[string]int64) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
+			s.served.Add(1)
 			start := time.Now()
 			if err := recoverPanics(c, limit, larger, next); err != nil {
 				c.Error(err)

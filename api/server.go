@@ -13,6 +13,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -121,7 +122,12 @@ type Server struct {
 	// streams counts the open event streams of both surfaces.
 	streams *stream.Streams
 	kiosks  *kiosk.Kiosks
+	// served counts the requests served.
+	served atomic.Uint64
 }
+
+// Served is how many requests the server has served.
+func (s *Server) Served() uint64 { return s.served.Load() }
 
 // New builds the server with every route mounted.
 func New(cfg Config) *Server {

@@ -157,7 +157,7 @@ func (m *Main) Run(ctx context.Context) error {
 		return err
 	}
 	m.startBackups(actx)
-	if err := m.startHTTP(); err != nil {
+	if err := m.startHTTP(actx); err != nil {
 		return err
 	}
 	return m.logSetupCode(ctx)
@@ -288,7 +288,7 @@ func (m *Main) goRun(ctx context.Context, name string, fn func(context.Context) 
 	})
 }
 
-func (m *Main) startHTTP() error {
+func (m *Main) startHTTP(ctx context.Context) error {
 	// One tool set: /mcp serves it, the voice seam's language model calls it.
 	tools := mcp.NewTools(mcp.ToolsConfig{Service: m.service, Automations: m.automations, History: m.sensorHistory, Logger: m.Logger})
 	commander, err := m.newCommander(tools)
@@ -309,6 +309,7 @@ func (m *Main) startHTTP() error {
 		Streams: stream.Config{Max: m.Config.MaxStreams, PerKey: m.Config.MaxStreamsPerKey,
 			PerSession: m.Config.MaxStreamsPerSession},
 		StreamDeck: m.streamDeckStatus(), Backups: m.backups})
+	m.goRun(ctx, "gc pace", func(ctx context.Context) error { return paceGC(ctx, srv.Served) })
 	m.server = &http.Server{
 		Handler:           srv.Handler(),
 		ReadHeaderTimeout: readHeaderTimeout,
