@@ -12,7 +12,10 @@ import (
 func TestGCPaceFollowsLoad(t *testing.T) {
 	var calls []string
 	p := &gcPace{
-		set:  func(pc int) int { calls = append(calls, map[int]string{busyGCPercent: "busy", restGCPercent: "rest"}[pc]); return 0 },
+		set: func(pc int) int {
+			calls = append(calls, map[int]string{busyGCPercent: "busy", restGCPercent: "rest"}[pc])
+			return 0
+		},
 		free: func() { calls = append(calls, "free") },
 	}
 	feed := func(n int, served uint64) {

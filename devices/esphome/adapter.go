@@ -215,7 +215,7 @@ func (a *Adapter) add(ctx context.Context, address, key string, own bool) ([]dev
 	if !ok {
 		return nil, devices.Unreachable(nil, "the adapter is stopping")
 	}
-	if err := waitConnected(ctx, n); err != nil {
+	if err := waitConnected(ctx, n, anyError); err != nil {
 		stop()
 		return nil, addError(err, own)
 	}
@@ -320,15 +320,16 @@ func (m *mirror) rebuild(es []espwire.Entity) {
 }
 
 // waitConnected waits until n is connected with its entities listed, or
-// its first attempt ends with an error, or ctx ends.
-func waitConnected(ctx context.Context, n *Node) error {
+// an attempt ends with an error fatal says ends the wait, or ctx ends;
+// other errors are waited out as n tries again.
+func waitConnected(ctx context.Context, n *Node, fatal func(error) bool) error {
 	for {
 		ch := n.Changed()
 		up, err := n.Status()
 		switch {
 		case up && n.Info().MACAddress != "":
 			return nil
-		case err != nil:
+		case err != nil && fatal(err):
 			return err
 		}
 		select {
@@ -338,6 +339,9 @@ func waitConnected(ctx context.Context, n *Node) error {
 		}
 	}
 }
+
+// anyError ends a wait at the first error.
+func anyError(error) bool { return true }
 
 // addError is what adding a node says of the error its connection ended
 // with; own tells a key given for the node from the house's.

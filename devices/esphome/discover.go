@@ -111,7 +111,7 @@ func (a *Adapter) release(addr string) {
 // once and waits for its own key, rather than being tried again and
 // again with a key it will not take.
 func (a *Adapter) settle(nctx context.Context, stop context.CancelFunc, n *Node, w devices.KeyWanted) {
-	err := firstAnswer(nctx, n)
+	err := waitConnected(nctx, n, wantsKey) // a node not answering yet is waited out
 	switch {
 	case err == nil:
 		a.keep(nctx, stop, n, newMirror(a, n))
@@ -124,27 +124,6 @@ func (a *Adapter) settle(nctx context.Context, stop context.CancelFunc, n *Node,
 	default: // the adapter stops
 		stop()
 		a.release(n.Addr())
-	}
-}
-
-// firstAnswer waits until n is connected with its entities listed, or an
-// attempt ends with an error about its key, or ctx ends; other errors
-// (a node not answering yet) are waited out as n tries again.
-func firstAnswer(ctx context.Context, n *Node) error {
-	for {
-		ch := n.Changed()
-		up, err := n.Status()
-		switch {
-		case up && n.Info().MACAddress != "":
-			return nil
-		case wantsKey(err):
-			return err
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
 	}
 }
 
