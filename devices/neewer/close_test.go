@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/bifrost-hub/bifrost/devices"
+	"github.com/bifrost-hub/bifrost/devices/neewer/ble"
 	"github.com/bifrost-hub/bifrost/devices/neewer/neewertest"
 )
 
@@ -70,5 +71,22 @@ func TestAddRacingCloseOfRadios(t *testing.T) {
 		if !added.wasClosed() {
 			t.Fatal("a radio added as the pool closed was left open")
 		}
+	}
+}
+
+// A proxy that heard no advertisement at all is named as silent (a scan
+// through a proxy another client holds hears nothing); one that heard
+// any device, and the hub's own radio, are not.
+func TestSilentProxies(t *testing.T) {
+	studio, attic := &listeningRadio{Radio: neewertest.NewRadio()}, &listeningRadio{Radio: neewertest.NewRadio()}
+	p := newRadios([]radio{{label: "hci0", tr: neewertest.NewRadio()}, {label: "studio", tr: studio}, {label: "attic", tr: attic}},
+		Timing{}, time.Hour, nil)
+	defer p.Close()
+	if got := p.silentProxies(); len(got) != 2 {
+		t.Fatalf("before any advertisement: %v", got)
+	}
+	p.saw(1, ble.Advertisement{Address: ble.Address{MAC: "AA:BB:CC:DD:EE:01"}, Name: "a thermometer", RSSI: -70})
+	if got := p.silentProxies(); len(got) != 1 || got[0] != p.list[2].name() {
+		t.Fatalf("after the studio heard a device: %v", got)
 	}
 }

@@ -590,6 +590,26 @@ func (p *radios) heardBy(mac string) []signal {
 	return out
 }
 
+// silentProxies names the radios that listen all the time (ESPHome
+// proxies) and have heard no advertisement at all, of any device.
+func (p *radios) silentProxies() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	heard := map[int]bool{}
+	for _, m := range p.heard {
+		for i := range m {
+			heard[i] = true
+		}
+	}
+	var out []string
+	for i, r := range p.list {
+		if l, ok := r.tr.(listener); ok && l.ListensAlways() && !heard[i] {
+			out = append(out, r.name())
+		}
+	}
+	return out
+}
+
 // Close stops listening and closes every radio, and any added after.
 func (p *radios) Close() error {
 	p.mu.Lock()

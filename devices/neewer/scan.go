@@ -105,6 +105,11 @@ func ScanReport(ctx context.Context, tr ble.Transport, w io.Writer, opts ScanOpt
 	if err != nil {
 		return err
 	}
+	for _, name := range pool.silentProxies() {
+		fmt.Fprintf(w, "%s heard no Bluetooth device at all. A proxy sends what it hears to one client at a time: "+
+			"while the hub or Home Assistant is connected to it, a scan through it hears nothing. "+
+			"Stop that client for the scan, or give each its own proxy.\n", name)
+	}
 	if len(heard) == 0 {
 		fmt.Fprintln(w, "No Neewer light heard. Is it on, in range, and not connected to a phone?")
 		return nil
