@@ -123,6 +123,13 @@ func New(cfg Config) *Adapter {
 		heardFor = max(heardFor, 2*(a.scanFor+a.rescan))
 	}
 	a.tr = newRadios(list, t, heardFor, a.signalMoved)
+	a.tr.mu.Lock()
+	a.tr.silent = func(name string) {
+		a.log.Warn("neewer: a Bluetooth proxy has passed on no advertisement of any device since the hub subscribed; "+
+			"a proxy serves one client at a time, so if Home Assistant or another hub uses it, give each its own proxy",
+			"radio", name, "for", a.tr.silentAfter)
+	}
+	a.tr.mu.Unlock()
 	for _, c := range cfg.Lights {
 		a.configs[c.Address.MAC] = c
 	}

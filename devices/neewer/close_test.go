@@ -90,3 +90,30 @@ func TestSilentProxies(t *testing.T) {
 		t.Fatalf("after the studio heard a device: %v", got)
 	}
 }
+
+// A proxy listened to that hears no device at all for Silent is named,
+// once; one that heard a device is not.
+func TestSilentProxyIsNamed(t *testing.T) {
+	loud, quiet := &listeningRadio{Radio: neewertest.NewRadio()}, &listeningRadio{Radio: neewertest.NewRadio()}
+	p := newRadios(nil, Timing{Silent: 2 * time.Second}, time.Hour, nil)
+	named := make(chan string, 4)
+	p.mu.Lock()
+	p.silent = func(name string) { named <- name }
+	p.mu.Unlock()
+	p.add(radio{label: "studio", tr: loud})
+	p.add(radio{label: "attic", tr: quiet})
+	p.saw(0, ble.Advertisement{Address: ble.Address{MAC: "AA:BB:CC:DD:EE:01"}, Name: "a thermometer", RSSI: -70})
+	select {
+	case name := <-named:
+		if name != "attic" {
+			t.Fatalf("named %q as silent, want attic", name)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the silent proxy was not named")
+	}
+	_ = p.Close() // waits for every watch to end
+	close(named)
+	for name := range named {
+		t.Errorf("named %q as silent as well", name)
+	}
+}

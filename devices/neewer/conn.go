@@ -53,6 +53,11 @@ type Timing struct {
 	// SignalEvery is the least time between two reports of a light's
 	// signal moving (by 5 dB or more) to the registry (default 5 s).
 	SignalEvery time.Duration
+	// Silent is how long a proxy listened to may pass on no advertisement
+	// at all, of any device, before the hub says so (default 5 min): a
+	// proxy serves one client at a time, and one that another client
+	// (Home Assistant) holds refuses the hub without a word.
+	Silent time.Duration
 }
 
 func (t Timing) withDefaults() Timing {
@@ -71,6 +76,7 @@ func (t Timing) withDefaults() Timing {
 	def(&t.RoamAfter, 5*time.Second)
 	def(&t.RoamIdle, 10*time.Second)
 	def(&t.SignalEvery, 5*time.Second)
+	def(&t.Silent, 5*time.Minute)
 	if t.ProbeMisses <= 0 {
 		t.ProbeMisses = 3
 	}

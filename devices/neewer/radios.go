@@ -73,6 +73,11 @@ type radios struct {
 	// signal; signalled gets them.
 	signalEvery time.Duration
 	signalled   func(mac string)
+	// silentAfter and silent: a radio listened to all the time that has
+	// heard nothing at all for silentAfter is named to silent, once.
+	silentAfter time.Duration
+	silent      func(name string)
+	anyHeard    map[int]bool // radios that heard some advertisement
 	now         func() time.Time
 
 	life  context.Context // ends at Close: the continuous listening
@@ -135,8 +140,8 @@ func newRadios(list []radio, t Timing, heardFor time.Duration, signalled func(ma
 	p := &radios{
 		settle: t.Settle, heardFor: heardFor, demoteFor: heardFor,
 		margin: t.RoamMargin, after: t.RoamAfter, signalEvery: t.SignalEvery, now: time.Now,
-		signalled: signalled,
-		heard:     map[string]map[int]sighting{}, first: map[string]time.Time{},
+		signalled: signalled, silentAfter: t.Silent, anyHeard: map[int]bool{},
+		heard: map[string]map[int]sighting{}, first: map[string]time.Time{},
 		lost: map[string]map[int]loss{}, last: map[string]*radioLink{}, reported: map[string]report{},
 	}
 	p.life, p.stop = context.WithCancel(context.Background())
@@ -189,7 +194,7 @@ func (p *radios) add(r radio) bool {
 		s.wg.Add(1)
 	}
 	if listens {
-		p.watch.Add(1) // before Close can wait
+		p.watch.Add(2) // before Close can wait
 	}
 	p.mu.Unlock()
 	if s != nil {
@@ -200,8 +205,31 @@ func (p *radios) add(r radio) bool {
 			defer p.watch.Done()
 			_ = r.tr.Scan(p.life, func(a ble.Advertisement) { p.overheard(i, a) })
 		}()
+		go func() {
+			defer p.watch.Done()
+			p.watchSilence(i)
+		}()
 	}
 	return true
+}
+
+// watchSilence names radio i to p.silent if it has heard no
+// advertisement at all once silentAfter has passed (unless the pool
+// closes first).
+func (p *radios) watchSilence(i int) {
+	t := time.NewTimer(p.silentAfter)
+	defer t.Stop()
+	select {
+	case <-p.life.Done():
+		return
+	case <-t.C:
+	}
+	p.mu.Lock()
+	heard, name, silent := p.anyHeard[i], p.list[i].name(), p.silent
+	p.mu.Unlock()
+	if !heard && silent != nil {
+		silent(name)
+	}
 }
 
 // overheard takes what a radio that listens all the time heard outside
@@ -209,6 +237,7 @@ func (p *radios) add(r radio) bool {
 // already heard, not of every device in range.
 func (p *radios) overheard(i int, a ble.Advertisement) {
 	p.mu.Lock()
+	p.anyHeard[i] = true
 	_, known := p.heard[a.Address.MAC]
 	scanning := p.scan != nil
 	p.mu.Unlock()
@@ -265,6 +294,7 @@ func (p *radios) saw(i int, a ble.Advertisement) {
 	mac := a.Address.MAC
 	now := p.now()
 	p.mu.Lock()
+	p.anyHeard[i] = true
 	m := p.heard[mac]
 	if m == nil {
 		m = map[int]sighting{}
@@ -595,15 +625,9 @@ func (p *radios) heardBy(mac string) []signal {
 func (p *radios) silentProxies() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	heard := map[int]bool{}
-	for _, m := range p.heard {
-		for i := range m {
-			heard[i] = true
-		}
-	}
 	var out []string
 	for i, r := range p.list {
-		if l, ok := r.tr.(listener); ok && l.ListensAlways() && !heard[i] {
+		if l, ok := r.tr.(listener); ok && l.ListensAlways() && !p.anyHeard[i] {
 			out = append(out, r.name())
 		}
 	}
