@@ -21,7 +21,7 @@ import (
 func TestBrowserDevicesFound(t *testing.T) {
 	proxy := esphometest.Start(t, esphometest.Config{Name: "studio", BluetoothProxy: true})
 	node := esphometest.Start(t, esphometest.Config{Key: nodeKey, MAC: "AC:BC:32:00:00:05"})
-	instance := announceNode(t, "browser-key-test", node.Addr(), "acbc32000005")
+	instance := node.Announce(t, "browser-key-test", "acbc32000005")
 	_, b, api := signedIn(t, "checker", "--esphome-hosts", proxy.Addr(), "--esphome-key", otherKey, "--secret", hubSecret)
 
 	radioLine(b)

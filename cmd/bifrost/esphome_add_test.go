@@ -5,15 +5,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io"
-	"log"
-	"net"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/hashicorp/mdns"
 
 	"github.com/bifrost-hub/bifrost/devices/esphome/esphometest"
 	"github.com/bifrost-hub/bifrost/service"
@@ -148,18 +143,7 @@ func TestAddESPHomeKeyNeedsSecret(t *testing.T) {
 // its entities become devices, online.
 func TestScanFindsESPHomeNode(t *testing.T) {
 	fake := esphometest.Start(t, esphometest.Config{Key: nodeKey, MAC: "AC:BC:32:00:00:02"})
-	host, portText, _ := net.SplitHostPort(fake.Addr())
-	port, _ := strconv.Atoi(portText)
-	zone, err := mdns.NewMDNSService("cmd-scan-test", "_esphomelib._tcp", "local.", "cmd-scan-test.local.", port,
-		[]net.IP{net.ParseIP(host)}, []string{"mac=acbc32000002"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := mdns.NewServer(&mdns.Config{Zone: zone, Logger: log.New(io.Discard, "", 0)})
-	if err != nil {
-		t.Skipf("no multicast here for an mDNS responder: %v", err)
-	}
-	t.Cleanup(func() { _ = srv.Shutdown() })
+	fake.Announce(t, "cmd-scan-test", "acbc32000002")
 	h := runHub(t, t.TempDir(), func(c *Config) { c.Demo, c.ESPHome.Key = false, nodeKey })
 	s := signIn(t, h)
 
@@ -249,7 +233,7 @@ func TestAddESPHomeThroughV1(t *testing.T) {
 // it leaves the list and its light comes online.
 func TestScanListsESPHomeNodeWantingKey(t *testing.T) {
 	fake := esphometest.Start(t, esphometest.Config{Key: nodeKey, MAC: "AC:BC:32:00:00:03"})
-	instance := announceNode(t, "cmd-key-test", fake.Addr(), "acbc32000003")
+	instance := fake.Announce(t, "cmd-key-test", "acbc32000003")
 	h := runHub(t, t.TempDir(), func(c *Config) { c.Demo, c.Secret, c.ESPHome.Key = false, hubSecret, otherKey })
 	s := signIn(t, h)
 
@@ -312,26 +296,4 @@ func onlineDevice(s *uiSession, id string) (online, known bool) {
 		}
 	}
 	return false, false
-}
-
-// announceNode answers mDNS queries for _esphomelib._tcp with addr as a
-// node announces itself (its MAC in the TXT record) until the test ends,
-// as the instance name and the port ("cmd-key-test-40123"), which it
-// returns. Without multicast it skips the test.
-func announceNode(t testing.TB, name, addr, mac string) string {
-	t.Helper()
-	host, portText, _ := net.SplitHostPort(addr)
-	port, _ := strconv.Atoi(portText)
-	name += "-" + portText
-	zone, err := mdns.NewMDNSService(name, "_esphomelib._tcp", "local.", name+".local.", port,
-		[]net.IP{net.ParseIP(host)}, []string{"mac=" + mac})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := mdns.NewServer(&mdns.Config{Zone: zone, Logger: log.New(io.Discard, "", 0)})
-	if err != nil {
-		t.Skipf("no multicast here for an mDNS responder: %v", err)
-	}
-	t.Cleanup(func() { _ = srv.Shutdown() })
-	return name
 }

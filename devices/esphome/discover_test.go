@@ -3,18 +3,13 @@ package esphome_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"log"
 	"log/slog"
 	"math/rand/v2"
 	"net"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/hashicorp/mdns"
 
 	"github.com/bifrost-hub/bifrost/devices"
 	"github.com/bifrost-hub/bifrost/devices/esphome"
@@ -44,29 +39,7 @@ func announced(t *testing.T, name, key string) scanned {
 	t.Helper()
 	mac := fmt.Sprintf("AC:BC:32:%02X:%02X:%02X", rand.IntN(256), rand.IntN(256), rand.IntN(256))
 	fake := esphometest.Start(t, esphometest.Config{Key: key, MAC: mac})
-	return scanned{Node: fake, mac: mac, instance: announce(t, name, fake, strings.ToLower(strings.ReplaceAll(mac, ":", "")))}
-}
-
-// announce answers mDNS queries for _esphomelib._tcp with the fake
-// node's address, as a node announces itself (its MAC in the TXT
-// record), until the test ends. The instance it announces is name and
-// the node's port ("kitchen-40123"); announce returns it.
-func announce(t *testing.T, name string, fake *esphometest.Node, mac string) string {
-	t.Helper()
-	host, portText, _ := net.SplitHostPort(fake.Addr())
-	port, _ := strconv.Atoi(portText)
-	name += "-" + portText
-	zone, err := mdns.NewMDNSService(name, "_esphomelib._tcp", "local.", name+".local.", port,
-		[]net.IP{net.ParseIP(host)}, []string{"mac=" + mac, "version=2026.1.0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := mdns.NewServer(&mdns.Config{Zone: zone, Logger: log.New(io.Discard, "", 0)})
-	if err != nil {
-		t.Skipf("no multicast here for an mDNS responder: %v", err)
-	}
-	t.Cleanup(func() { _ = srv.Shutdown() })
-	return name
+	return scanned{Node: fake, mac: mac, instance: fake.Announce(t, name, strings.ToLower(strings.ReplaceAll(mac, ":", "")))}
 }
 
 // tries is a log handler that counts, per node address, the times the
