@@ -41,16 +41,7 @@ func startWith(t *testing.T, cfg esphome.Config) *esphome.Node {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		n.Run(ctx)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
+	esphometest.Run(t, n)
 	return n
 }
 

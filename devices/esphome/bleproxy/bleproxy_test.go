@@ -38,17 +38,8 @@ func setup(t *testing.T) (*esphometest.Node, *bleproxy.Transport) {
 		t.Fatal(err)
 	}
 	tr := bleproxy.New(n)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		n.Run(ctx)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		tr.Close()
-	})
+	t.Cleanup(func() { tr.Close() }) // after the node has stopped
+	esphometest.Run(t, n)
 	return fake, tr
 }
 

@@ -61,16 +61,7 @@ func proxyNode(t *testing.T, name string, rssi int, before func(*esphometest.Nod
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		n.Run(ctx)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
+	ctx := esphometest.Run(t, n)
 	var tr *bleproxy.Transport
 	bleproxy.Follow(ctx, n, func(x *bleproxy.Transport) { tr = x })
 	if tr == nil {
